@@ -1,0 +1,68 @@
+# ICML 2026 in Code: every command sets up what it needs (a .venv with the pinned
+# environment, MathJax from npm) on first use.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+NPM_STAMP := node_modules/.installed
+JOBS ?= 2
+
+.PHONY: help venv book test lint format unit nbval booktest notebooks lab bench lock clean
+
+help:
+	@echo "make book       build the HTML book into book/_build/html (offline, from committed outputs)"
+	@echo "make test       lint, unit tests, pair sync, nbval on every chapter, book build and site checks"
+	@echo "make notebooks  re-execute the chapters whose .py changed into their .ipynb"
+	@echo "make lab        JupyterLab on the paired notebooks"
+	@echo "make bench      time kernels against their references (not part of make test)"
+	@echo "make clean      remove the build outputs (keeps .venv and node_modules)"
+
+$(STAMP): requirements-lock.txt pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-lock.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+venv: $(STAMP)
+
+book: $(STAMP) $(NPM_STAMP)
+	$(BIN)/python -m icml26.book build
+
+test: $(STAMP) $(NPM_STAMP)
+	$(MAKE) lint
+	$(BIN)/python -m pytest -q -n $(JOBS) -m "not book" tests
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
+	$(BIN)/python -m pytest -q -m book tests/test_book.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check lib tests notebooks/*.py benchmarks book/_ext
+	$(BIN)/ruff format --check lib tests notebooks/*.py benchmarks book/_ext
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix lib tests notebooks/*.py benchmarks book/_ext
+	$(BIN)/ruff format lib tests notebooks/*.py benchmarks book/_ext
+
+notebooks: $(STAMP)
+	$(BIN)/python -m icml26.notebooks execute $(if $(NB),$(NB),--changed)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run
+
+lock: $(STAMP)
+	$(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/' \
+		| cat <(head -2 requirements-lock.txt) - > requirements-lock.tmp && mv requirements-lock.tmp requirements-lock.txt
+
+clean:
+	rm -rf book/_build build .pytest_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -not -path './.venv/*' -prune -exec rm -rf {} +

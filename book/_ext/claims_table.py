@@ -1,0 +1,100 @@
+"""The ``claims-table`` directive: every claim cell of every chapter, in one table.
+
+The table is generated at build time from the committed outputs of ``notebooks/*.ipynb``:
+each code cell tagged ``claim`` prints one ``CLAIM <id>: ... OK`` line (see
+:func:`icml26.claim`), which is parsed here. Nothing on the page is typed by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from icml26.claims import parse_claim_line
+
+COLUMNS = ("Chapter", "Claim", "Statement", "Measured", "Threshold", "Status")
+
+
+def collect(notebook_dir: Path) -> list[tuple[str, object]]:
+    """``(notebook stem, ClaimLine)`` for every claim line of every chapter, in order."""
+    rows = []
+    for ipynb in sorted(notebook_dir.glob("[0-9][0-9]-*.ipynb")):
+        nb = json.loads(ipynb.read_text())
+        for cell in nb["cells"]:
+            if "claim" not in cell.get("metadata", {}).get("tags", []):
+                continue
+            for out in cell.get("outputs", []):
+                text = out.get("text", "")
+                text = "".join(text) if isinstance(text, list) else text
+                for line in text.splitlines():
+                    parsed = parse_claim_line(line)
+                    if parsed is not None:
+                        rows.append((ipynb.stem, parsed))
+    return rows
+
+
+class ClaimsTable(SphinxDirective):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        notebook_dir = Path(self.env.srcdir).resolve().parent / "notebooks"
+        for ipynb in notebook_dir.glob("[0-9][0-9]-*.ipynb"):
+            self.env.note_dependency(str(ipynb))
+        rows = collect(notebook_dir)
+        table = nodes.table(classes=["claims-table"])
+        group = nodes.tgroup(cols=len(COLUMNS))
+        table += group
+        for width in (8, 8, 52, 12, 12, 8):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        head += self._row([nodes.Text(c) for c in COLUMNS])
+        group += head
+        body = nodes.tbody()
+        for stem, c in rows:
+            ref = addnodes.pending_xref(
+                "",
+                refdomain="std",
+                reftype="doc",
+                reftarget=f"/notebooks/{stem}",
+                refexplicit=True,
+                refwarn=True,
+            )
+            ref += nodes.inline(text=stem[:2])
+            status = nodes.strong(text=c.status) if c.status != "OK" else nodes.Text(c.status)
+            body += self._row(
+                [
+                    ref,
+                    nodes.literal(text=c.id),
+                    nodes.Text(c.statement),
+                    nodes.Text(c.measured),
+                    nodes.Text(c.threshold),
+                    status,
+                ]
+            )
+        group += body
+        summary = nodes.paragraph(
+            text=f"{len(rows)} claims from {len({s for s, _ in rows})} chapters; "
+            f"{sum(c.status == 'OK' for _, c in rows)} hold."
+        )
+        return [summary, table]
+
+    @staticmethod
+    def _row(cells: list[nodes.Node]) -> nodes.row:
+        row = nodes.row()
+        for cell in cells:
+            entry = nodes.entry()
+            para = nodes.paragraph()
+            para += cell
+            entry += para
+            row += entry
+        return row
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.add_directive("claims-table", ClaimsTable)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,29 @@
+"""icml26: the shared, tested kernels of *ICML 2026 in Code*.
+
+Every chapter of the book imports from here. The core helpers are re-exported:
+
+- :func:`seed_everything`, :func:`device`, :func:`scale`, :func:`pick` — reproducible runs
+  that switch between the CPU-sized ``ci`` scale and the ``paper`` scale;
+- :func:`claim` — the one-line, nbval-checked assertion of a paper's claim;
+- :mod:`icml26.plotting` — the book's matplotlib style;
+- :mod:`icml26.checks` — argument validation with clear ``ValueError`` messages.
+
+Chapter kernels live in one module per topic (``icml26.med`` for chapter 01, ...).
+"""
+
+from icml26 import checks, plotting
+from icml26.claims import claim, format_value
+from icml26.runtime import device, pick, progress, scale, seed_everything
+
+__all__ = [
+    "checks",
+    "claim",
+    "device",
+    "format_value",
+    "pick",
+    "plotting",
+    "progress",
+    "scale",
+    "seed_everything",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,102 @@
+"""Argument validation shared by every chapter's kernels.
+
+Each helper raises ``ValueError`` with a message that names the offending argument, so that
+bad input fails early and readably instead of deep inside a kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from numbers import Integral, Real
+
+import numpy as np
+import torch
+
+ArrayLike = np.ndarray | torch.Tensor
+
+
+def integer(name: str, value: object, *, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` with ``low <= value <= high``."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    if low is not None and v < low:
+        raise ValueError(f"{name} must be >= {low}, got {v}")
+    if high is not None and v > high:
+        raise ValueError(f"{name} must be <= {high}, got {v}")
+    return v
+
+
+def real(
+    name: str,
+    value: object,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    strict: bool = False,
+) -> float:
+    """``value`` as a finite ``float`` in ``[low, high]`` (open interval with ``strict``)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+            value = value.item()
+        else:
+            raise ValueError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+    if low is not None and (v <= low if strict else v < low):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {low}, got {v}")
+    if high is not None and (v >= high if strict else v > high):
+        raise ValueError(f"{name} must be {'<' if strict else '<='} {high}, got {v}")
+    return v
+
+
+def shape(name: str, x: ArrayLike, expected: Sequence[int | None]) -> None:
+    """``x`` has ``len(expected)`` dimensions, each equal to the expected size (``None``: any)."""
+    got = tuple(x.shape)
+    if len(got) != len(expected) or any(
+        e is not None and g != e for g, e in zip(got, expected, strict=True)
+    ):
+        want = "(" + ", ".join("*" if e is None else str(e) for e in expected) + ")"
+        raise ValueError(f"{name} must have shape {want}, got {got}")
+
+
+def finite(name: str, x: ArrayLike) -> None:
+    """Every entry of ``x`` is finite."""
+    ok = torch.isfinite(x).all().item() if isinstance(x, torch.Tensor) else np.isfinite(x).all()
+    if not ok:
+        raise ValueError(f"{name} must contain only finite values")
+
+
+def _as_float64(x: ArrayLike) -> np.ndarray:
+    if isinstance(x, torch.Tensor):
+        return x.detach().to("cpu", torch.float64).numpy()
+    return np.asarray(x, dtype=np.float64)
+
+
+def probability_vector(name: str, p: ArrayLike, *, atol: float = 1e-6) -> None:
+    """``p`` (last axis) is non-negative and sums to one."""
+    a = _as_float64(p)
+    if a.ndim < 1 or a.shape[-1] == 0:
+        raise ValueError(f"{name} must be a non-empty probability vector, got shape {a.shape}")
+    if not np.isfinite(a).all() or (a < -atol).any():
+        raise ValueError(f"{name} must have non-negative finite entries")
+    if not np.allclose(a.sum(axis=-1), 1.0, atol=atol):
+        raise ValueError(f"{name} must sum to one along its last axis")
+
+
+def stochastic_matrix(name: str, P: ArrayLike, *, atol: float = 1e-6) -> None:
+    """``P`` is square (in its last two axes), non-negative, with rows summing to one."""
+    a = _as_float64(P)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name} must be a square matrix, got shape {a.shape}")
+    probability_vector(name, a, atol=atol)
+
+
+def unit_rows(name: str, X: ArrayLike, *, atol: float = 1e-6) -> None:
+    """Every row of ``X`` (last axis) has Euclidean norm one."""
+    a = _as_float64(X)
+    norms = np.linalg.norm(a, axis=-1)
+    if not np.allclose(norms, 1.0, atol=atol):
+        worst = float(np.max(np.abs(norms - 1.0)))
+        raise ValueError(f"{name} must have unit-norm rows (largest deviation {worst:.3g})")

@@ -1,0 +1,209 @@
+"""The paired-notebook pipeline: execute chapters, check that pairs agree, check outputs.
+
+Each chapter is ``notebooks/NN-slug.py`` (jupytext py:percent, the source of truth) and its
+executed twin ``notebooks/NN-slug.ipynb``. This module is what ``make notebooks`` runs and
+what the tests call::
+
+    python -m icml26.notebooks execute --changed     # re-execute what changed
+    python -m icml26.notebooks execute notebooks/01-med.py
+    python -m icml26.notebooks check                 # pair sync + output hygiene
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+CHAPTER_GLOB = "[0-9][0-9]-*.py"
+FIX = "make notebooks NB={py}"
+
+#: Environment of every executed notebook: no progress bars in committed outputs, no hub.
+EXEC_ENV = {
+    "ICML26_PROGRESS": "0",
+    "PYTHONHASHSEED": "0",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+}
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+# Machine paths that must never appear in committed outputs.
+ABSOLUTE_PATH_RE = re.compile(r"(/work/|/root/|/home/[^/\s]+/|/tmp/|/Users/|/opt/|[A-Z]:\\\\)")
+WARNING_RE = re.compile(r"\b\w*(Warning|Error)\b:|Traceback \(most recent call last\)")
+
+
+def chapters(root: Path = NOTEBOOKS) -> list[Path]:
+    """The chapter sources ``notebooks/NN-slug.py``, in chapter order."""
+    return sorted(root.glob(CHAPTER_GLOB))
+
+
+def twin(py: Path) -> Path:
+    """The ``.ipynb`` paired with a chapter's ``.py``."""
+    return Path(py).with_suffix(".ipynb")
+
+
+@dataclass(frozen=True)
+class InputCell:
+    """What pairing compares: a cell's type, source and tags (outputs are not compared)."""
+
+    cell_type: str
+    source: str
+    tags: tuple[str, ...]
+
+
+def input_cells(nb) -> list[InputCell]:
+    """The input cells of a notebook object, normalised for comparison."""
+    return [
+        InputCell(
+            c.cell_type,
+            c.source.strip(),
+            tuple(sorted(c.get("metadata", {}).get("tags", []))),
+        )
+        for c in nb.cells
+    ]
+
+
+def read_py(py: Path):
+    """Read a chapter's py:percent source as a notebook."""
+    import jupytext
+
+    return jupytext.read(py, fmt="py:percent")
+
+
+def sync_problem(py: Path) -> str | None:
+    """``None`` when ``py`` and its ``.ipynb`` have the same input cells, else why not."""
+    import nbformat
+
+    py = Path(py)
+    ipynb = twin(py)
+    if not ipynb.exists():
+        return f"{ipynb.name} is missing; run `{FIX.format(py=py.relative_to(ROOT))}`"
+    a = input_cells(read_py(py))
+    b = input_cells(nbformat.read(ipynb, as_version=4))
+    if a == b:
+        return None
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            where = f"cell {i} ({x.cell_type}: {x.source[:40]!r}...)"
+            break
+    else:
+        where = f"cell count {len(a)} in .py vs {len(b)} in .ipynb"
+    rel = py.relative_to(ROOT)
+    return f"{rel} and {ipynb.name} differ at {where}; run `{FIX.format(py=rel)}`"
+
+
+def output_problems(ipynb: Path) -> list[str]:
+    """Errors, warnings, tracebacks and machine paths in a notebook's committed outputs."""
+    import nbformat
+
+    nb = nbformat.read(ipynb, as_version=4)
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            kind = out.get("output_type")
+            if kind == "error":
+                problems.append(f"{ipynb.name} cell {i}: error output {out.get('ename')}")
+                continue
+            texts = [out.get("text", "")] if kind == "stream" else []
+            texts += [v for k, v in out.get("data", {}).items() if k.startswith("text/")]
+            for text in texts:
+                text = "".join(text) if isinstance(text, list) else str(text)
+                if WARNING_RE.search(text):
+                    problems.append(f"{ipynb.name} cell {i}: warning or traceback in output")
+                if ABSOLUTE_PATH_RE.search(text):
+                    problems.append(f"{ipynb.name} cell {i}: absolute machine path in output")
+    return problems
+
+
+def needs_execution(py: Path) -> bool:
+    """A chapter needs executing when its twin is missing, older, or differs in input cells."""
+    ipynb = twin(py)
+    if not ipynb.exists() or py.stat().st_mtime > ipynb.stat().st_mtime + 1:
+        return True
+    return sync_problem(py) is not None
+
+
+def execute(py: Path, *, timeout: int = 600) -> float:
+    """Execute a chapter's ``.py`` in a fresh kernel and write its ``.ipynb``; return seconds."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    py = Path(py).resolve()
+    nb = read_py(py)
+    nb.metadata = {
+        "jupytext": {"formats": "ipynb,py:percent"},
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {"name": "python"},
+    }
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"c{i:03d}"  # stable ids: no churn in the committed twin
+    old = {k: os.environ.get(k) for k in EXEC_ENV}
+    os.environ.update(EXEC_ENV)
+    try:
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(py.parent)}},
+            record_timing=False,
+        )
+        t0 = time.perf_counter()
+        client.execute()
+        seconds = time.perf_counter() - t0
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    nb.metadata.pop("widgets", None)
+    nb.metadata["language_info"] = {"name": "python"}
+    jupytext.write(nb, twin(py), fmt="ipynb")
+    return seconds
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m icml26.notebooks", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    ex = sub.add_parser("execute", help="execute chapters into their .ipynb")
+    ex.add_argument("files", nargs="*", type=Path, help="chapter .py files (default: all)")
+    ex.add_argument("--changed", action="store_true", help="only chapters that need it")
+    sub.add_parser("check", help="pair sync and output hygiene of every chapter")
+    args = parser.parse_args(argv)
+
+    if args.command == "check":
+        problems = [p for py in chapters() if (p := sync_problem(py))]
+        problems += [p for py in chapters() if twin(py).exists() for p in output_problems(twin(py))]
+        print("\n".join(problems) or f"{len(chapters())} chapters in sync, outputs clean")
+        return 1 if problems else 0
+
+    files = [Path(f) for f in args.files] or chapters()
+    for f in files:
+        if f.suffix != ".py" or not f.exists():
+            parser.error(f"not a chapter source: {f}")
+    if args.changed:
+        files = [f for f in files if needs_execution(f)]
+    if not files:
+        print("all chapters are up to date")
+        return 0
+    status = 0
+    for f in files:
+        seconds = execute(f)
+        problems = output_problems(twin(f))
+        flag = "" if seconds <= 60 else "  (over the 60 s budget)"
+        print(f"{seconds:7.1f} s  {f.name}{flag}")
+        for p in problems:
+            print(f"          {p}")
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
