@@ -1,0 +1,467 @@
+"""Controlled SDEs for command-driven latent dynamics (chapter 05, CogSDE).
+
+Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
+
+- :func:`euler_maruyama` — batched Euler–Maruyama over a batch of paths and a time grid of
+  commands, with optional pre-drawn Brownian increments (Eq. (4) of chapter 05);
+- :class:`CogSDE` — a drift with dual-channel command modulation and a state-dependent
+  diffusion that is dissipative *by construction*, with :meth:`CogSDE.certificate` returning
+  the certified constants of Eq. (2) of chapter 05;
+- :class:`UnconstrainedSDE` — the same architecture with a free linear part (the baseline);
+- :class:`LatentSDEModel` — encoder → latent SDE → decoder for command-driven trajectories;
+- :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
+- metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`.
+
+Tensors are time-major: paths are ``(n_steps + 1, N, d)``, commands ``(n_steps, N, c)`` or
+``(n_steps, c)`` (shared by every path), increments ``(n_steps, N, m)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+from torch.nn import functional as F
+
+from icml26 import checks
+
+Drift = Callable[[Tensor, Tensor | None], Tensor]
+Diffusion = Callable[[Tensor], Tensor]
+
+__all__ = [
+    "COMMANDS",
+    "AnimalData",
+    "Certificate",
+    "CogSDE",
+    "LatentSDEModel",
+    "UnconstrainedSDE",
+    "band_coverage",
+    "command_alignment",
+    "crps_ensemble",
+    "em_mean_square_bound",
+    "euler_maruyama",
+    "mean_square_bound",
+    "simulate_animal",
+    "unicycle_positions",
+]
+
+
+def _command_at(u: Tensor | None, k: int, n: int) -> Tensor | None:
+    if u is None:
+        return None
+    uk = u[k]
+    return uk.expand(n, uk.shape[-1]) if uk.ndim == 1 else uk
+
+
+def euler_maruyama(
+    drift: Drift,
+    diffusion: Diffusion | None,
+    z0: Tensor,
+    dt: float,
+    *,
+    u: Tensor | None = None,
+    n_steps: int | None = None,
+    dW: Tensor | None = None,
+    generator: torch.Generator | None = None,
+    noise: str = "diagonal",
+    save_every: int = 1,
+) -> Tensor:
+    """Euler–Maruyama for ``dz = f(z, u_k) dt + G(z) dW`` (Eq. (4) of chapter 05).
+
+    ``z_{k+1} = z_k + f(z_k, u_k) h + G(z_k) ΔW_k`` with ``ΔW_k ~ N(0, h I)``, for all ``N``
+    paths at once. ``drift(z, u_k)`` maps ``(N, d)`` (and the commands ``(N, c)`` or ``None``)
+    to ``(N, d)``; ``diffusion(z)`` returns ``(N, d)`` (``noise="diagonal"``: ``G = diag``) or
+    ``(N, d, m)`` (``noise="general"``); ``diffusion=None`` integrates the ODE (Euler).
+    ``dW`` are pre-drawn increments ``(n_steps, N, m)`` (already scaled by ``sqrt(h)``), so two
+    solvers can be compared path by path; otherwise they are drawn on ``z0``'s device from
+    ``generator``. Returns every ``save_every``-th state, ``(n_steps // save_every + 1, N, d)``.
+    """
+    h = checks.real("dt", dt, low=0.0, strict=True)
+    if not isinstance(z0, Tensor) or z0.ndim != 2:
+        raise ValueError(f"z0 must be a tensor of shape (N, d), got {getattr(z0, 'shape', z0)}")
+    if noise not in ("diagonal", "general"):
+        raise ValueError(f"noise must be 'diagonal' or 'general', got {noise!r}")
+    n, d = z0.shape
+    sizes = {}
+    if u is not None:
+        if not isinstance(u, Tensor) or u.ndim not in (2, 3):
+            raise ValueError("u must be a tensor of shape (n_steps, c) or (n_steps, N, c)")
+        if u.ndim == 3 and u.shape[1] != n:
+            raise ValueError(f"u must have N={n} paths in its second axis, got {tuple(u.shape)}")
+        sizes["u"] = u.shape[0]
+    if dW is not None:
+        if diffusion is None:
+            raise ValueError("dW was given but diffusion is None")
+        if not isinstance(dW, Tensor) or dW.ndim != 3 or dW.shape[1] != n:
+            raise ValueError(
+                f"dW must have shape (n_steps, {n}, m), got {getattr(dW, 'shape', dW)}"
+            )
+        if noise == "diagonal" and dW.shape[2] != d:
+            raise ValueError(f"dW must have m=d={d} channels for diagonal noise, got {dW.shape[2]}")
+        sizes["dW"] = dW.shape[0]
+    if n_steps is not None:
+        sizes["n_steps"] = checks.integer("n_steps", n_steps, low=1)
+    if not sizes:
+        raise ValueError("n_steps is needed when neither u nor dW fixes the time grid")
+    first, steps = next(iter(sizes.items()))
+    for name, value in sizes.items():
+        if value != steps:
+            raise ValueError(f"{name} has {value} steps, but {first} has {steps} steps")
+    if steps < 1:
+        raise ValueError("the time grid must have at least one step")
+    every = checks.integer("save_every", save_every, low=1)
+    if steps % every:
+        raise ValueError(f"save_every={every} must divide the number of steps {steps}")
+
+    sqrt_h = math.sqrt(h)
+    z = z0
+    out = [z0]
+    for k in range(steps):
+        step = drift(z, _command_at(u, k, n)) * h
+        if diffusion is not None:
+            g = diffusion(z)
+            if dW is not None:
+                dw = dW[k]
+            else:
+                m = d if noise == "diagonal" else g.shape[-1]
+                shape = (n, m)
+                dw = torch.randn(shape, generator=generator, device=z.device, dtype=z.dtype)
+                dw = dw * sqrt_h
+            step = step + (g * dw if noise == "diagonal" else (g @ dw.unsqueeze(-1)).squeeze(-1))
+        z = z + step
+        if (k + 1) % every == 0:
+            out.append(z)
+    return torch.stack(out)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Certified constants of a dissipative drift/diffusion pair (Def. 2 of chapter 05).
+
+    ``2<z, f(z,u)> + ||G(z)||_F^2 <= -alpha ||z||^2 + beta (1 + ||u||^2)`` for all ``z, u``;
+    ``||f(z,u)||^2 <= 2 lipschitz^2 ||z||^2 + growth (1 + ||u||^2)`` (used by the EM bound).
+    """
+
+    alpha: float
+    beta: float
+    lipschitz: float
+    growth: float
+
+
+def mean_square_bound(t: Tensor, alpha: float, beta: float, m0: float, u_sup2: float) -> Tensor:
+    """Theorem 1 of chapter 05: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``."""
+    a = checks.real("alpha", alpha, low=0.0, strict=True)
+    b = checks.real("beta", beta, low=0.0)
+    checks.real("m0", m0, low=0.0)
+    checks.real("u_sup2", u_sup2, low=0.0)
+    decay = torch.exp(-a * t)
+    return decay * m0 + (b / a) * (1.0 + u_sup2) * (1.0 - decay)
+
+
+def em_mean_square_bound(
+    n: Tensor, h: float, cert: Certificate, m0: float, u_sup2: float
+) -> Tensor:
+    """Proposition 2 of chapter 05: the mean-square bound of Euler–Maruyama with step ``h``.
+
+    Valid for ``h < alpha / (2 L^2)``: ``rho^n m0 + (beta + h K)(1 + U^2)/(alpha - 2 h L^2)``
+    with ``rho = 1 - h alpha + 2 h^2 L^2``.
+    """
+    h = checks.real("h", h, low=0.0, strict=True)
+    gap = cert.alpha - 2.0 * h * cert.lipschitz**2
+    if gap <= 0:
+        raise ValueError(
+            f"h must be < alpha / (2 L^2) = {cert.alpha / (2 * cert.lipschitz**2):.3g}"
+        )
+    rho = 1.0 - h * gap
+    stat = (cert.beta + h * cert.growth) * (1.0 + u_sup2) / gap
+    return rho**n * m0 + stat * (1.0 - rho**n)
+
+
+class _DualChannel(nn.Module):
+    """Shared parts: the gated bounded nonlinearity, the additive channel and the diffusion."""
+
+    def __init__(self, dim: int, command_dim: int, hidden: int, sigma: float) -> None:
+        super().__init__()
+        self.dim = checks.integer("dim", dim, low=1)
+        self.command_dim = checks.integer("command_dim", command_dim, low=0)
+        hidden = checks.integer("hidden", hidden, low=1)
+        checks.real("sigma", sigma, low=0.0)
+        self.inner = nn.Linear(dim, hidden)
+        self.outer = nn.Linear(hidden, dim)
+        self.log_scale = nn.Parameter(torch.zeros(dim))
+        c = max(command_dim, 1)
+        self.gate = nn.Linear(c, dim)  # multiplicative channel: g(u) = sigmoid(W_g u + b_g)
+        self.shift = nn.Linear(c, dim)  # additive channel: B u + b_0
+        self.noise = nn.Linear(dim, dim)  # state dependence of the diffusion
+        raw = math.log(math.expm1(sigma)) if sigma > 0 else -30.0
+        self.raw_sigma = nn.Parameter(torch.full((dim,), raw))
+
+    def _u(self, z: Tensor, u: Tensor | None) -> Tensor:
+        if u is None or self.command_dim == 0:
+            return z.new_zeros(z.shape[0], max(self.command_dim, 1))
+        checks.shape("u", u, (z.shape[0], self.command_dim))
+        return u
+
+    def scale(self) -> Tensor:
+        return F.softplus(self.log_scale)
+
+    def sigma(self) -> Tensor:
+        return F.softplus(self.raw_sigma)
+
+    def nonlinear(self, z: Tensor, u: Tensor) -> Tensor:
+        bounded = self.scale() * torch.tanh(self.outer(torch.tanh(self.inner(z))))
+        return torch.sigmoid(self.gate(u)) * bounded + self.shift(u)
+
+    def diffusion(self, z: Tensor) -> Tensor:
+        """Diagonal of ``G(z) = diag(σ ⊙ sigmoid(W_s z + b_s))``: state-dependent, bounded."""
+        return self.sigma() * torch.sigmoid(self.noise(z))
+
+    def linear(self) -> Tensor:
+        raise NotImplementedError
+
+    def drift(self, z: Tensor, u: Tensor | None = None) -> Tensor:
+        """``f(z, u) = A z + sigmoid(W_g u + b_g) ⊙ s ⊙ tanh(...) + B u + b_0``."""
+        return z @ self.linear().T + self.nonlinear(z, self._u(z, u))
+
+
+class CogSDE(_DualChannel):
+    """The dissipative CogSDE drift/diffusion of chapter 05 (Eq. (3)), dissipative by design.
+
+    ``A = -(ε I + M Mᵀ) + (N - Nᵀ)``: its symmetric part is ``≤ -ε I``, the skew part rotates.
+    The nonlinear part is gated by the command (multiplicative channel, in ``(0, 1)``) and
+    bounded by ``||s||``; the command also shifts the drift (additive channel ``B u + b_0``);
+    the diffusion is diagonal and bounded by ``||σ||``. :meth:`certificate` returns (α, β).
+    """
+
+    def __init__(
+        self, dim: int, command_dim: int, hidden: int = 16, *, eps: float = 0.1, sigma: float = 0.3
+    ) -> None:
+        super().__init__(dim, command_dim, hidden, sigma)
+        self.eps = checks.real("eps", eps, low=0.0, strict=True)
+        self.m = nn.Parameter(0.5 * torch.randn(dim, dim) / math.sqrt(dim))
+        self.n = nn.Parameter(0.5 * torch.randn(dim, dim) / math.sqrt(2 * dim))
+
+    def linear(self) -> Tensor:
+        eye = torch.eye(self.dim, dtype=self.m.dtype, device=self.m.device)
+        return -(self.eps * eye + self.m @ self.m.T) + (self.n - self.n.T)
+
+    @torch.no_grad()
+    def certificate(self) -> Certificate:
+        """(α, β) of Proposition 1 of chapter 05, computed from the parameters.
+
+        λ = λ_min(ε I + M Mᵀ) ≥ ε > 0; with a = ||s|| + ||b_0|| and b = ||B||₂ (Young with
+        weight λ): α = λ, β = max(2a²/λ + ||σ||², 2b²/λ).
+        """
+        a_mat = self.linear().double()
+        sym = -(a_mat + a_mat.T) / 2
+        lam = float(torch.linalg.eigvalsh(sym).min())
+        if not lam > 0:  # cannot happen (ε > 0) but we refuse to certify otherwise
+            raise ValueError(f"alpha must be > 0, got {lam}")
+        a = float(self.scale().double().norm() + self.shift.bias.double().norm())
+        b = float(torch.linalg.matrix_norm(self.shift.weight.double(), ord=2))
+        if self.command_dim == 0:
+            b = 0.0
+        s2 = float(self.sigma().double().pow(2).sum())
+        beta = max(2 * a * a / lam + s2, 2 * b * b / lam)
+        lip = float(torch.linalg.matrix_norm(a_mat, ord=2))
+        growth = 4 * max(a * a, b * b)
+        return Certificate(alpha=lam, beta=beta, lipschitz=lip, growth=growth)
+
+
+class UnconstrainedSDE(_DualChannel):
+    """The baseline: the same drift and diffusion with a free linear part ``A`` (no certificate).
+
+    With ``stochastic=False`` the diffusion is switched off and the model is a neural ODE.
+    """
+
+    def __init__(
+        self,
+        dim: int,
+        command_dim: int,
+        hidden: int = 16,
+        *,
+        sigma: float = 0.3,
+        stochastic: bool = True,
+        gain: float = 1.0,
+    ) -> None:
+        super().__init__(dim, command_dim, hidden, sigma if stochastic else 0.0)
+        gain = checks.real("gain", gain, low=0.0)
+        self.a = nn.Parameter(gain * torch.randn(dim, dim) / math.sqrt(dim))
+        self.stochastic = bool(stochastic)
+        if not self.stochastic:
+            self.raw_sigma.requires_grad_(False)
+
+    def linear(self) -> Tensor:
+        return self.a
+
+
+def unicycle_positions(speed_turn: Tensor, dt: float, heading0: Tensor | None = None) -> Tensor:
+    """Integrate body-frame (speed, turn rate) ``(..., T, 2)`` into positions ``(..., T+1, 2)``.
+
+    ``θ_{k+1} = θ_k + ω_k h``, ``p_{k+1} = p_k + v_k (cos θ_k, sin θ_k) h``, from ``p_0 = 0``.
+    """
+    h = checks.real("dt", dt, low=0.0, strict=True)
+    v, w = speed_turn[..., 0], speed_turn[..., 1]
+    th0 = torch.zeros_like(v[..., :1]) if heading0 is None else heading0.unsqueeze(-1)
+    theta = torch.cat([th0, th0 + torch.cumsum(w * h, dim=-1)[..., :-1]], dim=-1)
+    step = torch.stack([v * torch.cos(theta), v * torch.sin(theta)], dim=-1) * h
+    zero = torch.zeros_like(step[..., :1, :])
+    return torch.cat([zero, torch.cumsum(step, dim=-2)], dim=-2)
+
+
+#: The commands of the animal task, in one-hot order.
+COMMANDS: tuple[str, ...] = ("go", "turn", "stop")
+#: (speed, turn rate) an engaged agent tends to under each command.
+_TARGET = ((1.0, 0.0), (0.6, 1.2), (0.0, 0.0))
+
+
+@dataclass(frozen=True)
+class AnimalData:
+    """Output of :func:`simulate_animal` (batch-first: ``(N, T, ...)``)."""
+
+    commands: Tensor  # (N, T, 3) one-hot
+    speed_turn: Tensor  # (N, T, 2) body-frame speed and turn rate
+    positions: Tensor  # (N, T+1, 2)
+    engaged: Tensor  # (N, T) bool: the hidden decision state
+
+
+def simulate_animal(
+    n_agents: int,
+    n_steps: int,
+    dt: float,
+    *,
+    generator: torch.Generator | None = None,
+    p_command: float = 0.02,
+    p_distract: float = 0.02,
+    p_engage: float = 0.06,
+    noise: float = 0.3,
+) -> AnimalData:
+    """The synthetic command-driven 2-D "animal" of chapter 05 (Section "Experiments").
+
+    Commands (go / turn / stop) switch with probability ``p_command`` per step. A hidden
+    decision state switches engaged → distracted with ``p_distract`` and back with
+    ``p_engage``. Engaged, the speed and turn rate relax (rate 3/s) toward the command's target;
+    distracted, toward a slow wander (speed 0.3, turn rate 0) with three times the noise. Speed
+    and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``.
+    """
+    n = checks.integer("n_agents", n_agents, low=1)
+    t = checks.integer("n_steps", n_steps, low=1)
+    h = checks.real("dt", dt, low=0.0, strict=True)
+    for name, p in (("p_command", p_command), ("p_distract", p_distract), ("p_engage", p_engage)):
+        checks.real(name, p, low=0.0, high=1.0)
+    checks.real("noise", noise, low=0.0)
+    g = generator
+
+    def unif(*shape: int) -> Tensor:
+        return torch.rand(shape, generator=g)
+
+    cmd = torch.randint(0, 3, (n,), generator=g)
+    engaged = torch.ones(n, dtype=torch.bool)
+    state = torch.zeros(n, 2)
+    target = torch.tensor(_TARGET)
+    cmds, obs, eng = [], [], []
+    for _ in range(t):
+        switch = unif(n) < p_command
+        cmd = torch.where(switch, torch.randint(0, 3, (n,), generator=g), cmd)
+        flip = torch.where(engaged, unif(n) < p_distract, unif(n) < p_engage)
+        engaged = engaged ^ flip
+        goal = torch.where(engaged[:, None], target[cmd], torch.tensor([0.3, 0.0]))
+        sd = torch.where(engaged, 1.0, 3.0)[:, None] * noise
+        state = (
+            state + 3.0 * (goal - state) * h + sd * math.sqrt(h) * torch.randn(n, 2, generator=g)
+        )
+        state = torch.stack([state[:, 0].clamp(0.0, 1.5), state[:, 1].clamp(-2.5, 2.5)], dim=1)
+        cmds.append(cmd)
+        obs.append(state)
+        eng.append(engaged)
+    commands = F.one_hot(torch.stack(cmds, 1), 3).float()
+    speed_turn = torch.stack(obs, 1)
+    return AnimalData(commands, speed_turn, unicycle_positions(speed_turn, h), torch.stack(eng, 1))
+
+
+class LatentSDEModel(nn.Module):
+    """Encoder → latent controlled SDE → decoder for command-driven trajectories (chapter 05).
+
+    The encoder maps a context window of observations and commands ``(B, k, obs + c)`` to the
+    initial latent state; the latent dynamics (a :class:`CogSDE` or :class:`UnconstrainedSDE`)
+    run under the future commands with Euler–Maruyama; a linear decoder reads the observation
+    (here body-frame speed and turn rate) from the latent state.
+    """
+
+    def __init__(self, dynamics: _DualChannel, obs_dim: int, context: int, hidden: int = 32):
+        super().__init__()
+        self.dynamics = dynamics
+        self.obs_dim = checks.integer("obs_dim", obs_dim, low=1)
+        self.context = checks.integer("context", context, low=1)
+        width = context * (obs_dim + dynamics.command_dim)
+        self.encoder = nn.Sequential(
+            nn.Linear(width, hidden), nn.Tanh(), nn.Linear(hidden, dynamics.dim)
+        )
+        self.decoder = nn.Linear(dynamics.dim, obs_dim)
+
+    def forward(
+        self,
+        past: Tensor,
+        commands: Tensor,
+        dt: float,
+        *,
+        n_samples: int = 1,
+        generator: torch.Generator | None = None,
+        stochastic: bool = True,
+    ) -> Tensor:
+        """Sample futures: ``past (B, k, obs+c)``, ``commands (B, T, c)`` → ``(S, B, T, obs)``."""
+        checks.shape("past", past, (None, self.context, self.obs_dim + self.dynamics.command_dim))
+        checks.shape("commands", commands, (past.shape[0], None, self.dynamics.command_dim))
+        s = checks.integer("n_samples", n_samples, low=1)
+        b, t = commands.shape[:2]
+        z0 = self.encoder(past.flatten(1)).repeat(s, 1)
+        u = commands.transpose(0, 1).repeat(1, s, 1)  # (T, S*B, c)
+        diff = self.dynamics.diffusion if stochastic else None
+        path = euler_maruyama(self.dynamics.drift, diff, z0, dt, u=u, generator=generator)
+        y = self.decoder(path[1:])  # (T, S*B, obs)
+        return y.reshape(t, s, b, self.obs_dim).permute(1, 2, 0, 3)
+
+
+def crps_ensemble(samples: Tensor, target: Tensor) -> Tensor:
+    """Fair (unbiased) CRPS of an ensemble, per entry: ``E|X - y| - E|X - X'| / 2``.
+
+    ``samples (S, ...)``, ``target (...)``; for ``S = 1`` it is the absolute error.
+    """
+    s = samples.shape[0]
+    if tuple(samples.shape[1:]) != tuple(target.shape):
+        raise ValueError(f"samples must have shape (S, *{tuple(target.shape)})")
+    skill = (samples - target).abs().mean(0)
+    if s == 1:
+        return skill
+    # sum_{i != j} |x_i - x_j| = 2 sum_i (2i - S - 1) x_(i) over the sorted samples (i = 1..S)
+    ranks = torch.arange(1, s + 1, dtype=samples.dtype, device=samples.device)
+    weights = (2 * ranks - s - 1).reshape(s, *([1] * (samples.ndim - 1)))
+    spread = 2 * (weights * samples.sort(dim=0).values).sum(0) / (s * (s - 1))
+    return skill - 0.5 * spread
+
+
+def band_coverage(samples: Tensor, target: Tensor, level: float = 0.9) -> Tensor:
+    """Fraction of ``target`` entries inside the central ``level`` band of ``samples (S, ...)``."""
+    lv = checks.real("level", level, low=0.0, high=1.0, strict=True)
+    if tuple(samples.shape[1:]) != tuple(target.shape):
+        raise ValueError(f"samples must have shape (S, *{tuple(target.shape)})")
+    q = torch.tensor([(1 - lv) / 2, (1 + lv) / 2], dtype=samples.dtype, device=samples.device)
+    lo, hi = torch.quantile(samples, q, dim=0)
+    return ((target >= lo) & (target <= hi)).float().mean()
+
+
+def command_alignment(speed_turn: Tensor, commands: Tensor) -> Tensor:
+    """Command-alignment score of chapter 05: how often the command is decodable from motion.
+
+    Each step's (speed, turn rate) ``(..., 2)`` is assigned to the nearest engaged target of
+    :data:`COMMANDS`; the score is the fraction of steps whose decoded command equals the
+    issued one (``commands (..., 3)`` one-hot). Chance is about 1/3.
+    """
+    if speed_turn.shape[-1] != 2 or commands.shape[-1] != 3:
+        raise ValueError("speed_turn must end in 2 and commands in 3 (one-hot go/turn/stop)")
+    target = torch.tensor(_TARGET, dtype=speed_turn.dtype, device=speed_turn.device)
+    dist = (speed_turn.unsqueeze(-2) - target).pow(2).sum(-1)
+    return (dist.argmin(-1) == commands.argmax(-1)).float().mean()

@@ -1,0 +1,244 @@
+"""Tests of icml26.sde (chapter 05): Euler–Maruyama, the CogSDE certificate, metrics, torchsde."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+import torchsde
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from icml26 import sde
+
+
+class FixedIncrements(torchsde.BaseBrownian):
+    """A Brownian 'motion' that hands torchsde our pre-drawn increments, one per grid step."""
+
+    def __init__(self, dW: torch.Tensor, h: float) -> None:
+        self.dW, self.h = dW, h
+
+    def __call__(self, ta, tb=None, return_U=False, return_A=False):
+        return self.dW[round(float(ta) / self.h)]
+
+    def __repr__(self) -> str:
+        return "FixedIncrements"
+
+    dtype = property(lambda self: self.dW.dtype)
+    device = property(lambda self: self.dW.device)
+    shape = property(lambda self: self.dW.shape[1:])
+    levy_area_approximation = property(lambda self: "none")
+
+
+def _model(d: int = 4, c: int = 3) -> sde.CogSDE:
+    torch.manual_seed(0)
+    return sde.CogSDE(d, c, 8, sigma=0.4).double()
+
+
+def _reference_em(drift, diffusion, z0, h, u, dW):
+    """Per-path loop, as in the chapter's readable reference."""
+    out = torch.empty(dW.shape[0] + 1, *z0.shape, dtype=z0.dtype)
+    for i in range(z0.shape[0]):
+        z = z0[i : i + 1]
+        out[0, i] = z[0]
+        for k in range(dW.shape[0]):
+            z = z + drift(z, u[k : k + 1]) * h + diffusion(z) * dW[k, i : i + 1]
+            out[k + 1, i] = z[0]
+    return out
+
+
+def test_em_matches_per_path_loop():
+    m = _model()
+    g = torch.Generator().manual_seed(1)
+    n, N, h = 30, 5, 0.05
+    u = torch.nn.functional.one_hot(torch.randint(0, 3, (n,), generator=g), 3).double()
+    z0 = torch.randn(N, 4, generator=g, dtype=torch.float64)
+    dW = math.sqrt(h) * torch.randn(n, N, 4, generator=g, dtype=torch.float64)
+    with torch.no_grad():
+        fast = sde.euler_maruyama(m.drift, m.diffusion, z0, h, u=u, dW=dW)
+        slow = _reference_em(m.drift, m.diffusion, z0, h, u, dW)
+    assert torch.allclose(fast, slow, atol=1e-12)
+
+
+def test_em_matches_torchsde_euler():
+    m = _model()
+    g = torch.Generator().manual_seed(2)
+    n, N, h = 64, 32, 2.0**-6
+    u = torch.nn.functional.one_hot(torch.randint(0, 3, (n,), generator=g), 3).double()
+    z0 = torch.randn(N, 4, generator=g, dtype=torch.float64)
+    dW = math.sqrt(h) * torch.randn(n, N, 4, generator=g, dtype=torch.float64)
+
+    class Wrapped(torch.nn.Module):
+        noise_type, sde_type = "diagonal", "ito"
+
+        def f(self, t, y):
+            return m.drift(y, u[min(round(float(t) / h), n - 1)].expand(N, 3))
+
+        def g(self, t, y):
+            return m.diffusion(y)
+
+    ts = torch.arange(n + 1, dtype=torch.float64) * h
+    with torch.no_grad():
+        ours = sde.euler_maruyama(m.drift, m.diffusion, z0, h, u=u, dW=dW)
+        ref = torchsde.sdeint(Wrapped(), z0, ts, bm=FixedIncrements(dW, h), method="euler", dt=h)
+    assert (ours - ref).abs().max().item() < 1e-6
+
+
+def test_general_noise_matches_diagonal():
+    m = _model()
+    g = torch.Generator().manual_seed(3)
+    z0 = torch.randn(6, 4, generator=g, dtype=torch.float64)
+    dW = 0.1 * torch.randn(10, 6, 4, generator=g, dtype=torch.float64)
+    with torch.no_grad():
+        a = sde.euler_maruyama(m.drift, m.diffusion, z0, 0.01, dW=dW)
+        b = sde.euler_maruyama(
+            m.drift, lambda z: torch.diag_embed(m.diffusion(z)), z0, 0.01, dW=dW, noise="general"
+        )
+    assert torch.allclose(a, b, atol=1e-14)
+
+
+def test_ou_moments_match_closed_form():
+    theta, sigma, x0, h, n, N = 1.5, 0.8, 2.0, 0.01, 200, 20000
+    g = torch.Generator().manual_seed(4)
+    z0 = torch.full((N, 1), x0, dtype=torch.float64)
+    path = sde.euler_maruyama(
+        lambda z, u: -theta * z,
+        lambda z: torch.full_like(z, sigma),
+        z0,
+        h,
+        n_steps=n,
+        generator=g,
+    )
+    t = n * h
+    mean = x0 * math.exp(-theta * t)
+    var = sigma**2 / (2 * theta) * (1 - math.exp(-2 * theta * t))
+    xt = path[-1, :, 0]
+    assert abs(xt.mean().item() - mean) < 4 * math.sqrt(var / N) + 2 * h
+    assert abs(xt.var().item() - var) < 4 * var * math.sqrt(2 / N) + 2 * h
+
+
+def test_save_every_and_shapes():
+    m = _model()
+    z0 = torch.zeros(3, 4, dtype=torch.float64)
+    u = torch.zeros(20, 3, 3, dtype=torch.float64)
+    g = torch.Generator().manual_seed(5)
+    p = sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1, u=u, generator=g, save_every=5)
+    assert p.shape == (5, 3, 4)
+    ode = sde.euler_maruyama(m.drift, None, z0, 0.1, u=u)
+    assert ode.shape == (21, 3, 4)
+
+
+def test_certificate_inequality_holds_pointwise():
+    torch.manual_seed(6)
+    for _ in range(5):
+        m = sde.CogSDE(5, 3, 8, sigma=0.7, eps=0.2).double()
+        with torch.no_grad():
+            m.shift.weight.mul_(3)
+            m.shift.bias.mul_(3)
+        cert = m.certificate()
+        assert cert.alpha >= 0.2 - 1e-12
+        z = 10 * torch.randn(4000, 5, dtype=torch.float64)
+        u = 5 * torch.randn(4000, 3, dtype=torch.float64)
+        with torch.no_grad():
+            lhs = 2 * (z * m.drift(z, u)).sum(1) + m.diffusion(z).pow(2).sum(1)
+            f2 = m.drift(z, u).pow(2).sum(1)
+        rhs = -cert.alpha * z.pow(2).sum(1) + cert.beta * (1 + u.pow(2).sum(1))
+        assert (lhs <= rhs + 1e-9).all()
+        growth = 2 * cert.lipschitz**2 * z.pow(2).sum(1) + cert.growth * (1 + u.pow(2).sum(1))
+        assert (f2 <= growth + 1e-9).all()
+
+
+def test_mean_square_bound_holds_monte_carlo():
+    m = _model(4, 3)
+    cert = m.certificate()
+    g = torch.Generator().manual_seed(7)
+    n, N, h = 400, 2000, 0.01
+    u = torch.nn.functional.one_hot(torch.randint(0, 3, (n,), generator=g), 3).double()
+    z0 = 3 * torch.randn(N, 4, generator=g, dtype=torch.float64)
+    with torch.no_grad():
+        p = sde.euler_maruyama(m.drift, m.diffusion, z0, h, u=u, generator=g, save_every=20)
+    ms = p.pow(2).sum(-1)
+    t = torch.arange(p.shape[0], dtype=torch.float64) * 20 * h
+    bound = sde.mean_square_bound(t, cert.alpha, cert.beta, ms[0].mean().item(), 1.0)
+    se = ms.std(1) / math.sqrt(N)
+    assert (ms.mean(1) <= bound + 3 * se + 1e-9).all()
+    assert h < cert.alpha / (2 * cert.lipschitz**2)
+    em = sde.em_mean_square_bound(t / h, h, cert, ms[0].mean().item(), 1.0)
+    assert (ms.mean(1) <= em + 3 * se + 1e-9).all()
+
+
+def test_simulator_and_metrics():
+    g = torch.Generator().manual_seed(8)
+    data = sde.simulate_animal(16, 50, 0.1, generator=g)
+    assert data.commands.shape == (16, 50, 3)
+    assert data.positions.shape == (16, 51, 2)
+    assert 0.5 < sde.command_alignment(data.speed_turn, data.commands).item() <= 1.0
+    y = torch.randn(100, 7)
+    assert torch.allclose(sde.crps_ensemble(y[:1], y[0]), torch.zeros(7))
+    x = torch.randn(2000, 1000, generator=g)
+    assert abs(sde.band_coverage(x, torch.randn(1000, generator=g)).item() - 0.9) < 0.04
+    with pytest.raises(ValueError, match="samples"):
+        sde.band_coverage(x, torch.randn(3))
+    x, y = torch.randn(9, 4, 3, generator=g), torch.randn(4, 3, generator=g)
+    pairs = (x.unsqueeze(0) - x.unsqueeze(1)).abs().sum((0, 1)) / (9 * 8)
+    brute = (x - y).abs().mean(0) - 0.5 * pairs
+    assert torch.allclose(sde.crps_ensemble(x, y), brute, atol=1e-6)
+    # CRPS of N(0,1) at y=0 is (sqrt(2) - 1)/sqrt(pi)
+    crps = sde.crps_ensemble(torch.randn(4000, 1, generator=g), torch.zeros(1)).item()
+    assert abs(crps - (math.sqrt(2) - 1) / math.sqrt(math.pi)) < 0.02
+
+
+def test_latent_model_shapes_and_gradients():
+    torch.manual_seed(9)
+    model = sde.LatentSDEModel(sde.CogSDE(6, 3, 8), obs_dim=2, context=4)
+    past = torch.randn(5, 4, 5)
+    cmds = torch.zeros(5, 12, 3)
+    y = model(past, cmds, 0.1, n_samples=3, generator=torch.Generator().manual_seed(0))
+    assert y.shape == (3, 5, 12, 2)
+    y.pow(2).mean().backward()
+    assert model.dynamics.m.grad is not None
+    with pytest.raises(ValueError, match="past"):
+        model(torch.randn(5, 3, 5), cmds, 0.1)
+
+
+def test_argument_validation():
+    m = _model()
+    z0 = torch.zeros(3, 4, dtype=torch.float64)
+    with pytest.raises(ValueError, match="dt"):
+        sde.euler_maruyama(m.drift, m.diffusion, z0, 0.0, n_steps=3)
+    with pytest.raises(ValueError, match="u"):
+        sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1, u=torch.zeros(5, 2, 3), n_steps=5)
+    with pytest.raises(ValueError, match="u has 5 steps"):
+        sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1, u=torch.zeros(5, 3), n_steps=4)
+    with pytest.raises(ValueError, match="dW"):
+        sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1, dW=torch.zeros(5, 3, 2))
+    with pytest.raises(ValueError, match="n_steps"):
+        sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1)
+    with pytest.raises(ValueError, match="eps"):
+        sde.CogSDE(3, 2, eps=0.0)
+    with pytest.raises(ValueError, match="alpha"):
+        sde.mean_square_bound(torch.zeros(1), 0.0, 1.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="h must be"):
+        sde.em_mean_square_bound(torch.zeros(1), 10.0, m.certificate(), 1.0, 0.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    dt=st.floats(allow_nan=True, allow_infinity=True),
+    steps_u=st.integers(1, 6),
+    steps=st.integers(1, 6),
+)
+def test_validation_property(dt, steps_u, steps):
+    """Non-positive / non-finite steps and command grids of the wrong length are refused."""
+    m = _model()
+    z0 = torch.zeros(2, 4, dtype=torch.float64)
+    u = torch.zeros(steps_u, 3, dtype=torch.float64)
+    bad_dt = not (math.isfinite(dt) and dt > 0)
+    if bad_dt or steps_u != steps:
+        with pytest.raises(ValueError, match=r"dt|u has"):
+            sde.euler_maruyama(m.drift, m.diffusion, z0, dt, u=u, n_steps=steps)
+    else:
+        with torch.no_grad():
+            p = sde.euler_maruyama(m.drift, None, z0, dt, u=u, n_steps=steps)
+        assert p.shape == (steps + 1, 2, 4)
