@@ -1,0 +1,220 @@
+"""Linear contextual bandits on hidden-Markov contexts, batched over runs (chapter 02).
+
+The learner of every algorithm in chapter 02 is the same batched LinUCB / OFUL core
+(:func:`run_linucb`); the algorithms differ only in the feature map fed to it and in how
+often the reward-model parameters are refreshed:
+
+- :func:`block_features` — ``phi(z, a) = e_a ⊗ z`` (one parameter block per action);
+- :func:`belief_features` — Eq. (6) of chapter 02, ``z_t = b_t`` (the simplified model);
+- :func:`context_features` — ``z_t = (X_t, 1)``, the context-only baseline;
+- :func:`natural_features` — Eq. (8), ``z_t = b_t ⊗ (X_t, 1)``, the natural model;
+- :func:`oful_radius` — the confidence radius of Abbasi-Yadkori et al. (2011), Thm. 2;
+- :func:`run_linucb` — OFUL with a Sherman–Morrison-updated inverse, batched over runs, with
+  a per-run update period (1: every step; ``L``: the periodic-update algorithm);
+- :func:`oracle_actions`, :func:`regret`, :func:`loglog_slope` — benchmark and accounting.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from icml26 import checks
+
+
+# ----------------------------------------------------------------------------- features
+def block_features(z: torch.Tensor, n_actions: int) -> torch.Tensor:
+    """``phi(z, a) = e_a ⊗ z``: (..., m) -> (..., K, K*m); Eq. (6) of chapter 02."""
+    k = checks.integer("n_actions", n_actions, low=1)
+    if not isinstance(z, torch.Tensor) or z.ndim < 1:
+        raise ValueError("z must be a tensor with a feature axis")
+    eye = torch.eye(k, dtype=z.dtype, device=z.device)
+    out = eye.view(*([1] * (z.ndim - 1)), k, k, 1) * z.unsqueeze(-2).unsqueeze(-2)
+    return out.reshape(*z.shape[:-1], k, k * z.shape[-1])
+
+
+def belief_features(beliefs: torch.Tensor) -> torch.Tensor:
+    """Simplified-model features ``z_t = b_t`` (identity; validated to lie in the simplex)."""
+    checks.probability_vector("beliefs", beliefs)
+    return beliefs
+
+
+def context_features(x: torch.Tensor) -> torch.Tensor:
+    """Context-only features ``z_t = (X_t, 1)`` (the baseline that ignores the chain)."""
+    checks.finite("x", x)
+    return torch.cat([x, torch.ones_like(x[..., :1])], -1)
+
+
+def natural_features(beliefs: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """Natural-model features ``z_t = b_t ⊗ (X_t, 1)``, Eq. (8): ``E[psi(S_t, X_t) | X_{1:t}]``."""
+    checks.probability_vector("beliefs", beliefs)
+    if beliefs.shape[:-1] != x.shape[:-1]:
+        raise ValueError(f"beliefs {tuple(beliefs.shape)} and x {tuple(x.shape)} must match")
+    c = context_features(x)
+    return (beliefs.unsqueeze(-1) * c.unsqueeze(-2)).flatten(-2)
+
+
+# ----------------------------------------------------------------------------- OFUL
+def _per_run(name: str, value: float | torch.Tensor, r: int, like: torch.Tensor) -> torch.Tensor:
+    """A non-negative scalar or (R,) tensor as an (R,) tensor on the device of ``like``."""
+    if isinstance(value, torch.Tensor):
+        if value.ndim == 0:
+            value = value.expand(r)
+        checks.shape(name, value, (r,))
+        checks.finite(name, value)
+        if (value < 0).any():
+            raise ValueError(f"{name} must be non-negative")
+        return value.to(like.device, like.dtype)
+    v = checks.real(name, value, low=0.0)
+    return torch.full((r,), v, dtype=like.dtype, device=like.device)
+
+
+def oful_radius(
+    logdet_ratio: torch.Tensor,
+    *,
+    sigma: float | torch.Tensor,
+    lam: float,
+    bound: float | torch.Tensor,
+    delta: float,
+) -> torch.Tensor:
+    """Thm. 2 of Abbasi-Yadkori, Pál & Szepesvári (2011): the radius ``beta_t`` of the ellipsoid.
+
+    ``beta_t = sigma * sqrt(log det(V_t)/det(lam I) + 2 log(1/delta)) + sqrt(lam) * bound``,
+    with ``logdet_ratio = log det V_t - d log lam`` (tracked by the matrix determinant lemma).
+    ``sigma`` and ``bound`` are scalars or tensors broadcastable against ``logdet_ratio``.
+    """
+    la = checks.real("lam", lam, low=0.0, strict=True)
+    de = checks.real("delta", delta, low=0.0, high=1.0, strict=True)
+    return sigma * (logdet_ratio + 2.0 * math.log(1.0 / de)).sqrt() + math.sqrt(la) * bound
+
+
+def run_linucb(
+    z: torch.Tensor,
+    rewards: torch.Tensor,
+    n_actions: int,
+    *,
+    sigma: float | torch.Tensor,
+    bound: float | torch.Tensor,
+    lam: float = 1.0,
+    delta: float = 0.05,
+    period: int | torch.Tensor = 1,
+    forced: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """OFUL / LinUCB on block features ``e_a ⊗ z_t``, batched over runs; returns actions (R, T).
+
+    ``z`` (R, T, m) are the per-step features; ``rewards`` (R, T, K) the reward each action
+    *would* pay (the learner only sees the chosen one). Each step: UCB
+    ``<theta_hat, phi> + beta_t |phi|_{V^-1}`` (:func:`oful_radius`), pick the argmax, update
+    ``V^{-1}`` by Sherman–Morrison, ``log det V`` by the determinant lemma. ``period`` is how
+    often the *acting* parameters ``(theta_hat, V^{-1}, beta)`` are refreshed from the running
+    statistics: 1 is plain OFUL, ``L > 1`` the periodic-update algorithm of chapter 02.
+    ``sigma`` (noise level), ``bound`` (``S >= |theta|``) and ``period`` may be scalars or (R,)
+    tensors, so that different learners run in one batch. ``forced`` (R, T) with entries
+    ``>= 0`` overrides the choice (warm-up rounds; statistics are still updated), ``-1`` lets
+    OFUL choose.
+    """
+    if not isinstance(z, torch.Tensor) or z.ndim != 3:
+        raise ValueError("z must be a tensor of shape (R, T, m)")
+    r, t_max, m = z.shape
+    checks.integer("T", t_max, low=1)
+    k = checks.integer("n_actions", n_actions, low=1)
+    checks.shape("rewards", rewards, (r, t_max, k))
+    checks.finite("z", z)
+    checks.finite("rewards", rewards)
+    sig = _per_run("sigma", sigma, r, z)
+    bnd = _per_run("bound", bound, r, z)
+    oful_radius(torch.zeros(()), sigma=1.0, lam=lam, bound=1.0, delta=delta)  # validates
+    dev, dt = z.device, z.dtype
+    if isinstance(period, torch.Tensor):
+        checks.shape("period", period, (r,))
+        per = period.to("cpu", torch.long)
+        if (per < 1).any():
+            raise ValueError("period must be >= 1")
+        uniform = bool((per == per[0]).all())
+        per_int = int(per[0])
+    else:
+        per_int, uniform = checks.integer("period", period, low=1), True
+        per = torch.full((r,), per_int, dtype=torch.long)
+    # host-side schedule, built once: which runs refresh after step t
+    refresh_all = (torch.arange(1, t_max + 1).unsqueeze(1) % per.unsqueeze(0) == 0).to(dev)
+    if forced is not None:
+        checks.shape("forced", forced, (r, t_max))
+        if (forced >= k).any() or (forced < -1).any():
+            raise ValueError(f"forced must hold -1 or an action in [0, {k})")
+        is_forced = forced >= 0
+    # With phi(z, a) = e_a ⊗ z the Gram matrix V is block diagonal, V = diag(V_1, ..., V_K):
+    # we keep the K blocks (m x m) instead of the d x d matrix (d = K m). Same algorithm.
+    vinv = (torch.eye(m, dtype=dt, device=dev) / lam).expand(r, k, m, m).clone()
+    bvec = torch.zeros(r, k, m, dtype=dt, device=dev)
+    theta = torch.zeros(r, k, m, dtype=dt, device=dev)
+    logdet = torch.zeros(r, dtype=dt, device=dev)  # log det V_t - d log lam
+    act_vinv, act_theta = vinv.clone(), theta.clone()
+    act_beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+    actions = torch.empty(r, t_max, dtype=torch.long, device=dev)
+    rows = torch.arange(r, device=dev)
+    for t in range(t_max):
+        x = z[:, t]  # (R, m)
+        mean = torch.bmm(act_theta, x.unsqueeze(-1)).squeeze(-1)  # (R, K)
+        xk = x.unsqueeze(1).expand(r, k, m)
+        quad = torch.bmm(act_vinv.view(r * k, m, m), xk.reshape(r * k, m, 1)).view(r, k, m)
+        width = (quad * xk).sum(-1).clamp_min(0).sqrt()
+        a = (mean + act_beta.unsqueeze(-1) * width).argmax(-1)
+        if forced is not None:
+            a = torch.where(is_forced[:, t], forced[:, t], a)
+        actions[:, t] = a
+        va = vinv[rows, a]  # (R, m, m): Sherman–Morrison on the chosen block
+        u = torch.bmm(va, x.unsqueeze(-1)).squeeze(-1)
+        q = (x * u).sum(-1)
+        va = va - u.unsqueeze(-1) * u.unsqueeze(-2) / (1.0 + q).view(r, 1, 1)
+        vinv[rows, a] = va
+        logdet = logdet + torch.log1p(q)
+        ba = bvec[rows, a] + rewards[rows, t, a].unsqueeze(-1) * x
+        bvec[rows, a] = ba
+        theta[rows, a] = torch.bmm(va, ba.unsqueeze(-1)).squeeze(-1)
+        if uniform:
+            if (t + 1) % per_int == 0:  # refresh the acting parameters (every step if per == 1)
+                act_theta = theta if per_int == 1 else theta.clone()
+                act_vinv = vinv if per_int == 1 else vinv.clone()
+                act_beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+        else:
+            rf = refresh_all[t]
+            act_theta = torch.where(rf.view(r, 1, 1), theta, act_theta)
+            act_vinv = torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv)
+            beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+            act_beta = torch.where(rf, beta, act_beta)
+    return actions
+
+
+# ----------------------------------------------------------------------------- accounting
+def oracle_actions(mean_rewards: torch.Tensor) -> torch.Tensor:
+    """The benchmark policy ``argmax_a mu_t(a)`` (R, T) for mean rewards ``mu`` (R, T, K)."""
+    if mean_rewards.ndim != 3:
+        raise ValueError("mean_rewards must have shape (R, T, K)")
+    return mean_rewards.argmax(-1)
+
+
+def regret(mean_rewards: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+    """Cumulative regret ``R_t = sum_{s<=t} max_a mu_s(a) - mu_s(A_s)``, (R, T); Eq. (7)."""
+    if mean_rewards.ndim != 3:
+        raise ValueError("mean_rewards must have shape (R, T, K)")
+    checks.shape("actions", actions, mean_rewards.shape[:2])
+    chosen = torch.gather(mean_rewards, -1, actions.unsqueeze(-1)).squeeze(-1)
+    return (mean_rewards.amax(-1) - chosen).cumsum(-1)
+
+
+def loglog_slope(cum_regret: torch.Tensor, t_min: int, t_max: int | None = None) -> float:
+    """Least-squares slope of ``log mean_runs R_t`` against ``log t`` on ``t_min <= t <= t_max``.
+
+    Points are log-spaced (50 of them) so that every decade weighs the same.
+    """
+    if cum_regret.ndim != 2:
+        raise ValueError("cum_regret must have shape (R, T)")
+    t_hi = cum_regret.shape[1] if t_max is None else t_max
+    t_lo = checks.integer("t_min", t_min, low=1, high=t_hi - 1)
+    mean = cum_regret.mean(0).to(torch.float64)
+    ts = torch.unique(torch.logspace(math.log10(t_lo), math.log10(t_hi), 50).round().long())
+    y = mean[ts - 1].clamp_min(1e-300).log()
+    x = ts.to(torch.float64).log()
+    xc = x - x.mean()
+    return float((xc * (y - y.mean())).sum() / (xc * xc).sum())

@@ -1,0 +1,162 @@
+"""Tests of icml26.bandits (chapter 02): features, batched OFUL, periodic updates, regret."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from icml26 import bandits
+
+DT = torch.float64
+
+
+def problem(runs=3, steps=200, m=3, k=3, seed=0, noise=0.3):
+    g = torch.Generator().manual_seed(seed)
+    z = torch.rand(runs, steps, m, generator=g, dtype=DT)
+    theta = torch.randn(k, m, generator=g, dtype=DT)
+    mean = torch.einsum("km,rtm->rtk", theta, z)
+    rewards = mean + noise * torch.randn(runs, steps, k, generator=g, dtype=DT)
+    return z, theta, mean, rewards
+
+
+def reference_oful(z, rewards, k, sigma, bound, lam=1.0, delta=0.05, period=1):
+    """Plain OFUL for one run with the full d x d matrix inverted at every refresh."""
+    steps, m = z.shape
+    d = k * m
+    V = lam * torch.eye(d, dtype=DT)
+    bvec = torch.zeros(d, dtype=DT)
+    act_theta, act_vinv = torch.zeros(d, dtype=DT), torch.linalg.inv(V)
+    act_beta = sigma * math.sqrt(2 * math.log(1 / delta)) + math.sqrt(lam) * bound
+    actions = []
+    for t in range(steps):
+        phi = torch.stack([torch.kron(torch.eye(k, dtype=DT)[a], z[t]) for a in range(k)])
+        # |phi_a|_{V^-1}: read the a-th diagonal block of the full inverse (summing over the
+        # whole d-vector would break exact ties between actions differently, by rounding)
+        blocks = [act_vinv[a * m : (a + 1) * m, a * m : (a + 1) * m] for a in range(k)]
+        width = torch.stack([torch.sqrt(z[t] @ blk @ z[t]) for blk in blocks])
+        ucb = phi @ act_theta + act_beta * width
+        a = int(ucb.argmax())
+        actions.append(a)
+        V = V + torch.outer(phi[a], phi[a])
+        bvec = bvec + rewards[t, a] * phi[a]
+        if (t + 1) % period == 0:
+            act_vinv = torch.linalg.inv(V)
+            act_theta = act_vinv @ bvec
+            logdet = torch.logdet(V) - d * math.log(lam)
+            act_beta = sigma * math.sqrt(logdet + 2 * math.log(1 / delta)) + math.sqrt(lam) * bound
+    return torch.tensor(actions)
+
+
+def test_block_features_give_per_action_inner_products():
+    z = torch.randn(2, 5, 4, dtype=DT)
+    theta = torch.randn(3, 4, dtype=DT)
+    phi = bandits.block_features(z, 3)  # (2, 5, 3, 12)
+    assert phi.shape == (2, 5, 3, 12)
+    assert torch.allclose(phi @ theta.reshape(-1), torch.einsum("km,rtm->rtk", theta, z))
+
+
+def test_natural_features_are_belief_times_context():
+    b = torch.softmax(torch.randn(2, 4, 3, dtype=DT), -1)
+    x = torch.randn(2, 4, 2, dtype=DT)
+    f = bandits.natural_features(b, x)
+    assert f.shape == (2, 4, 9)
+    assert torch.allclose(
+        f[1, 2].view(3, 3), torch.outer(b[1, 2], torch.cat([x[1, 2], torch.ones(1)]))
+    )
+
+
+@pytest.mark.parametrize("period", [1, 7])
+def test_batched_oful_matches_the_full_matrix_reference(period):
+    z, _, _, rewards = problem(runs=3, steps=150)
+    got = bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=2.0, period=period)
+    for r in range(3):
+        ref = reference_oful(z[r], rewards[r], 3, sigma=0.3, bound=2.0, period=period)
+        assert torch.equal(got[r], ref)
+
+
+def test_mixed_periods_in_one_batch_equal_separate_runs():
+    z, _, _, rewards = problem(runs=2, steps=120, seed=1)
+    both = bandits.run_linucb(
+        z.repeat(2, 1, 1),
+        rewards.repeat(2, 1, 1),
+        3,
+        sigma=0.3,
+        bound=2.0,
+        period=torch.tensor([1, 1, 10, 10]),
+    )
+    a1 = bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=2.0, period=1)
+    a10 = bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=2.0, period=10)
+    assert torch.equal(both[:2], a1) and torch.equal(both[2:], a10)
+
+
+def test_per_run_sigma_and_bound_equal_separate_runs():
+    z, _, _, rewards = problem(runs=2, steps=100, seed=2)
+    both = bandits.run_linucb(
+        z,
+        rewards,
+        3,
+        sigma=torch.tensor([0.3, 1.0], dtype=DT),
+        bound=torch.tensor([2.0, 1.0], dtype=DT),
+    )
+    a = bandits.run_linucb(z[:1], rewards[:1], 3, sigma=0.3, bound=2.0)
+    b = bandits.run_linucb(z[1:], rewards[1:], 3, sigma=1.0, bound=1.0)
+    assert torch.equal(both, torch.cat([a, b]))
+
+
+def test_forced_actions_are_played():
+    z, _, _, rewards = problem(runs=2, steps=50)
+    forced = torch.full((2, 50), -1, dtype=torch.long)
+    forced[:, :20] = 2
+    acts = bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=2.0, forced=forced)
+    assert (acts[:, :20] == 2).all()
+
+
+def test_regret_accounting_and_slope():
+    _, _, mean, _ = problem(runs=4, steps=300)
+    assert torch.equal(
+        bandits.regret(mean, bandits.oracle_actions(mean)), torch.zeros(4, 300, dtype=DT)
+    )
+    worst = bandits.regret(mean, mean.argmin(-1))
+    assert (worst.diff(dim=1) >= 0).all() and (worst[:, -1] > 0).all()
+    t = torch.arange(1, 5001, dtype=DT)
+    assert math.isclose(bandits.loglog_slope((3 * t**0.5).expand(2, -1), 10), 0.5, rel_tol=1e-6)
+
+
+def test_oful_learns_a_well_specified_problem():
+    z, _, mean, rewards = problem(runs=16, steps=3000, seed=3, noise=0.5)
+    acts = bandits.run_linucb(z, rewards, 3, sigma=0.5, bound=4.0)
+    reg = bandits.regret(mean, acts)
+    rand = bandits.regret(
+        mean, torch.randint(0, 3, (16, 3000), generator=torch.Generator().manual_seed(0))
+    )
+    assert bandits.loglog_slope(reg, 100) < 0.8
+    assert reg[:, -1].mean() < 0.3 * rand[:, -1].mean()
+
+
+def test_validation_messages_name_the_argument():
+    z, _, _, rewards = problem(runs=2, steps=10)
+    with pytest.raises(ValueError, match="rewards"):
+        bandits.run_linucb(z, rewards[:, :5], 3, sigma=0.3, bound=1.0)
+    with pytest.raises(ValueError, match="period"):
+        bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=1.0, period=0)
+    with pytest.raises(ValueError, match="sigma"):
+        bandits.run_linucb(z, rewards, 3, sigma=-1.0, bound=1.0)
+    with pytest.raises(ValueError, match="forced"):
+        bandits.run_linucb(
+            z, rewards, 3, sigma=0.3, bound=1.0, forced=torch.full((2, 10), 5, dtype=torch.long)
+        )
+    with pytest.raises(ValueError, match="delta"):
+        bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=1.0, delta=1.5)
+    with pytest.raises(ValueError, match="beliefs"):
+        bandits.belief_features(torch.ones(2, 3, dtype=DT))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.one_of(st.integers(-5, 0), st.floats(0.5, 3.5), st.booleans()))
+def test_bad_numbers_of_actions_are_rejected(k):
+    with pytest.raises(ValueError, match="n_actions"):
+        bandits.block_features(torch.ones(2, 3, dtype=DT), k)
