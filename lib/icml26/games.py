@@ -1,0 +1,404 @@
+"""Zero-sum matrix games for black-box safety alignment (chapter 07, safety-game).
+
+The answering agent (row player, maximiser) mixes over ``m`` candidate answers, the opponent
+(column player, minimiser) over ``n`` query intents / evaluators; ``A[i, j]`` is the payoff
+of answer ``i`` under intent ``j``. This module holds:
+
+- :func:`maximin_lp` / :func:`minimax_lp` — the row player's LP (Eq. (2) of chapter 07) and
+  its dual, the column player's LP (Eq. (3)), solved by HiGHS through ``scipy.optimize.linprog``;
+- :func:`mwu` — multiplicative weights (Hedge) for both players on a *batch* of games at once
+  (Eq. (6)), returning the averaged strategies, value bracket and duality gap;
+- :func:`duality_gap`, :func:`worst_case_payoff` — exploitability of a strategy pair (Eq. (4));
+- :func:`simulate_benchmark`, :func:`payoff_matrix`, :func:`judge_estimate` — the black-box
+  simulator: candidates with latent helpfulness and risk, noisy judges, estimated payoffs
+  (Eq. (1) and (5));
+- :func:`max_helpfulness_lp`, :func:`multiplier_game` — the paper's constrained form (maximise
+  guaranteed helpfulness under a risk cap) and its bounded-multiplier game (Eq. (7));
+- :func:`hoeffding_samples`, :func:`mwu_gap_bound` — the sample-size and round-count bounds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from scipy.optimize import linprog
+
+from icml26 import checks
+
+__all__ = [
+    "GameSolution",
+    "MWUResult",
+    "SafetyBenchmark",
+    "duality_gap",
+    "hoeffding_samples",
+    "judge_estimate",
+    "max_helpfulness_lp",
+    "maximin_lp",
+    "minimax_lp",
+    "multiplier_game",
+    "mwu",
+    "mwu_gap_bound",
+    "payoff_matrix",
+    "simulate_benchmark",
+    "worst_case_payoff",
+]
+
+
+@dataclass(frozen=True)
+class GameSolution:
+    """An optimal mixed strategy of one player and the value of the game."""
+
+    strategy: np.ndarray
+    value: float
+
+
+@dataclass(frozen=True)
+class MWUResult:
+    """Averaged Hedge strategies on a batch of games (Eq. (6) of chapter 07).
+
+    ``lower`` = min_j (x̄ᵀA)_j and ``upper`` = max_i (Aȳ)_i bracket the value of each game;
+    ``gap = upper - lower`` is the duality gap (Eq. (4)) and ``value`` the bracket's midpoint.
+    """
+
+    x: torch.Tensor
+    y: torch.Tensor
+    lower: torch.Tensor
+    upper: torch.Tensor
+    gap: torch.Tensor
+    value: torch.Tensor
+
+
+@dataclass(frozen=True)
+class SafetyBenchmark:
+    """Latent judge probabilities of a simulated safety benchmark (Eq. (1) of chapter 07).
+
+    ``helpful[q, i, j]`` is the probability that judge/intent ``j`` rates candidate ``i`` of
+    query ``q`` helpful; ``risk[q, i, j]`` the probability that it flags it unsafe.
+    """
+
+    helpful: torch.Tensor
+    risk: torch.Tensor
+
+
+def _matrix(name: str, A: object) -> np.ndarray:
+    a = np.asarray(A.detach().cpu() if isinstance(A, torch.Tensor) else A, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
+        raise ValueError(f"{name} must be a non-empty 2-D payoff matrix, got shape {a.shape}")
+    checks.finite(name, a)
+    return a
+
+
+def _lp(c: np.ndarray, a_ub: np.ndarray, k: int) -> np.ndarray:
+    """Solve min cᵀz s.t. a_ub z ≤ 0, Σ z[:k] = 1, z[:k] ≥ 0, z[k] free (HiGHS)."""
+    a_eq = np.zeros((1, k + 1))
+    a_eq[0, :k] = 1.0
+    res = linprog(
+        c,
+        A_ub=a_ub,
+        b_ub=np.zeros(a_ub.shape[0]),
+        A_eq=a_eq,
+        b_eq=np.ones(1),
+        bounds=[(0.0, None)] * k + [(None, None)],
+        method="highs",
+    )
+    if res.status != 0:
+        raise RuntimeError(f"linprog (HiGHS) failed: {res.message}")
+    return res.x
+
+
+def maximin_lp(A: object) -> GameSolution:
+    """Row player's maximin strategy: max v s.t. Aᵀx ≥ v𝟙, x ∈ Δ_m (Eq. (2) of chapter 07)."""
+    a = _matrix("A", A)
+    m, n = a.shape
+    z = _lp(np.r_[np.zeros(m), -1.0], np.c_[-a.T, np.ones(n)], m)
+    x = np.clip(z[:m], 0.0, None)
+    return GameSolution(x / x.sum(), float(z[m]))
+
+
+def minimax_lp(A: object) -> GameSolution:
+    """Column player's minimax strategy: min u s.t. Ay ≤ u𝟙, y ∈ Δ_n (Eq. (3), the dual LP)."""
+    a = _matrix("A", A)
+    m, n = a.shape
+    z = _lp(np.r_[np.zeros(n), 1.0], np.c_[a, -np.ones(m)], n)
+    y = np.clip(z[:n], 0.0, None)
+    return GameSolution(y / y.sum(), float(z[n]))
+
+
+def max_helpfulness_lp(helpful: object, risk: object, cap: float) -> GameSolution:
+    """max_x min_j (xᵀH)_j s.t. max_j (xᵀR)_j ≤ cap, x ∈ Δ_K (risk-capped form, chapter 07).
+
+    ``helpful`` and ``risk`` are ``(K, J)`` matrices (candidates × intents); the returned value
+    is the guaranteed helpfulness. Raises ``ValueError`` when no mixture meets the cap.
+    """
+    h = _matrix("helpful", helpful)
+    r = _matrix("risk", risk)
+    if h.shape != r.shape:
+        raise ValueError(f"helpful and risk must have matching shapes, got {h.shape} and {r.shape}")
+    cap = checks.real("cap", cap)
+    K, J = h.shape
+    a_ub = np.r_[np.c_[-h.T, np.ones(J)], np.c_[r.T, np.zeros(J)]]
+    b_ub = np.r_[np.zeros(J), np.full(J, cap)]
+    a_eq = np.r_[np.ones(K), 0.0][None]
+    res = linprog(
+        np.r_[np.zeros(K), -1.0],
+        A_ub=a_ub,
+        b_ub=b_ub,
+        A_eq=a_eq,
+        b_eq=np.ones(1),
+        bounds=[(0.0, None)] * K + [(None, None)],
+        method="highs",
+    )
+    if res.status == 2:
+        raise ValueError(f"cap={cap} is below the smallest achievable worst-case risk")
+    if res.status != 0:
+        raise RuntimeError(f"linprog (HiGHS) failed: {res.message}")
+    x = np.clip(res.x[:K], 0.0, None)
+    return GameSolution(x / x.sum(), float(res.x[K]))
+
+
+def multiplier_game(helpful: object, risk: object, cap: float, lam_max: float) -> np.ndarray:
+    """The bounded-multiplier game of a risk cap: columns M and M + λ̄(τ − r) (Eq. (7)).
+
+    For one intent, helpfulness ``M`` (K,) and risk ``r`` (K,), the Lagrangian
+    L(x, λ) = xᵀM + λ(τ − xᵀr) with λ ∈ [0, λ̄] is bilinear, so the multiplier player only needs
+    the end points λ ∈ {0, λ̄}: the game is the ``(K, 2)`` matrix returned here.
+    """
+    m = np.asarray(helpful, dtype=np.float64)
+    r = np.asarray(risk, dtype=np.float64)
+    if m.ndim != 1 or m.shape != r.shape or m.size == 0:
+        raise ValueError(f"helpful and risk must be matching 1-D vectors, got {m.shape}, {r.shape}")
+    checks.finite("helpful", m)
+    checks.finite("risk", r)
+    cap = checks.real("cap", cap)
+    lam_max = checks.real("lam_max", lam_max, low=0.0)
+    return np.c_[m, m + lam_max * (cap - r)]
+
+
+def _batched(name: str, A: torch.Tensor) -> torch.Tensor:
+    if not isinstance(A, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor, got {type(A).__name__}")
+    if A.ndim not in (2, 3) or A.shape[-1] < 1 or A.shape[-2] < 1:
+        raise ValueError(f"{name} must have shape (m, n) or (B, m, n), got {tuple(A.shape)}")
+    if not A.is_floating_point():
+        raise ValueError(f"{name} must be a floating-point tensor, got {A.dtype}")
+    checks.finite(name, A)
+    return A
+
+
+def worst_case_payoff(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """min_j (xᵀA)_j: what strategy ``x`` guarantees against a best-responding opponent."""
+    A = _batched("A", A)
+    checks.shape("x", x, (*A.shape[:-2], A.shape[-2]))
+    checks.probability_vector("x", x)
+    return (x.unsqueeze(-1) * A).sum(-2).amin(-1)
+
+
+def duality_gap(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """max_i (Ay)_i − min_j (xᵀA)_j ≥ 0, zero exactly at an equilibrium (Eq. (4) of chapter 07)."""
+    A = _batched("A", A)
+    checks.shape("y", y, (*A.shape[:-2], A.shape[-1]))
+    checks.probability_vector("y", y)
+    upper = (A * y.unsqueeze(-2)).sum(-1).amax(-1)
+    return upper - worst_case_payoff(A, x)
+
+
+def _softmax(logits: torch.Tensor) -> torch.Tensor:
+    e = (logits - logits.amax(-1, keepdim=True)).exp_()  # in place: avoids a slow path of exp
+    return e.div_(e.sum(-1, keepdim=True))
+
+
+@contextmanager
+def _single_thread(device: torch.device) -> Iterator[None]:
+    """Run tiny per-round CPU ops on one thread (intra-op threads only stall on them)."""
+    if device.type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def mwu(A: torch.Tensor, T: int, eta: float | None = None) -> MWUResult:
+    """Both players run Hedge for ``T`` rounds on every game of the batch (Eq. (6), chapter 07).
+
+    ``A`` has shape ``(B, m, n)`` (or ``(m, n)``). Round ``t``: x_t ∝ exp(η Σ_{s<t} A y_s),
+    y_t ∝ exp(−η' Σ_{s<t} Aᵀ x_s). Default step sizes are the horizon-tuned
+    η = √(8 ln m / T) / L, η' = √(8 ln n / T) / L with L the payoff range of each game, for
+    which the duality gap of the averaged strategies is at most :func:`mwu_gap_bound`. A given
+    ``eta`` is used for both players, scaled by 1 / L. Everything stays on ``A``'s device; on
+    CPU the rounds run on one thread, since each round's tensors are tiny and intra-op threads
+    only add synchronisation (which stalls badly on a loaded machine).
+    """
+    A = _batched("A", A)
+    T = checks.integer("T", T, low=1)
+    squeeze = A.ndim == 2
+    if squeeze:
+        A = A.unsqueeze(0)
+    B, m, n = A.shape
+    width = (A.amax((-2, -1)) - A.amin((-2, -1))).clamp_min(1e-12).unsqueeze(-1)
+    if eta is None:
+        eta_x = math.sqrt(8.0 * math.log(max(m, 2)) / T) / width
+        eta_y = math.sqrt(8.0 * math.log(max(n, 2)) / T) / width
+    else:
+        eta = checks.real("eta", eta, low=0.0, strict=True)
+        eta_x = eta_y = eta / width
+    At = A.transpose(-2, -1)
+    lx = torch.zeros(B, m, dtype=A.dtype, device=A.device)
+    ly = torch.zeros(B, n, dtype=A.dtype, device=A.device)
+    xs = torch.zeros_like(lx)
+    ys = torch.zeros_like(ly)
+    with _single_thread(A.device):
+        for _ in range(T):
+            x, y = _softmax(lx), _softmax(ly)
+            xs += x
+            ys += y
+            lx += eta_x * torch.bmm(A, y.unsqueeze(-1)).squeeze(-1)
+            ly -= eta_y * torch.bmm(At, x.unsqueeze(-1)).squeeze(-1)
+    xb, yb = xs / T, ys / T
+    lower = (xb.unsqueeze(-1) * A).sum(-2).amin(-1)
+    upper = (A * yb.unsqueeze(-2)).sum(-1).amax(-1)
+    out = MWUResult(xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper))
+    if squeeze:
+        out = MWUResult(*(t.squeeze(0) for t in (xb, yb, lower, upper, upper - lower, out.value)))
+    return out
+
+
+def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
+    """L(√(ln m / 2T) + √(ln n / 2T)): the gap guarantee of :func:`mwu` (sg-thm-mwu, chapter 07)."""
+    m = checks.integer("m", m, low=1)
+    n = checks.integer("n", n, low=1)
+    T = checks.integer("T", T, low=1)
+    width = checks.real("width", width, low=0.0, strict=True)
+    return width * (
+        math.sqrt(math.log(max(m, 2)) / (2 * T)) + math.sqrt(math.log(max(n, 2)) / (2 * T))
+    )
+
+
+def hoeffding_samples(delta: float, eta: float, entries: int, width: float = 1.0) -> int:
+    """Judge calls per entry so that ‖Â − A‖_max ≤ δ w.p. ≥ 1 − η (chapter 07, sg-prop-hoeffding).
+
+    Each of ``entries`` payoff entries is the mean of ``n`` i.i.d. scores in an interval of
+    length ``width``; Hoeffding plus a union bound give n = ⌈width² ln(2·entries/η) / (2δ²)⌉.
+    """
+    delta = checks.real("delta", delta, low=0.0, strict=True)
+    eta = checks.real("eta", eta, low=0.0, high=1.0, strict=True)
+    entries = checks.integer("entries", entries, low=1)
+    width = checks.real("width", width, low=0.0, strict=True)
+    ratio = width / delta
+    n = ratio * ratio * (math.log(2 * entries) - math.log(eta)) / 2  # inf, never OverflowError
+    if not math.isfinite(n):
+        raise ValueError(f"delta={delta} is too small relative to width={width}")
+    return max(1, math.ceil(n))
+
+
+def simulate_benchmark(
+    queries: int,
+    candidates: int,
+    intents: int,
+    *,
+    generator: torch.Generator,
+    device: torch.device | str = "cpu",
+    dtype: torch.dtype = torch.float64,
+) -> SafetyBenchmark:
+    """A synthetic safety benchmark with latent helpfulness and risk (Eq. (1) of chapter 07).
+
+    Candidate ``i`` of a query has informativeness t_i = i / (K − 1): candidate 0 is a refusal
+    (never helpful, never unsafe), the last the most detailed answer. A query has a sensitivity
+    s ~ U(0, 1); intent/judge ``j`` has an appreciation a_j ∈ [0.6, 1] of helpful detail and a
+    harm amplification b_j ∈ [0.2, 1] (the last intent is fully malicious, b = 1). Then
+    helpful = clip(a_j t_i^0.6 (0.8 + 0.4 u_i)(0.75 + 0.5 u_ij) + ε) — intents value the same
+    answer differently — and risk = clip(s b_j t_i^1.5 (0.6 + 0.8 u'_ij)), with u, u' ~ U(0, 1)
+    independent per query and ε ~ N(0, 0.05²).
+    """
+    Q = checks.integer("queries", queries, low=1)
+    K = checks.integer("candidates", candidates, low=2)
+    J = checks.integer("intents", intents, low=1)
+    if not isinstance(generator, torch.Generator):
+        raise ValueError("generator must be a torch.Generator")
+
+    def u(*shape: int) -> torch.Tensor:
+        return torch.rand(*shape, generator=generator, dtype=dtype).to(device)
+
+    t = torch.linspace(0.0, 1.0, K, dtype=dtype, device=device).view(1, K, 1)
+    a = 0.6 + 0.4 * u(1, 1, J)
+    b = 0.2 + 0.8 * u(1, 1, J)
+    b[..., -1] = 1.0
+    s = u(Q, 1, 1)
+    noise = 0.05 * torch.randn(Q, K, J, generator=generator, dtype=dtype).to(device)
+    appeal = (0.8 + 0.4 * u(Q, K, 1)) * (0.75 + 0.5 * u(Q, K, J))
+    helpful = (a * t**0.6 * appeal + noise * (t > 0)).clamp(0.0, 1.0)
+    risk = (s * b * t**1.5 * (0.6 + 0.8 * u(Q, K, J))).clamp(0.0, 1.0)
+    return SafetyBenchmark(helpful, risk)
+
+
+def _probabilities(helpful: torch.Tensor, risk: torch.Tensor) -> None:
+    for name, p in (("helpful", helpful), ("risk", risk)):
+        if not isinstance(p, torch.Tensor) or not p.is_floating_point():
+            raise ValueError(f"{name} must be a floating-point torch.Tensor")
+        checks.finite(name, p)
+        if bool(((p < 0) | (p > 1)).any()):
+            raise ValueError(f"{name} must hold probabilities in [0, 1]")
+    if helpful.shape != risk.shape:
+        raise ValueError(
+            f"helpful and risk must have matching shapes, got {tuple(helpful.shape)} "
+            f"and {tuple(risk.shape)}"
+        )
+
+
+def payoff_matrix(helpful: torch.Tensor, risk: torch.Tensor, w: float) -> torch.Tensor:
+    """A = (1 − w)·helpful − w·risk, the payoff of the safety game (Eq. (1) of chapter 07)."""
+    _probabilities(helpful, risk)
+    w = checks.real("w", w, low=0.0, high=1.0)
+    return (1.0 - w) * helpful - w * risk
+
+
+def judge_estimate(
+    helpful: torch.Tensor,
+    risk: torch.Tensor,
+    w: float,
+    samples: int | list[int],
+    *,
+    generator: torch.Generator,
+) -> torch.Tensor:
+    """Â from noisy judge calls (Eq. (5) of chapter 07).
+
+    Each call returns a helpful flag ~ Bernoulli(helpful) and an unsafe flag ~ Bernoulli(risk);
+    the call's score (1 − w)·flag_h − w·flag_r lies in an interval of length 1, and Â is the
+    mean score over the calls. With an increasing list ``samples = [n_1 < n_2 < ...]`` the
+    estimates are *nested* (the first n_1 calls are shared by every n_k, as when one keeps
+    querying the judges) and stacked along a new leading axis. Counts are drawn as binomials
+    on ``generator``'s device, then moved to the inputs' device.
+    """
+    _probabilities(helpful, risk)
+    w = checks.real("w", w, low=0.0, high=1.0)
+    single = not isinstance(samples, (list, tuple))
+    ns = [samples] if single else list(samples)
+    if not ns:
+        raise ValueError("samples must be a positive integer or a non-empty list of them")
+    ns = [checks.integer("samples", n, low=1) for n in ns]
+    if any(b <= a for a, b in itertools.pairwise(ns)):
+        raise ValueError(f"samples must be strictly increasing, got {ns}")
+    if not isinstance(generator, torch.Generator):
+        raise ValueError("generator must be a torch.Generator")
+    gdev = generator.device
+    ph, pr = helpful.to(gdev), risk.to(gdev)
+    h = torch.zeros_like(ph)
+    r = torch.zeros_like(pr)
+    out, done = [], 0
+    for n in ns:
+        extra = torch.full_like(ph, float(n - done))
+        h += torch.binomial(extra, ph, generator=generator)
+        r += torch.binomial(extra, pr, generator=generator)
+        done = n
+        out.append(((1.0 - w) * h - w * r) / n)
+    est = torch.stack(out).to(helpful.device)
+    return est[0] if single else est

@@ -1,0 +1,962 @@
+# %% [markdown]
+# # 07 · safety-game — Black-box safety alignment as a zero-sum game
+#
+# ## Overview
+#
+# A deployed language model answers a query in many possible ways: a refusal that is safe but
+# useless, a hedged partial answer, a detailed answer that helps a curious user and also helps a
+# malicious one. {cite:t}`nguyen2026safetygame` propose to pick among such
+# candidate answers *at inference time and from the outside*: without retraining the model and
+# without access to its weights, an agent scores a finite set of candidates with black-box probes
+# (how helpful, how risky) and solves a small **two-player zero-sum game** whose minimax
+# equilibrium balances the two. The equilibrium is computed by a linear-programming (LP) solver
+# that the agent calls for every query. The appeal is practical: anyone who can query a model —
+# a small organisation, a regulator, a third-party deployer — can impose a safety policy on it.
+#
+# The mathematics behind this is classical: von Neumann's minimax theorem
+# {cite}`vonneumann1928theorie`, its proof by LP duality {cite}`dantzig1951equivalence`, and
+# no-regret learning in games {cite}`freund1999adaptive`. What is specific to the black-box
+# setting is that the payoff matrix is never known: it is *estimated* from noisy judge scores,
+# so one must ask how wrong the computed equilibrium can be, and how many judge calls make it
+# right.
+#
+# By the end of this chapter you will be able to: write the safety–helpfulness dilemma as a
+# matrix game; compute maximin strategies of both players with HiGHS {cite}`huangfu2018highs`
+# and check them against nashpy {cite}`knight2018nashpy`; solve a thousand such games at once on
+# a GPU-friendly batched multiplicative-weights solver and certify its accuracy by the duality
+# gap; and bound the error of an equilibrium computed from estimated payoffs, with the number of
+# judge calls that makes it small.
+#
+# ## Setting and notation
+#
+# One query at a time. The **answering agent** (row player, maximiser) chooses among $K$
+# candidate answers $i \in [K]$; the **opponent** (column player, minimiser) among $J$ query
+# intents or evaluators $j \in [J]$ — a benign user, a curious student, a malicious actor — each
+# of whom judges helpfulness and harm differently. Mixed strategies are $x \in \Delta_K$ and
+# $y \in \Delta_J$ (the simplex of `book/notation.md`).
+#
+# | symbol | meaning |
+# |---|---|
+# | $H_{ij} \in [0,1]$ | probability that a judge under intent $j$ rates answer $i$ helpful |
+# | $R_{ij} \in [0,1]$ | probability that it flags answer $i$ unsafe |
+# | $w \in [0,1]$ | safety weight |
+# | $A = A(w) \in \mathbb{R}^{K \times J}$ | payoff matrix, $A_{ij} = (1-w) H_{ij} - w R_{ij}$ |
+# | $x^\top A y$ | expected payoff of the pair $(x, y)$ |
+# | $v = v(A)$ | value of the game, $\max_x \min_y x^\top A y$ |
+# | $\hat A$, $\hat v$ | payoff estimated from $n$ judge calls per entry, and its value |
+# | $\lVert B \rVert_{\max}$ | $\max_{ij} \lvert B_{ij} \rvert$ (also $\lVert B\rVert_\infty$) |
+# | $T$, $\eta$ | rounds and step size of multiplicative weights |
+# | $L$ | payoff range $\max A - \min A$ of one game |
+#
+# The payoff of the game is
+#
+# $$
+# A_{ij}(w) = (1 - w)\, H_{ij} - w\, R_{ij}, \qquad i \in [K],\ j \in [J].
+# $$ (sg-eq-payoff)
+#
+# At $w = 0$ only helpfulness counts and a detailed answer wins; at $w = 1$ only safety
+# counts and the refusal ($H = R = 0$) is optimal; in between the agent may *mix*.
+
+# %% [markdown]
+# ## Theory
+#
+# ```{prf:definition} Safety game
+# :label: sg-def-game
+#
+# For one query with candidates $[K]$, intents $[J]$ and safety weight $w$, the *safety game* is
+# the two-player zero-sum game with payoff matrix $A(w)$ of {eq}`sg-eq-payoff`: the agent picks
+# $x \in \Delta_K$, the opponent $y \in \Delta_J$, and the agent receives $x^\top A y$. The
+# agent's *worst-case payoff* of $x$ is $\min_{y} x^\top A y = \min_j (x^\top A)_j$, and a
+# *maximin strategy* maximises it.
+# ```
+#
+# This is our concrete instance of the paper's game. The paper, as far as its text was available
+# to us (abstract and a public summary), scores a finite candidate set with model-agnostic probes
+# of helpfulness $M_i$ and safety margins $\Delta_i$, imposes a risk cap through a Lagrange
+# multiplier bounded to $[0, \bar\lambda]$ (with a sigmoid-softened penalty), and solves the
+# resulting minimax problem by LP. We make the opponent a set of intents — "the worst case over
+# who is asking" — and relate our game to the bounded-multiplier form in
+# {prf:ref}`sg-prop-multiplier` below. The sigmoid softening is not reproduced.
+#
+# ```{prf:theorem} Minimax theorem by LP duality
+# :label: sg-thm-minimax
+#
+# For every $A \in \mathbb{R}^{K \times J}$ the row player's LP
+#
+# $$
+# \max_{x \in \mathbb{R}^K,\ v \in \mathbb{R}} \ v
+# \quad \text{s.t.}\quad A^\top x \ge v \mathbf{1},\ \ \mathbf{1}^\top x = 1,\ \ x \ge 0
+# $$ (sg-eq-primal)
+#
+# and the column player's LP
+#
+# $$
+# \min_{y \in \mathbb{R}^J,\ u \in \mathbb{R}} \ u
+# \quad \text{s.t.}\quad A y \le u \mathbf{1},\ \ \mathbf{1}^\top y = 1,\ \ y \ge 0
+# $$ (sg-eq-dual)
+#
+# are both feasible, are dual to each other, and have equal optimal values $v^\star = u^\star$.
+# Consequently $\max_x \min_y x^\top A y = \min_y \max_x x^\top A y$, and any optimal $x^\star$,
+# $y^\star$ form a Nash equilibrium.
+# ```
+#
+# ```{prf:proof}
+# Both LPs are feasible (any $x \in \Delta_K$ with $v = \min_j (x^\top A)_j$; likewise for $y$)
+# and bounded ($v \le \max_{ij} A_{ij}$). Write the Lagrangian of {eq}`sg-eq-primal` with
+# multipliers $y \ge 0$ for $A^\top x \ge v\mathbf{1}$, $u \in \mathbb{R}$ for
+# $\mathbf{1}^\top x = 1$ and $s \ge 0$ for $x \ge 0$:
+# $\mathcal{L} = v + y^\top (A^\top x - v\mathbf{1}) + u(1 - \mathbf{1}^\top x) + s^\top x$.
+# Maximising over the free $v$ forces $\mathbf{1}^\top y = 1$; maximising over $x$ forces
+# $A y - u\mathbf{1} + s = 0$, i.e. $A y \le u\mathbf{1}$. What remains is $\min u$ — exactly
+# {eq}`sg-eq-dual`. Strong LP duality (feasible and bounded primal) gives $v^\star = u^\star$.
+# For the game: $\min_y x^\top A y = \min_j (x^\top A)_j$ because a linear function on the
+# simplex is minimised at a vertex, so {eq}`sg-eq-primal` computes $\max_x \min_y x^\top A y$
+# and {eq}`sg-eq-dual` computes $\min_y \max_x x^\top A y$; their equality is the minimax
+# theorem. Finally $v^\star \le \min_j (x^{\star\top} A)_j \le x^{\star\top} A y^\star \le
+# \max_i (A y^\star)_i \le u^\star = v^\star$, so neither player gains by deviating.
+# ```
+#
+# ```{prf:definition} Duality gap (exploitability)
+# :label: sg-def-gap
+#
+# For a pair $(x, y) \in \Delta_K \times \Delta_J$,
+#
+# $$
+# \operatorname{gap}(x, y) = \max_i (A y)_i - \min_j (x^\top A)_j .
+# $$ (sg-eq-gap)
+#
+# By {prf:ref}`sg-thm-minimax`, $\min_j (x^\top A)_j \le v \le \max_i (Ay)_i$: the gap is
+# non-negative, brackets the value, and vanishes exactly at equilibria. A pair with gap
+# $\le \varepsilon$ is an $\varepsilon$-equilibrium: neither player can gain more than
+# $\varepsilon$ by deviating.
+# ```
+#
+# In the black-box setting the agent never sees $A$. For each entry it calls a judge $n$ times;
+# call $k$ returns a helpful flag $X_k \sim \mathrm{Bernoulli}(H_{ij})$ and an unsafe flag
+# $Y_k \sim \mathrm{Bernoulli}(R_{ij})$, and the estimate is the mean score
+#
+# $$
+# \hat A_{ij} = \frac{1}{n} \sum_{k=1}^{n} \big[(1 - w) X_k - w Y_k\big],
+# \qquad \mathbb{E}\,\hat A_{ij} = A_{ij}.
+# $$ (sg-eq-estimate)
+#
+# ```{prf:proposition} Value stability
+# :label: sg-prop-stability
+#
+# For any $A, \hat A \in \mathbb{R}^{K \times J}$, $\ \lvert v(\hat A) - v(A) \rvert \le
+# \lVert \hat A - A \rVert_{\max}$. The bound is tight
+# (take $\hat A = A + \delta \mathbf{1}\mathbf{1}^\top$).
+# ```
+#
+# ```{prf:proof}
+# Let $\delta = \lVert \hat A - A \rVert_{\max}$. For all mixed $x, y$,
+# $\lvert x^\top (\hat A - A) y \rvert \le \sum_{ij} x_i y_j \lvert \hat A_{ij} - A_{ij} \rvert
+# \le \delta$, so $x^\top A y - \delta \le x^\top \hat A y \le x^\top A y + \delta$. Taking
+# $\min_y$ and then $\max_x$ preserves these inequalities, hence
+# $v(A) - \delta \le v(\hat A) \le v(A) + \delta$.
+# ```
+#
+# ```{prf:proposition} Judge calls needed (Hoeffding)
+# :label: sg-prop-hoeffding
+#
+# If each score in {eq}`sg-eq-estimate` lies in an interval of length $\ell$ (here $\ell = 1$)
+# and the $KJ$ entries are estimated from $n$ calls each, then
+#
+# $$
+# n \ \ge\ \frac{\ell^2 \ln(2KJ/\eta)}{2\delta^2}
+# \quad\Longrightarrow\quad
+# \mathbb{P}\big(\lVert \hat A - A \rVert_{\max} \le \delta\big) \ge 1 - \eta ,
+# $$
+#
+# and then $\lvert \hat v - v \rvert \le \delta$ by {prf:ref}`sg-prop-stability`. Without the
+# union bound, the typical error of one entry is of order $\ell/\sqrt{n}$, and so is the value
+# error.
+# ```
+#
+# ```{prf:proof}
+# Hoeffding's inequality {cite}`hoeffding1963probability` for a mean of $n$ independent scores
+# in an interval of length $\ell$ gives
+# $\mathbb{P}(\lvert \hat A_{ij} - A_{ij} \rvert > \delta) \le 2\exp(-2n\delta^2/\ell^2)$. A union
+# bound over the $KJ$ entries bounds the probability that any entry is off by more than
+# $\delta$ by $2KJ\exp(-2n\delta^2/\ell^2)$, which is $\le \eta$ for the stated $n$.
+# ```
+#
+# The LP is exact but sequential: one solver call per game. For thousands of small games — one
+# per query of a benchmark, or per safety weight — a solver made only of batched matrix products
+# is attractive. In **multiplicative weights** (Hedge) both players keep exponential weights on
+# their cumulative payoffs:
+#
+# $$
+# x_t \propto \exp\Big(\eta_x \sum_{s<t} A y_s\Big), \qquad
+# y_t \propto \exp\Big(-\eta_y \sum_{s<t} A^\top x_s\Big), \qquad
+# \bar x_T = \frac1T \sum_{t=1}^{T} x_t,\ \ \bar y_T = \frac1T \sum_{t=1}^{T} y_t .
+# $$ (sg-eq-hedge)
+#
+# ```{prf:theorem} No-regret dynamics reach an ε-equilibrium
+# :label: sg-thm-mwu
+#
+# Let $L = \max A - \min A$. With $\eta_x = \sqrt{8 \ln K / T}/L$ and
+# $\eta_y = \sqrt{8 \ln J / T}/L$, the averaged strategies of {eq}`sg-eq-hedge` satisfy
+#
+# $$
+# \operatorname{gap}(\bar x_T, \bar y_T)
+# \ \le\ L\left(\sqrt{\frac{\ln K}{2T}} + \sqrt{\frac{\ln J}{2T}}\right),
+# $$
+#
+# so an $\varepsilon$-equilibrium is reached after $T = O(L^2 \log(KJ)/\varepsilon^2)$ rounds, and
+# $\tfrac12(\min_j (\bar x_T^\top A)_j + \max_i (A \bar y_T)_i)$ estimates $v$ to within half
+# the gap.
+# ```
+#
+# ```{prf:proof}
+# *Sketch; the regret bound is quoted from {cite}`freund1999adaptive` (see also
+# {cite}`arora2012multiplicative`).* Hedge over $K$ actions with gains in an interval of
+# length $L$ has regret $R^x_T = \max_i \sum_t (A y_t)_i - \sum_t x_t^\top A y_t \le
+# \ln K/\eta_x + \eta_x T L^2 / 8$ (a potential argument with Hoeffding's lemma), which is
+# $L\sqrt{T \ln K / 2}$ for the stated $\eta_x$; likewise $R^y_T \le L\sqrt{T\ln J/2}$ for the
+# minimiser. Now $\max_i (A\bar y_T)_i = \frac1T \max_i \sum_t (Ay_t)_i \le \frac1T \sum_t
+# x_t^\top A y_t + R^x_T/T$ and $\min_j (\bar x_T^\top A)_j \ge \frac1T \sum_t x_t^\top A y_t -
+# R^y_T/T$. Subtracting gives $\operatorname{gap}(\bar x_T, \bar y_T) \le (R^x_T + R^y_T)/T$,
+# the stated bound. The bound is a worst case over opponents; nothing in the argument says the
+# gap of Hedge *against Hedge* decays no faster — that we measure in experiment 07.3.
+# ```
+#
+# ```{prf:proposition} The bounded-multiplier game is a matrix game
+# :label: sg-prop-multiplier
+#
+# Take one intent, helpfulness $M \in \mathbb{R}^K$, risk $r \in \mathbb{R}^K$ and a risk cap
+# $\tau$, and the constrained problem $\max_{x \in \Delta_K} x^\top M$ s.t. $x^\top r \le \tau$.
+# Its Lagrangian with a multiplier bounded to $[0, \bar\lambda]$,
+# $\mathcal{L}(x, \lambda) = x^\top M + \lambda(\tau - x^\top r)$, is bilinear, so
+# $\max_x \min_{\lambda \in [0,\bar\lambda]} \mathcal{L}$ is the value of the $K \times 2$
+# matrix game
+#
+# $$
+# G = \big[\, M \ \ \big|\ \ M + \bar\lambda(\tau\mathbf{1} - r) \,\big].
+# $$ (sg-eq-multiplier)
+#
+# If the cap is feasible and $\bar\lambda \ge \lambda^\star$, an optimal multiplier of the
+# constrained LP, then $v(G)$ equals the constrained optimum.
+# ```
+#
+# ```{prf:proof}
+# For fixed $x$, $\lambda \mapsto \mathcal{L}(x, \lambda)$ is affine, so its minimum over
+# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau
+# - x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
+# reading: if $x$ meets the cap the opponent picks $\lambda = 0$ and the agent is paid its
+# helpfulness; if not, it pays $\bar\lambda$ per unit of excess risk. For the second claim,
+# $v(G) = \max_x [x^\top M - \bar\lambda (x^\top r - \tau)_+]$, an exact-penalty function: for
+# $\bar\lambda \ge \lambda^\star$ its maximisers are feasible and it equals the constrained
+# optimum (the standard exact-penalty theorem for LPs, which we quote;
+# {ref}`sg-ex-multiplier` checks it numerically).
+# ```
+
+# %%
+import time
+import warnings
+
+import matplotlib.pyplot as plt
+import nashpy as nash
+import numpy as np
+import torch
+
+import icml26
+from icml26 import games
+
+SEED = 7
+rng = icml26.seed_everything(SEED)
+icml26.plotting.use_book_style()
+DEVICE = icml26.device()
+gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
+
+# %% tags=["parameters"]
+N_RANDOM_GAMES = icml26.pick(ci=150, paper=2000)  # random games for LP duality (07.1)
+MAX_SIZE = icml26.pick(ci=8, paper=12)  # largest m, n of those games
+N_NASH_GAMES = icml26.pick(ci=40, paper=300)  # small games checked against nashpy
+NASH_MAX_SIZE = icml26.pick(ci=4, paper=5)
+N_CROSS = icml26.pick(ci=12, paper=64)  # safety games for the nashpy cross-check
+CANDIDATES = icml26.pick(ci=6, paper=6)  # K: refusal ... most detailed answer
+INTENTS = icml26.pick(ci=4, paper=4)  # J: query intents / evaluators
+QUERIES = icml26.pick(ci=64, paper=512)  # simulated safety benchmark (07.2)
+N_WEIGHTS = icml26.pick(ci=11, paper=21)  # safety weights w on [0, 1]
+N_CAPS = icml26.pick(ci=40, paper=100)  # risk caps for the Pareto frontier
+MWU_GAMES = icml26.pick(ci=1024, paper=8192)  # batch of games for Hedge (07.3, 07.4)
+MWU_HORIZONS = [2**k for k in range(6, icml26.pick(ci=13, paper=15))]  # T
+MWU_FIT_FROM = icml26.pick(ci=128, paper=128)  # fit the gap slope for T >= this
+W_EST = icml26.pick(ci=0.5, paper=0.5)  # safety weight of the estimation experiments
+EST_QUERIES = icml26.pick(ci=64, paper=256)  # queries for the value-error experiment (07.5)
+EST_REPEATS = icml26.pick(ci=2, paper=4)  # independent judge panels per query
+JUDGE_SAMPLES = [2**k for k in range(5, icml26.pick(ci=16, paper=18))]  # n
+EST_FIT_FROM = icml26.pick(ci=256, paper=256)  # fit the error slope for n >= this
+HOEFFDING_DELTA = icml26.pick(ci=0.05, paper=0.02)  # target ‖Â − A‖_max
+HOEFFDING_ETA = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability
+HOEFFDING_QUERIES = icml26.pick(ci=1024, paper=8192)
+
+# %% [markdown]
+# ## Implementation
+#
+# A readable reference first: Hedge for one game, a plain loop over rounds, exactly
+# {eq}`sg-eq-hedge` with the step sizes of {prf:ref}`sg-thm-mwu`.
+
+
+# %%
+def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """Multiplicative weights for both players of one game; returns the averaged strategies."""
+    K, J = A.shape
+    L = A.max() - A.min()
+    eta_x, eta_y = np.sqrt(8 * np.log(K) / T) / L, np.sqrt(8 * np.log(J) / T) / L
+    gain_x, loss_y = np.zeros(K), np.zeros(J)  # cumulative payoffs of every pure strategy
+    sum_x, sum_y = np.zeros(K), np.zeros(J)
+    for _ in range(T):
+        x = np.exp(eta_x * (gain_x - gain_x.max()))
+        y = np.exp(-eta_y * (loss_y - loss_y.min()))
+        x, y = x / x.sum(), y / y.sum()
+        sum_x, sum_y = sum_x + x, sum_y + y
+        gain_x, loss_y = gain_x + A @ y, loss_y + x @ A
+    return sum_x / T, sum_y / T
+
+
+# %% [markdown]
+# The kernel `icml26.games.mwu` runs the same rounds on a whole batch `(B, K, J)` of games: each
+# round is two batched matrix–vector products and two softmaxes, on whatever device the batch
+# lives, with no transfer to the host inside the loop. It returns the averaged strategies, the
+# value bracket $[\min_j (\bar x^\top A)_j,\ \max_i (A\bar y)_i]$ and the duality gap
+# {eq}`sg-eq-gap`. The LPs {eq}`sg-eq-primal` and {eq}`sg-eq-dual` are `games.maximin_lp` and
+# `games.minimax_lp` (HiGHS through `scipy.optimize.linprog`). Both must agree with the
+# reference on a random case.
+
+# %%
+A_check = torch.rand(16, 5, 3, generator=gen, dtype=torch.float64).to(DEVICE) * 2 - 1
+res_check = games.mwu(A_check, 400)
+x_ref, y_ref = hedge_reference(A_check[0].cpu().numpy(), 400)
+assert np.allclose(res_check.x[0].cpu().numpy(), x_ref, atol=1e-10)
+assert np.allclose(res_check.y[0].cpu().numpy(), y_ref, atol=1e-10)
+lp_check = games.maximin_lp(A_check[0].cpu().numpy())
+assert float(res_check.lower[0]) - 1e-12 <= lp_check.value <= float(res_check.upper[0]) + 1e-12
+print(
+    f"kernel = reference on game 0; LP value {lp_check.value:.4f} lies in the Hedge bracket "
+    f"[{float(res_check.lower[0]):.4f}, {float(res_check.upper[0]):.4f}]"
+)
+
+# %% [markdown]
+# The black-box simulator `games.simulate_benchmark` draws, for every query, $K$ candidates
+# ordered from the refusal (never helpful, never unsafe) to the most detailed answer, and $J$
+# intents with their own appreciation of detail and their own amplification of harm (the last
+# intent is fully malicious). Queries differ in *sensitivity*: a harmless question makes even
+# detailed answers safe. `games.payoff_matrix` forms {eq}`sg-eq-payoff`, and
+# `games.judge_estimate` simulates the judges of {eq}`sg-eq-estimate`. One query, rounded:
+
+# %%
+bench = games.simulate_benchmark(QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
+H_all, R_all = bench.helpful.cpu().numpy(), bench.risk.cpu().numpy()
+print("helpful H[0] (rows: refusal → most detailed; columns: intents)")
+print(np.round(H_all[0], 2))
+print("risk R[0]")
+print(np.round(R_all[0], 2))
+
+# %% [markdown]
+# ## Experiments
+#
+# ### 07.1 · The LP computes the minimax value, and both LPs agree
+#
+# *Claim* ({prf:ref}`sg-thm-minimax`): the row player's LP and the column player's LP have the
+# same value, and their solutions are the equilibria that a game-theory library finds by other
+# means. We solve both LPs on random games of every size up to $8 \times 8$, and on small games
+# compare with nashpy's Lemke–Howson {cite}`lemke1964equilibrium` (all starting labels) and
+# support enumeration.
+
+# %%
+primal_dual_err = 0.0
+for _ in range(N_RANDOM_GAMES):
+    m, n = (int(k) for k in rng.integers(1, MAX_SIZE + 1, size=2))
+    A = rng.uniform(-1.0, 1.0, (m, n))
+    primal_dual_err = max(
+        primal_dual_err, abs(games.maximin_lp(A).value - games.minimax_lp(A).value)
+    )
+
+nash_err, se_found, lh_found = 0.0, 0, 0
+for _ in range(N_NASH_GAMES):
+    m, n = (int(k) for k in rng.integers(2, NASH_MAX_SIZE + 1, size=2))
+    A = rng.uniform(-1.0, 1.0, (m, n))
+    v = games.maximin_lp(A).value
+    game = nash.Game(A)
+    for x, y in game.lemke_howson_enumeration():
+        nash_err, lh_found = max(nash_err, abs(x @ A @ y - v)), lh_found + 1
+    with warnings.catch_warnings():
+        # nashpy warns when roundoff makes its exact `prob >= 0` test drop an equilibrium
+        warnings.filterwarnings("ignore", message=r"\s*An even number of", category=RuntimeWarning)
+        eqs = list(game.support_enumeration(tol=1e-12))
+    se_found += len(eqs) > 0
+    for x, y in eqs:
+        nash_err = max(nash_err, abs(x @ A @ y - v))
+
+worst = max(primal_dual_err, nash_err)
+print(f"{N_RANDOM_GAMES} games up to {MAX_SIZE}x{MAX_SIZE}: primal and dual LP values agree")
+print(
+    f"{N_NASH_GAMES} small games: Lemke-Howson returned {lh_found} equilibria, support "
+    f"enumeration found one in {se_found} games; every one has the LP value"
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "07.1",
+    "max |v_primal − v_dual| and |v_LP − v_nashpy| over random games (shown <1e-12 below that)",
+    "<1e-12" if worst < 1e-12 else worst,
+    threshold=1e-8,
+    holds=worst <= 1e-8,
+)
+
+# %% [markdown]
+# Support enumeration misses the equilibrium in some games: nashpy tests the indifference
+# solution with an exact `prob >= 0`, and a zero probability computed as $-10^{-17}$ fails it.
+# Lemke–Howson has no such test; every equilibrium either method returned matches the LP.
+#
+# ### 07.2 · The equilibrium guarantees more than any fixed policy
+#
+# *Claim* (the paper's motivation): the minimax mixture is the optimal balance between safety
+# and helpfulness, in the sense that its worst case over intents is at least that of every
+# single candidate and of the two obvious policies, **always safest** (the candidate with the
+# least mean risk: the refusal) and **always most helpful** (the candidate with the most mean
+# helpfulness). By {prf:ref}`sg-thm-minimax` this must hold exactly; we check it on all
+# (query, weight) pairs of the simulated benchmark (64 queries × 11 weights at the default
+# scale).
+
+# %%
+weights = np.linspace(0.0, 1.0, N_WEIGHTS)
+safest = R_all.mean(-1).argmin(-1)  # per query
+most_helpful = H_all.mean(-1).argmax(-1)
+eq_worst = np.zeros((N_WEIGHTS, QUERIES))
+pure_worst = np.zeros((N_WEIGHTS, QUERIES, CANDIDATES))
+strategies = np.zeros((N_WEIGHTS, QUERIES, CANDIDATES))
+for a, w in enumerate(weights):
+    A_w = (1 - w) * H_all - w * R_all
+    pure_worst[a] = A_w.min(-1)
+    for q in range(QUERIES):
+        sol = games.maximin_lp(A_w[q])
+        eq_worst[a, q], strategies[a, q] = sol.value, sol.strategy
+idx = np.arange(QUERIES)
+safest_worst, helpful_worst = pure_worst[:, idx, safest], pure_worst[:, idx, most_helpful]
+violations = int((eq_worst < pure_worst.max(-1) - 1e-9).sum())
+mixed = (strategies > 1e-6).sum(-1) > 1
+gain_pure = (eq_worst - pure_worst.max(-1)).mean()
+gain_base = (eq_worst - np.maximum(safest_worst, helpful_worst)).mean()
+print(
+    f"mean gain over the best single candidate: {gain_pure:.4f}; over the better of the two "
+    f"baselines: {gain_base:.4f}"
+)
+print(f"(query, w) pairs where the equilibrium mixes two or more candidates: {mixed.mean():.0%}")
+
+# %% tags=["claim"]
+icml26.claim(
+    "07.2",
+    "(query, w) pairs where a single candidate, always-safest or always-most-helpful beats"
+    " the equilibrium's worst case",
+    violations,
+    threshold=0,
+    holds=violations == 0,
+)
+
+# %% [markdown]
+# The figure shows one query (the one where mixing gains most at $w = 0.5$). Left: the
+# helpfulness–safety trade-off. The black curve is the exact Pareto frontier of guaranteed
+# helpfulness $\min_j (x^\top H)_j$ against worst-case risk $\max_j (x^\top R)_j$, computed by the
+# risk-capped LP `games.max_helpfulness_lp` (the risk-cap form of the paper's constrained
+# problem) on a grid of caps; the coloured points are the equilibria as $w$ runs from 0 to 1;
+# grey crosses are the single candidates. Right: how the equilibrium splits its probability
+# among the candidates.
+
+# %%
+q_star = int((eq_worst[N_WEIGHTS // 2] - pure_worst[N_WEIGHTS // 2].max(-1)).argmax())
+Hq, Rq = H_all[q_star], R_all[q_star]
+caps = np.linspace(0.0, Rq.max(1).max(), N_CAPS)  # from the refusal to the riskiest answer
+frontier = [games.max_helpfulness_lp(Hq, Rq, c) for c in caps]
+front_risk = [(s.strategy @ Rq).max() for s in frontier]
+front_help = [s.value for s in frontier]
+w_dense = np.linspace(0.0, 1.0, 41)
+eq_dense = [games.maximin_lp((1 - w) * Hq - w * Rq).strategy for w in w_dense]
+
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+ax0.plot(front_risk, front_help, color="black", lw=1.5, label="Pareto frontier (risk-capped LP)")
+pts = ax0.scatter(
+    [(x @ Rq).max() for x in eq_dense],
+    [(x @ Hq).min() for x in eq_dense],
+    c=w_dense,
+    cmap="viridis",
+    s=28,
+    zorder=3,
+    label="equilibrium for weight w",
+)
+ax0.scatter(Rq.max(1), Hq.min(1), marker="x", color="grey", s=40, label="single candidates")
+ax0.annotate("refusal", (0, 0), textcoords="offset points", xytext=(6, 4), fontsize=9)
+ax0.set(
+    xlabel="worst-case risk max_j xᵀR (probability)",
+    ylabel="guaranteed helpfulness min_j xᵀH (probability)",
+    title="Equilibria vs the separate-worst-case frontier",
+)
+fig.colorbar(pts, ax=ax0, label="safety weight w")
+ax0.legend(loc="lower right")
+ax1.stackplot(
+    w_dense,
+    np.array(eq_dense).T,
+    colors=[icml26.plotting.color(i) for i in range(CANDIDATES)],
+    labels=[f"candidate {i}" + (" (refusal)" if i == 0 else "") for i in range(CANDIDATES)],
+)
+ax1.set(
+    xlabel="safety weight w",
+    ylabel="equilibrium probability",
+    title="Mixing appears between the extremes",
+    xlim=(0, 1),
+    ylim=(0, 1),
+)
+ax1.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
+plt.show()
+
+# %% [markdown]
+# As $w$ grows the equilibrium walks from the most helpful mixture down to the refusal, through
+# mixtures that no single candidate offers. It is on the frontier at the extremes, but for
+# intermediate $w$ it falls *below and to the right* of it: it shifts weight towards a candidate
+# that is worse on both separate worst cases. This is not a solver error. The frontier takes
+# the two worst cases separately (the least appreciative intent for helpfulness, the most
+# dangerous one for risk); the game scores helpfulness and risk under the *same* intent, and
+# against every single intent that candidate's combined payoff is the better one. Which notion
+# of "worst case" is right is a modelling choice; the game's is the one whose guarantee the LP
+# certifies. Over the whole benchmark, that guarantee dominates both baselines at every weight
+# — by a wide margin in the middle, where neither refusing nor answering in full is right:
+
+# %%
+fig, ax = plt.subplots()
+ax.plot(weights, eq_worst.mean(1), marker="o", label="equilibrium (LP)")
+ax.plot(weights, pure_worst.max(-1).mean(1), ls="--", label="best single candidate (per query)")
+ax.plot(weights, helpful_worst.mean(1), marker="s", label="always most helpful")
+ax.plot(weights, safest_worst.mean(1), marker="^", label="always safest (refusal)")
+ax.set(
+    xlabel="safety weight w",
+    ylabel="mean worst-case payoff over queries",
+    title="The equilibrium's guarantee dominates fixed policies at every w",
+)
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ### 07.3 · Multiplicative weights: the duality gap falls like $1/\sqrt{T}$
+#
+# *Claim* ({prf:ref}`sg-thm-mwu`): with the horizon-tuned step size, the averaged Hedge
+# strategies reach an $\varepsilon$-equilibrium after $O(\log(KJ)/\varepsilon^2)$ rounds, i.e.
+# the duality gap falls like $T^{-1/2}$. We run the batched solver on 1024 (default scale) safety
+# games ($w = 0.5$) for each horizon $T = 64, \dots, 4096$, and fit the log–log slope of the mean
+# gap for $T \ge 128$.
+
+# %%
+bench_mwu = games.simulate_benchmark(MWU_GAMES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
+A_mwu = games.payoff_matrix(bench_mwu.helpful, bench_mwu.risk, W_EST)
+gaps = []
+for T in icml26.progress(MWU_HORIZONS, desc="Hedge horizons"):
+    t0 = time.perf_counter()
+    res_T = games.mwu(A_mwu, T)  # the last run, T = 4096, is reused in 07.4
+    gaps.append(res_T.gap.cpu().numpy())
+    t_mwu = time.perf_counter() - t0
+gaps = np.array(gaps)  # (horizons, games)
+Ts = np.array(MWU_HORIZONS)
+fit = Ts >= MWU_FIT_FROM
+slope_T, icpt_T = np.polyfit(np.log(Ts[fit]), np.log(gaps.mean(1)[fit]), 1)
+widths = (A_mwu.amax((-2, -1)) - A_mwu.amin((-2, -1))).cpu().numpy()
+bound_T = np.array(
+    [games.mwu_gap_bound(CANDIDATES, INTENTS, int(T), float(widths.mean())) for T in Ts]
+)
+print(
+    f"mean gap at T={Ts[-1]}: {gaps.mean(1)[-1]:.4f} (bound for the mean width: {bound_T[-1]:.4f})"
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "07.3",
+    f"log-log slope of the mean Hedge duality gap vs T on {MWU_GAMES} safety games",
+    slope_T,
+    threshold="[-0.65, -0.35]",
+    holds=-0.65 <= slope_T <= -0.35,
+)
+
+# %% [markdown]
+# ### 07.4 · The batched solver matches the LP within its own gap
+#
+# *Claim*: the duality gap is a certificate — the LP value of every game lies in Hedge's bracket,
+# so the midpoint is within half the gap of the exact value. We check all 1024 games of the last
+# run ($T = 4096$) against HiGHS.
+
+# %%
+t0 = time.perf_counter()
+v_lp = np.array([games.maximin_lp(a).value for a in A_mwu.cpu().numpy()])
+t_lp = time.perf_counter() - t0
+mid, half_gap = res_T.value.cpu().numpy(), res_T.gap.cpu().numpy() / 2
+ratio_T = float((np.abs(mid - v_lp) / half_gap).max())
+print(f"max gap {2 * half_gap.max():.4f}; mean |midpoint − v_LP| {np.abs(mid - v_lp).mean():.5f}")
+
+# %% tags=["nbval-ignore-output"]
+print(
+    f"{MWU_GAMES} games: LP loop took {t_lp:.2f} s, "
+    f"batched Hedge (T={Ts[-1]}) took {t_mwu:.2f} s on {DEVICE}"
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "07.4",
+    f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2) (≤ 1: v_LP in the bracket)",
+    ratio_T,
+    threshold=1.0,
+    holds=ratio_T <= 1.0,
+)
+
+# %%
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+lo, hi = np.quantile(gaps, 0.1, axis=1), np.quantile(gaps, 0.9, axis=1)
+ax0.fill_between(Ts, lo, hi, alpha=0.25, color=icml26.plotting.color(0), label="10–90% of games")
+ax0.loglog(Ts, gaps.mean(1), marker="o", color=icml26.plotting.color(0), label="mean gap")
+ax0.loglog(
+    Ts[fit],
+    np.exp(icpt_T) * Ts[fit] ** slope_T,
+    ls="--",
+    color="black",
+    label=f"fit, slope {slope_T:.2f}",
+)
+ax0.loglog(Ts, bound_T, ls=":", color=icml26.plotting.color(1), label="Theorem bound (mean width)")
+ax0.set(
+    xlabel="rounds T",
+    ylabel="duality gap of averaged strategies (payoff units)",
+    title="Hedge's gap falls like 1/√T",
+)
+ax0.legend()
+ax1.scatter(half_gap, np.abs(mid - v_lp), s=6, alpha=0.5)
+top = half_gap.max() * 1.05
+ax1.plot([0, top], [0, top], color="black", lw=1, label="|error| = gap / 2")
+ax1.set(
+    xlabel="half duality gap (payoff units)",
+    ylabel="|Hedge midpoint − LP value|",
+    title=f"Every game's LP value is inside its bracket (T={Ts[-1]})",
+)
+ax1.legend()
+plt.show()
+
+# %% [markdown]
+# The measured gap sits about a factor of two below the worst-case bound and parallel to it:
+# Hedge against Hedge is not faster than $T^{-1/2}$ here. The bracket is conservative — the
+# midpoint typically errs by a fraction of half the gap.
+#
+# ### 07.5–07.6 · Black-box estimation: the value error shrinks like $1/\sqrt{n}$, within the bound
+#
+# *Claim* ({prf:ref}`sg-prop-stability` and {prf:ref}`sg-prop-hoeffding`): with
+# $n$ judge calls per entry, the value of the estimated game is off by $O(1/\sqrt n)$. For 64
+# queries (default scale), two independent judge panels each, we keep querying the judges
+# ($n = 32, \dots, 32768$, nested: larger $n$ reuses the earlier calls), solve every estimated
+# game by LP and fit the slope of the mean value error for $n \ge 256$.
+
+# %%
+H_est = bench.helpful[:EST_QUERIES].repeat(EST_REPEATS, 1, 1)
+R_est = bench.risk[:EST_QUERIES].repeat(EST_REPEATS, 1, 1)
+A_true = games.payoff_matrix(H_est, R_est, W_EST).cpu().numpy()
+v_true = np.array([games.maximin_lp(a).value for a in A_true])
+A_hat = games.judge_estimate(H_est, R_est, W_EST, JUDGE_SAMPLES, generator=gen).cpu().numpy()
+v_hat = np.array(
+    [
+        [games.maximin_lp(a).value for a in A_n]
+        for A_n in icml26.progress(A_hat, desc="judge budgets")
+    ]
+)
+value_err = np.abs(v_hat - v_true)  # (budgets, instances)
+est_err = np.abs(A_hat - A_true).max((-2, -1))  # ‖Â − A‖_max
+ns = np.array(JUDGE_SAMPLES)
+fit_n = ns >= EST_FIT_FROM
+slope_n, icpt_n = np.polyfit(np.log(ns[fit_n]), np.log(value_err.mean(1)[fit_n]), 1)
+slope_d = np.polyfit(np.log(ns[fit_n]), np.log(est_err.mean(1)[fit_n]), 1)[0]
+bound_ratio = float((value_err / est_err).max())
+tight = float((value_err >= est_err * (1 - 1e-9)).mean())
+print(f"slope of mean ‖Â − A‖_max over the same range: {slope_d:.2f}")
+print(
+    f"median |v̂ − v| / ‖Â − A‖_max: {np.median(value_err / est_err):.2f}; "
+    f"instances where the bound is attained: {tight:.1%}"
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "07.5",
+    "log-log slope of the mean value error |v̂ − v| vs judge calls n (n ≥ 256)",
+    slope_n,
+    threshold="[-0.65, -0.35]",
+    holds=-0.65 <= slope_n <= -0.35,
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "07.6",
+    "max over all instances and n of |v̂ − v| / ‖Â − A‖_max (≤ 1 up to LP roundoff 1e-9)",
+    bound_ratio,
+    threshold=1.0,
+    holds=bound_ratio <= 1.0 + 1e-9,
+)
+
+# %%
+fig, ax = plt.subplots()
+ax.loglog(
+    ns,
+    est_err.mean(1),
+    marker="s",
+    color=icml26.plotting.color(1),
+    label="mean ‖Â − A‖_max (the bound)",
+)
+ax.loglog(ns, value_err.mean(1), marker="o", color=icml26.plotting.color(0), label="mean |v̂ − v|")
+ax.loglog(
+    ns[fit_n],
+    np.exp(icpt_n) * ns[fit_n] ** slope_n,
+    ls="--",
+    color="black",
+    label=f"fit n ≥ {EST_FIT_FROM}, slope {slope_n:.2f}",
+)
+ax.loglog(
+    ns,
+    np.quantile(value_err, 0.9, axis=1),
+    ls=":",
+    color=icml26.plotting.color(0),
+    label="90% quantile of |v̂ − v|",
+)
+ax.axvspan(ns[0], EST_FIT_FROM, color="grey", alpha=0.12, label="pre-asymptotic (rare risks)")
+ax.set(
+    xlabel="judge calls per payoff entry n",
+    ylabel="error (payoff units)",
+    title="The equilibrium value from noisy judges converges like 1/√n",
+)
+ax.legend(fontsize=8.5)
+plt.show()
+
+# %% [markdown]
+# Below $n \approx 256$ the curve is flatter than $n^{-1/2}$: many risk probabilities are small
+# (a few per cent for benign intents), and a Bernoulli mean with $np \lesssim 1$ errs by about
+# $p$ regardless of $n$ — the $1/\sqrt n$ regime of the central limit theorem starts once
+# $np \gg 1$. The value error is typically well below the bound $\lVert \hat A - A\rVert_{\max}$
+# (a median ratio near a quarter): the bound charges the single worst entry, while the value
+# depends on a few entries averaged by the equilibrium strategies. The bound is nevertheless
+# *attained* in a few per cent of the instances — games with a pure saddle point whose entry
+# happens to be the worst-estimated one — which is why 07.6 reads exactly 1: the proposition
+# cannot be improved.
+#
+# ### 07.7 · How many judge calls: Hoeffding's sample size
+#
+# *Claim* ({prf:ref}`sg-prop-hoeffding`): $n = \lceil \ln(2KJ/\eta) / (2\delta^2) \rceil$ calls
+# per entry make $\lVert \hat A - A \rVert_{\max} \le \delta$, hence $\lvert \hat v - v \rvert \le
+# \delta$, for at least a fraction $1 - \eta$ of queries. We draw a fresh benchmark of 1024
+# queries and count.
+
+# %%
+n_hoeffding = games.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_ETA, CANDIDATES * INTENTS)
+bench_h = games.simulate_benchmark(
+    HOEFFDING_QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE
+)
+A_h = games.payoff_matrix(bench_h.helpful, bench_h.risk, W_EST)
+A_h_hat = games.judge_estimate(bench_h.helpful, bench_h.risk, W_EST, n_hoeffding, generator=gen)
+dev_h = (A_h_hat - A_h).abs().amax((-2, -1)).cpu().numpy()
+within = float((dev_h <= HOEFFDING_DELTA).mean())
+print(
+    f"δ = {HOEFFDING_DELTA}, η = {HOEFFDING_ETA}, K·J = {CANDIDATES * INTENTS} entries → "
+    f"n = {n_hoeffding} calls per entry; largest ‖Â − A‖_max over queries: {dev_h.max():.3f}"
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "07.7",
+    "fraction of queries with ‖Â − A‖_max ≤ δ at Hoeffding's n (must be ≥ 1 − η)",
+    within,
+    threshold=1 - HOEFFDING_ETA,
+    holds=within >= 1 - HOEFFDING_ETA,
+)
+
+# %% [markdown]
+# Hoeffding is conservative by design: the largest deviation over a thousand queries is well
+# under $\delta$, because scores with small variance (rare risks) concentrate faster than the
+# worst case of a $[0, 1]$ variable, and the union bound over $KJ$ entries is loose.
+#
+# ## Cross-check
+#
+# Three independent computations of the same equilibria, on the simulated safety games
+# themselves ($w = 0.5$), which are *degenerate* — the refusal row is identically zero and
+# answers tie — unlike the random games of 07.1.
+#
+# 1. HiGHS returns the dual variables of the row LP {eq}`sg-eq-primal`; by
+#    {prf:ref}`sg-thm-minimax` the multipliers of $A^\top x \ge v\mathbf{1}$ *are* a minimax
+#    strategy of the column player, so reading them off must reproduce `games.minimax_lp`.
+# 2. nashpy's support enumeration (exhaustive over support pairs, so slow: 12 games) and its own
+#    LP.
+# 3. nashpy's Lemke–Howson from every starting label, each output checked by its duality gap
+#    {eq}`sg-eq-gap`.
+
+# %%
+from scipy.optimize import linprog
+
+A_cross = (1 - W_EST) * H_all[:N_CROSS] - W_EST * R_all[:N_CROSS]
+dual_err, se_err, nlp_err, se_games, lh_valid, lh_runs = 0.0, 0.0, 0.0, 0, 0, 0
+for A in A_cross:
+    K, J = A.shape
+    res = linprog(
+        np.r_[np.zeros(K), -1.0],
+        A_ub=np.c_[-A.T, np.ones(J)],
+        b_ub=np.zeros(J),
+        A_eq=np.r_[np.ones(K), 0.0][None],
+        b_eq=[1.0],
+        bounds=[(0, None)] * K + [(None, None)],
+        method="highs",
+    )
+    y_dual = -res.ineqlin.marginals  # multipliers of Aᵀx ≥ v1 (scipy reports them ≤ 0)
+    v = games.maximin_lp(A).value
+    dual_err = max(dual_err, abs((A @ y_dual).max() - games.minimax_lp(A).value))
+    game = nash.Game(A)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=RuntimeWarning)  # nashpy's degeneracy notices
+        eqs = list(game.support_enumeration(tol=1e-12))
+        lh = list(game.lemke_howson_enumeration())
+    se_games += len(eqs) > 0
+    for x, y in eqs:
+        se_err = max(se_err, abs(x @ A @ y - v), (A @ y).max() - (x @ A).min())
+    x, y = game.linear_program()
+    nlp_err = max(nlp_err, abs(x @ A @ y - v))
+    for x, y in lh:
+        lh_runs += 1
+        ok = np.isfinite(x).all() and np.isfinite(y).all()
+        lh_valid += bool(ok and (A @ y).max() - (x @ A).min() < 1e-9)
+print(f"{N_CROSS} safety games at w = {W_EST}:")
+print(f"  HiGHS dual multipliers reproduce the minimax value: {dual_err < 1e-9}")
+print(
+    f"  support enumeration found equilibria in {se_games} games, all with gap 0 and the LP value: "
+    f"{se_err < 1e-9}"
+)
+print(f"  nashpy linear_program agrees with games.maximin_lp: {nlp_err < 1e-8}")
+print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {lh_runs}")
+
+# %% [markdown]
+# Lemke–Howson's outputs on these games are mostly **not** equilibria: without lexicographic
+# pivoting, its complementary pivoting is ill-defined under ties, and nashpy's implementation
+# returns whatever vertex it stops at. On the generic random games of 07.1 every one of its
+# outputs was exact. The lesson for an agent that calls a solver at inference time is the one
+# of {prf:ref}`sg-def-gap`: the duality gap is a one-line certificate — check it.
+
+# %% [markdown]
+# ## Limits of this reproduction
+#
+# - **No language model.** The paper's candidates are sampled from open LLMs and scored by
+#   model-agnostic probes on HHH, TruthfulQA and SafetyBench, and an LLM agent calls the LP
+#   solver. Here candidates, intents and judges are simulated (`games.simulate_benchmark`), and
+#   the "agent" calls HiGHS directly. The paper's headline empirical claim — that Safety Game
+#   beats decoding and ranking baselines on those benchmarks — is **not tested**.
+# - **The formulation is reconstructed.** We could read the abstract and a public summary of the
+#   paper, not its method section. We state a faithful matrix-game instance
+#   ({prf:ref}`sg-def-game`) and show that the summary's bounded-multiplier form is a $K \times
+#   2$ matrix game solved by the same LP ({prf:ref}`sg-prop-multiplier`); the exact definitions
+#   of the paper's $M_i$, $\Delta_i$ and its sigmoid-softened penalty are not reproduced.
+# - **What the toy does test** is the machinery the method rests on: the minimax LP and its dual
+#   (07.1), the optimality of the equilibrium against fixed policies (07.2), the batched no-regret
+#   solver and its certificate (07.3–07.4), and the statistics of estimated payoffs (07.5–07.7).
+#   In our simulator the equilibrium's gain over the best *single* candidate is small (a few
+#   thousandths on average): most queries have a dominant candidate, and the equilibrium mixes
+#   in about a quarter of the (query, weight) pairs. The gain over the fixed baselines is large.
+# - **Scale.** $K = 6$ candidates and $J = 4$ intents; the paper's candidate sets are of similar
+#   size, but real judges are neither independent nor unbiased, which {eq}`sg-eq-estimate` assumes.
+
+# %% [markdown]
+# ## Exercises
+#
+# ````{exercise} Fixed step size
+# :label: sg-ex-fixed-eta
+#
+# Run `games.mwu(A_mwu, T, eta=0.05)` for the horizons of experiment 07.3 instead of the
+# horizon-tuned step. Predict the shape of the mean-gap curve before plotting it, then explain.
+# ````
+#
+# ````{solution} sg-ex-fixed-eta
+# :class: dropdown
+#
+# With a fixed $\eta$ the regret bound is $\ln K/\eta + \eta T L^2/8$, so the average regret —
+# and the gap — behaves like $\ln K/(\eta T) + \eta L^2/8$: it first falls like $1/T$, then
+# **plateaus** at a level of order $\eta L^2$ that does not shrink with $T$. (For Hedge against
+# Hedge the iterates cycle around the equilibrium; the averages converge only up to this
+# $O(\eta)$ bias.) The $1/\sqrt T$ rate of {prf:ref}`sg-thm-mwu` comes from balancing the two
+# terms, $\eta \propto 1/\sqrt T$. A decreasing schedule $\eta_t \propto 1/\sqrt t$ achieves the
+# same rate without knowing $T$ in advance.
+# ````
+#
+# ````{exercise} The stability bound is tight, and when it is loose
+# :label: sg-ex-tight
+#
+# (a) Give a game and a perturbation with $\lvert v(\hat A) - v(A)\rvert = \lVert \hat A -
+# A\rVert_{\max}$. (b) Suppose the equilibrium $(x^\star, y^\star)$ of $A$ is unique and
+# $\hat A - A = E$ is small. Argue that $v(\hat A) - v(A) \approx x^{\star\top} E y^\star$, and
+# use it to explain why experiment 07.5 finds the value error far below the bound.
+# ````
+#
+# ````{solution} sg-ex-tight
+# :class: dropdown
+#
+# (a) Any $A$ and $\hat A = A + \delta\mathbf{1}\mathbf{1}^\top$: every payoff moves by $\delta$,
+# so $v$ does too. (b) For a unique, non-degenerate equilibrium the supports of the optimal
+# strategies do not change under a small perturbation, and on those supports the equilibrium
+# solves a linear system; to first order the value moves by $x^{\star\top} E y^\star$ (an
+# envelope/Danskin argument). With independent entry errors of standard deviation
+# $\sigma_{ij}/\sqrt n$, this has standard deviation $\sqrt{\sum_{ij} x_i^{\star2} y_j^{\star2}
+# \sigma_{ij}^2}/\sqrt n$ — an *average* of entry errors, while $\lVert E\rVert_{\max}$ is the
+# *maximum* of $KJ$ of them (larger by about $\sqrt{2\ln(KJ)}$). Both shrink like $1/\sqrt n$, as
+# 07.5 measures.
+# ````
+#
+# ````{exercise} The bounded multiplier
+# :label: sg-ex-multiplier
+#
+# For one query of the benchmark take the malicious intent, $M = $ `H_all[q, :, -1]`,
+# $r = $ `R_all[q, :, -1]` and a cap $\tau = 0.1$. Compare `games.max_helpfulness_lp(M[:, None],
+# r[:, None], 0.1)` with `games.maximin_lp(games.multiplier_game(M, r, 0.1, lam))` for
+# $\bar\lambda \in \{0.1, 1, 10, 100\}$. When do they agree? What does the equilibrium do when
+# $\bar\lambda$ is too small?
+# ````
+#
+# ````{solution} sg-ex-multiplier
+# :class: dropdown
+#
+# They agree once $\bar\lambda$ exceeds the optimal multiplier $\lambda^\star$ of the risk cap
+# ({prf:ref}`sg-prop-multiplier`) — the extra helpfulness bought per unit of extra risk at the
+# optimum (the slope of the helpfulness–risk frontier at the cap). On the 64 queries of our
+# benchmark $\bar\lambda = 10$ suffices for every one, $\bar\lambda = 1$ for fewer than a
+# third. Below $\lambda^\star$ the penalty is too cheap: the agent prefers to exceed the cap
+# and pay $\bar\lambda$ per unit of excess risk, so the multiplier game's equilibrium is
+# riskier than $\tau$ and its value exceeds the constrained optimum.
+# Bounding the multiplier thus turns the hard cap into a soft one, which is what the paper's
+# sigmoid penalty softens further.
+# ````
+#
+# ````{exercise} Budgeting judge calls
+# :label: sg-ex-budget
+#
+# (a) With `games.hoeffding_samples`, how many calls per entry guarantee $\lvert \hat v - v\rvert
+# \le 0.01$ with probability $0.99$ for $K = 6$, $J = 4$? (b) How does the answer scale with
+# $K$ and with $\delta$? (c) Replace Hoeffding by Bernstein's inequality for entries whose score
+# variance is $\sigma^2 \ll 1/4$ and estimate the saving.
+# ````
+#
+# ````{solution} sg-ex-budget
+# :class: dropdown
+#
+# (a) $n = \lceil \ln(2 \cdot 24/0.01)/(2 \cdot 10^{-4}) \rceil = \lceil 8.476/0.0002\rceil =
+# 42\,382$ calls per entry, about a million in total per query — which is why the black-box
+# setting needs cheap judges, or smaller $K$. (b) Only logarithmically in $K$ (through the
+# union bound), but as $1/\delta^2$ in the accuracy. (c) Bernstein gives $n \approx
+# (2\sigma^2/\delta^2 + 2/(3\delta)) \ln(2KJ/\eta)$; for $\sigma^2 = 0.05$ and $\delta = 0.01$
+# that is about $(1000 + 67) \cdot 8.48 \approx 9\,000$, a saving of nearly $5\times$ —
+# consistent with the slack measured in 07.7.
+# ````
+#
+# ## Summary
+#
+# - The safety–helpfulness dilemma is a zero-sum matrix game between the answering agent
+#   (candidates) and the worst-case intent; its maximin mixture guarantees at least as much as
+#   any single answer or fixed policy (07.2), and the paper's bounded-multiplier risk cap is
+#   itself such a game.
+# - Its value and both players' strategies are one LP and its dual (07.1), cross-checked with
+#   nashpy and HiGHS's dual multipliers.
+# - Batched multiplicative weights solves a thousand games at once; its duality gap falls like
+#   $1/\sqrt T$ (07.3) and certifies the answer: the LP value lies inside every bracket (07.4).
+# - From noisy judges, the value error is at most $\lVert \hat A - A\rVert_{\max}$ (07.6) and
+#   shrinks like $1/\sqrt n$ (07.5); Hoeffding's $n$ guarantees a target accuracy (07.7).
+# - Not reproduced: the LLM experiments of the paper and its exact sigmoid-penalised objective.
