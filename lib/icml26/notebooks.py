@@ -24,9 +24,14 @@ NOTEBOOKS = ROOT / "notebooks"
 CHAPTER_GLOB = "[0-9][0-9]-*.py"
 FIX = "make notebooks NB={py}"
 
-#: Environment of every executed notebook: no progress bars in committed outputs, no hub.
+#: Environment of every executed notebook (``make notebooks`` and nbval alike): no progress
+#: bars in committed outputs, no model hub, and one BLAS/OpenMP thread per kernel, so that
+#: reductions run in the same order on every machine and two nbval workers share two cores.
 EXEC_ENV = {
     "ICML26_PROGRESS": "0",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
     "PYTHONHASHSEED": "0",
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
