@@ -104,3 +104,19 @@ def test_notebook_folder_holds_only_pairs():
     stray = [p.name for p in NOTEBOOKS.glob("*.ipynb") if not p.with_suffix(".py").exists()]
     assert not stray, f"notebooks without a .py source: {stray}"
     assert Path(ROOT / "book" / "notebooks").resolve() == NOTEBOOKS
+
+
+def test_notebook_functions_loads_definitions_with_the_chapter_imports(tmp_path):
+    from icml26.notebooks import notebook_functions
+
+    py = tmp_path / "98-demo.py"
+    py.write_text(
+        "# %%\nimport math\nVALUE = 1 / 0  # never executed\n\n"
+        "# %%\ndef area(r):\n    return math.pi * r**2\n"
+    )
+    area = notebook_functions(py, "area")["area"]
+    assert area(1.0) == pytest.approx(3.141592653589793)
+    with pytest.raises(ValueError, match="defines no top-level missing"):
+        notebook_functions(py, "missing")
+    with pytest.raises(ValueError, match="py must name a chapter source"):
+        notebook_functions(tmp_path / "nope.py", "area")

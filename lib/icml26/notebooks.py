@@ -174,6 +174,37 @@ def execute(py: Path, *, timeout: int = 600) -> float:
     return seconds
 
 
+def notebook_functions(py: Path | str, *names: str) -> dict[str, object]:
+    """Load top-level functions (or classes) defined in a chapter's ``.py``, by name.
+
+    The notebook's readable reference implementation is the one source of that code:
+    benchmarks and tests that compare a kernel with it load it from the chapter instead of
+    copying it. The chapter's top-level imports are executed first (nothing else runs), so
+    the definitions see the same modules as in the notebook.
+    """
+    import ast
+
+    py = Path(py)
+    if not py.is_absolute():
+        py = NOTEBOOKS / py
+    if py.suffix != ".py":
+        py = py.with_suffix(".py")
+    if not py.exists():
+        raise ValueError(f"py must name a chapter source, got {py}")
+    if not names:
+        raise ValueError("names must list at least one function")
+    tree = ast.parse(py.read_text(), filename=str(py))
+    imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    missing = [n for n in names if n not in defs]
+    if missing:
+        raise ValueError(f"{py.name} defines no top-level {', '.join(missing)}")
+    namespace: dict[str, object] = {"__name__": f"notebook_{py.stem.replace('-', '_')}"}
+    module = ast.Module(body=imports + [defs[n] for n in names], type_ignores=[])
+    exec(compile(module, str(py), "exec"), namespace)
+    return {n: namespace[n] for n in names}
+
+
 def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m icml26.notebooks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
