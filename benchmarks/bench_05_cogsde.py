@@ -10,51 +10,10 @@ from torch.nn import functional as F
 
 from benchmarks.registry import register
 from icml26 import sde
+from icml26.notebooks import notebook_functions
 
-
-class _Increments(torchsde.BaseBrownian):
-    """Pre-drawn increments for torchsde, so all three solvers integrate the same path."""
-
-    def __init__(self, dW: torch.Tensor, h: float) -> None:
-        self.dW, self.h = dW, h
-
-    def __call__(self, ta, tb=None, return_U=False, return_A=False):
-        return self.dW[round(float(ta) / self.h)]
-
-    def __repr__(self) -> str:
-        return "_Increments"
-
-    dtype = property(lambda self: self.dW.dtype)
-    device = property(lambda self: self.dW.device)
-    shape = property(lambda self: self.dW.shape[1:])
-    levy_area_approximation = property(lambda self: "none")
-
-
-class _Wrapped(torch.nn.Module):
-    noise_type, sde_type = "diagonal", "ito"
-
-    def __init__(self, model: sde.CogSDE, grid: torch.Tensor, h: float) -> None:
-        super().__init__()
-        self.model, self.grid, self.h = model, grid, h
-
-    def f(self, t, y):
-        k = min(round(float(t) / self.h), self.grid.shape[0] - 1)
-        return self.model.drift(y, self.grid[k].expand(y.shape[0], -1))
-
-    def g(self, t, y):
-        return self.model.diffusion(y)
-
-
-def _reference(drift, diffusion, z0, h, u, dW):
-    """The notebook's readable reference: Eq. (4) of chapter 05, path by path."""
-    out = torch.empty(dW.shape[0] + 1, *z0.shape, dtype=z0.dtype)
-    for i in range(z0.shape[0]):
-        z = z0[i : i + 1]
-        out[0, i] = z[0]
-        for k in range(dW.shape[0]):
-            z = z + drift(z, u[k : k + 1]) * h + diffusion(z) * dW[k, i : i + 1]
-            out[k + 1, i] = z[0]
-    return out
+# The chapter's readable reference (Eq. (4) of chapter 05, path by path), from the notebook.
+_reference = notebook_functions("05-cogsde", "em_reference")["em_reference"]
 
 
 def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
@@ -66,7 +25,7 @@ def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
     z0 = torch.randn(n_paths, 6, generator=g)
     dW = math.sqrt(h) * torch.randn(n_steps, n_paths, 6, generator=g)
     ts = torch.arange(n_steps + 1, dtype=torch.float32) * h
-    wrapped, bm = _Wrapped(model, u, h), _Increments(dW, h)
+    wrapped, bm = sde.TorchsdeAdapter(model, u, h), sde.FixedIncrements(dW, h)
 
     @torch.no_grad()
     def kernel():

@@ -95,8 +95,9 @@
 # ```{prf:theorem} Mean-square boundedness
 # :label: cogsde-thm-ms
 #
-# Let $f, G$ be locally Lipschitz and $(\alpha, \beta)$-dissipative, and let $u$ be measurable
-# with $\sup_t \lVert u_t\rVert^2 \le U^2$. Then (1) has a unique global solution and for all
+# Let $f, G$ be continuous and locally Lipschitz in $z$, uniformly over $u$ in bounded sets, and
+# $(\alpha, \beta)$-dissipative, and let $u$ be measurable with
+# $\sup_t \lVert u_t\rVert^2 \le U^2$. Then (1) has a unique global solution and for all
 # $t \ge 0$
 #
 # $$
@@ -133,11 +134,12 @@
 # $\mathbb{P}(\tau_R \le t) \le C_t / R^2 \to 0$: $\tau_R \to \infty$ almost surely and the
 # solution is global. *Conclusion.* Let $R \to \infty$; by Fatou's lemma
 # $e^{\alpha t}\,\mathbb{E}\lVert z_t\rVert^2 \le C_t$, and multiplying by $e^{-\alpha t}$ is the
-# claim. Equivalently, $m_t$ satisfies $m_t' \le -\alpha m_t + \beta(1+U^2)$ in integrated form and
-# Grönwall's comparison lemma gives the same bound. This is the classical Lyapunov-function
-# argument of Khasminskii {cite}`khasminskii2012stochastic` and Mao {cite}`mao2007stochastic`;
-# the only step we do not spell out is the standard local existence for locally Lipschitz
-# coefficients.
+# claim. This is Grönwall's comparison argument for $m_t' \le -\alpha m_t + \beta(1+U^2)$, with
+# the integrating factor $e^{\alpha t}$ applied *before* taking expectations; working with $Y_t$
+# avoids having to show first that $m_t$ is finite and differentiable. This is the classical
+# Lyapunov-function argument of Khasminskii {cite}`khasminskii2012stochastic` and Mao
+# {cite}`mao2007stochastic`; the only step we do not spell out is the standard local existence
+# for locally Lipschitz coefficients.
 # ```
 #
 # The theorem is only useful if we can *check* (2) for a neural network. The next result builds
@@ -207,10 +209,12 @@
 # ```{prf:theorem} Strong order 1/2 of Euler–Maruyama
 # :label: cogsde-thm-strong
 #
-# If $f$ and $G$ are globally Lipschitz in $z$ (uniformly in $u$) and of linear growth, the
-# Euler–Maruyama approximation $z^h$ driven by the same Brownian path satisfies
+# If $f$ and $G$ are globally Lipschitz in $z$ (uniformly in $u$) and of linear growth, and the
+# command is constant on each step (its switching times lie on the grid), the Euler–Maruyama
+# approximation $z^h$ driven by the same Brownian path satisfies
 # $\mathbb{E}\lVert z_T - z^h_T\rVert \le C\,h^{1/2}$ for a constant $C$ that depends on $T$ but not
-# on $h$ {cite}`kloeden1992numerical`. When the noise is additive ($G$ constant) the order
+# on $h$ {cite}`kloeden1992numerical`. When the noise is additive ($G$ constant) and $f$ is in
+# addition twice continuously differentiable in $z$ with bounded derivatives, the order
 # improves to $1$.
 # ```
 #
@@ -305,6 +309,7 @@ WINDOW = 20  # training window: 2 s
 HORIZON = icml26.pick(ci=200, paper=600)  # evaluation rollout: 10x (paper: 30x) the window
 MODEL_DIM = icml26.pick(ci=8, paper=16)
 MODEL_HIDDEN = icml26.pick(ci=16, paper=64)
+GRU_HIDDEN = icml26.pick(ci=10, paper=24)  # GRU state size: about as many parameters as CogSDE
 TRAIN_ITERS = icml26.pick(ci=200, paper=3000)
 BATCH = icml26.pick(ci=32, paper=128)
 TRAIN_SAMPLES = icml26.pick(ci=4, paper=16)
@@ -564,12 +569,19 @@ icml26.claim(
 # command's target, distracted they relax towards a slow wander with three times the noise. We
 # observe speed and turn rate; positions follow by integrating the unicycle kinematics.
 #
-# **The models.** All three share an encoder (the last 5 observations and commands → $z_0$), a
-# linear decoder ($z_t$ → speed, turn rate) and the kinematic integration; they differ only in
-# the latent dynamics, all with the same layers:
+# **The models.** All share an encoder (the last 5 observations and commands → initial state), a
+# linear decoder (state → speed, turn rate) and the kinematic integration, and all have
+# 1.6–1.7 k trainable parameters:
 # - **CogSDE**: the dissipative controlled SDE (3), trained with `TRAIN_SAMPLES` sampled futures;
-# - **neural ODE** (the baseline the issue asks for): `UnconstrainedSDE` without diffusion, a
-#   free linear part — a deterministic model of the same size;
+# - **neural ODE** (a deterministic baseline of the same size): `UnconstrainedSDE` without
+#   diffusion, the same layers with a free linear part $A$, initialised small (`gain=0.1`, so
+#   $A$ starts with eigenvalues of modulus $pprox 0.1$/s, the usual near-neutral start of a
+#   neural ODE);
+# - **neural ODE, gain 1**: the same model with $A$ initialised as a standard Gaussian matrix
+#   scaled by $1/\sqrt{d}$ (the default of `UnconstrainedSDE`). It starts unstable, and training
+#   on 2-s windows does not cure it: it is kept to show that failure, *not* as a fair baseline;
+# - **GRU** (the other baseline the issue names): `GRUBaseline`, a `GRUCell` driven by the
+#   command with a state of size `GRU_HIDDEN`, same encoder and decoder;
 # - **dissipative ODE** (an ablation): the CogSDE drift with the diffusion switched off.
 #
 # **Training** uses windows of 2 s only, and minimises the CRPS {cite}`gneiting2007strictly` of
@@ -614,19 +626,26 @@ def fit(model, n_samples, stochastic, seed):
 torch.manual_seed(SEED)
 models = {
     "CogSDE": sde.LatentSDEModel(sde.CogSDE(MODEL_DIM, 3, MODEL_HIDDEN, eps=0.5), 2, CONTEXT),
-    "neural ODE": sde.LatentSDEModel(
-        sde.UnconstrainedSDE(MODEL_DIM, 3, MODEL_HIDDEN, stochastic=False), 2, CONTEXT
+    "neural ODE, gain 1": sde.LatentSDEModel(
+        sde.UnconstrainedSDE(MODEL_DIM, 3, MODEL_HIDDEN, stochastic=False, gain=1.0), 2, CONTEXT
     ),
     "dissipative ODE": sde.LatentSDEModel(
         sde.CogSDE(MODEL_DIM, 3, MODEL_HIDDEN, eps=0.5), 2, CONTEXT
     ),
+    "neural ODE": sde.LatentSDEModel(
+        sde.UnconstrainedSDE(MODEL_DIM, 3, MODEL_HIDDEN, stochastic=False, gain=0.1), 2, CONTEXT
+    ),
+    "GRU": sde.GRUBaseline(GRU_HIDDEN, 2, 3, CONTEXT),
 }
-stochastic = {"CogSDE": True, "neural ODE": False, "dissipative ODE": False}
+stochastic = {name: name == "CogSDE" for name in models}
 for k, (name, model) in enumerate(models.items()):
     n_par = sum(p.numel() for p in model.parameters() if p.requires_grad)
     samples = TRAIN_SAMPLES if stochastic[name] else 1
     last = fit(model, samples, stochastic[name], SEED + 10 + k)
-    print(f"{name:>15}: {n_par} trainable parameters, final training loss {last:.2f}")
+    print(f"{name:>18}: {n_par} trainable parameters, final training loss {last:.2f}")
+for name in ("neural ODE, gain 1", "neural ODE"):
+    a_eig = torch.linalg.eigvals(models[name].dynamics.linear().detach().double()).real.max()
+    print(f"{name:>18}: largest real part of an eigenvalue of the trained A = {a_eig:.2f} /s")
 
 # %%
 past = torch.cat([test.speed_turn[:, :CONTEXT], test.commands[:, :CONTEXT]], dim=-1)
@@ -659,15 +678,18 @@ with torch.no_grad():
 truth_alignment = sde.command_alignment(
     obs_future[:, HORIZON // 2 :], cmd_future[:, HORIZON // 2 :]
 ).item()
+# the trivial forecast "the agent stands still": its ADE and (per-coordinate) CRPS
+still_ade = pos_future[:, late].norm(dim=-1).mean().item()
+still_crps = pos_future[:, late].abs().mean().item()
 print(f"{'late horizon ' + LATE:>22} | {'ADE (m)':>8} | {'CRPS (m)':>8} | {'90% cov.':>8} | align.")
 for name, r in results.items():
-    print(
-        f"{name:>22} | {r['ADE']:8.2f} | {r['CRPS']:8.2f} | {r['coverage']:8.2f} | "
-        f"{r['alignment']:.2f}"
-    )
+    cov = f"{r['coverage']:8.2f}" if stochastic[name] else f"{'-':>8}"
+    print(f"{name:>22} | {r['ADE']:8.2f} | {r['CRPS']:8.2f} | {cov} | {r['alignment']:.2f}")
 print(f"{'ground truth':>22} | {'':>8} | {'':>8} | {'':>8} | {truth_alignment:.2f}")
-ablation = results["CogSDE"]["ADE"] / results["dissipative ODE"]["ADE"]
-print(f"late-horizon ADE, CogSDE / dissipative ODE: {ablation:.2f}")
+print(f"{'stand still':>22} | {still_ade:8.2f} | {still_crps:8.2f} |")
+for name in ("neural ODE", "dissipative ODE", "GRU"):
+    ratio_n = results["CogSDE"]["ADE"] / results[name]["ADE"]
+    print(f"late-horizon ADE, CogSDE / {name}: {ratio_n:.2f}")
 
 # %% [markdown]
 # Positions are in the agent's frame at the start of the prediction, in metres if the speed unit
@@ -681,7 +703,8 @@ print(f"late-horizon ADE, CogSDE / dissipative ODE: {ablation:.2f}")
 # of steps whose decoded command is the issued one. It needs no model of the agent, it is
 # $\approx 1/3$ for motion unrelated to the commands, and the ground truth itself scores below 1
 # because distracted agents ignore the command. A prediction "stays aligned" if its score over
-# the late horizon does not fall below the ground truth's.
+# the late horizon is at least 90 % of the ground truth's (the threshold of claim 05.6); a score
+# well *above* the truth's means the model follows the commands more faithfully than the agent.
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(11, 4))
@@ -704,10 +727,8 @@ for ax, b in zip(axes, (0, 1, 2), strict=True):
             zorder=3,
         )
     ax.plot(p.mean(0)[:, 0], p.mean(0)[:, 1], color="k", lw=1.2, label="CogSDE mean")
-    ode = preds["dissipative ODE"][1][0, b].numpy()
-    ax.plot(
-        ode[:, 0], ode[:, 1], "--", color=icml26.plotting.color(3), lw=1.2, label="dissipative ODE"
-    )
+    gru = preds["GRU"][1][0, b].numpy()
+    ax.plot(gru[:, 0], gru[:, 1], "--", color=icml26.plotting.color(3), lw=1.2, label="GRU")
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.set_aspect("equal", adjustable="datalim")
@@ -734,7 +755,7 @@ ax1.axvline(WINDOW * DT, color="0.5", ls=":", label="training window")
 ax1.set_yscale("log")
 ax1.set_xlabel("prediction horizon (s)")
 ax1.set_ylabel("position CRPS (m)")
-ax1.set_title("Error vs horizon: the free neural ODE drifts away")
+ax1.set_title("Error vs horizon: the gain-1 neural ODE diverges, the others stay bounded")
 ax1.legend()
 ax2.axhline(0.9, color="0.5", ls=":", label="nominal 0.9")
 ax2.axvline(WINDOW * DT, color="0.5", ls="--", lw=0.8)
@@ -746,37 +767,52 @@ ax2.legend()
 plt.show()
 
 # %% [markdown]
-# What the toy shows, honestly: (i) the unconstrained neural ODE, trained on 2-s windows only,
-# is accurate inside the window but its rollout leaves the data manifold and its error grows
-# without bound — the failure dissipativity rules out. (ii) Against the *dissipative* ODE
-# ablation, CogSDE's ensemble mean is better in this run (ratio printed above), but not robustly:
-# over other seeds and training budgets we tried, the late-horizon ADE ratio ranged from about
-# 0.65 to 1.06. In this toy the robust accuracy gain over the deterministic baseline comes from
-# the dissipative structure, not from the noise. (iii) The
-# noise pays off in calibration: CogSDE's CRPS is markedly lower than both deterministic models',
-# but its 90 % band under-covers (about 0.75–0.83 at the late horizon across seeds), because
-# training on 2-s windows does not see how far uncertainty grows over 20 s. (iv) Both dissipative
-# models stay aligned with the commands to the end of the rollout. The dissipative ODE is
-# *over*-aligned (it never reproduces distraction); CogSDE's samples are closer to the ground
-# truth's score; a neural ODE that drifts away loses the commands (its score falls towards
-# chance when it diverges).
+# What the toy shows, honestly (seed 5; we reran seeds 1–5 at `ci` scale to see which
+# conclusions are robust):
+#
+# 1. **The gain-1 neural ODE is a straw man.** Its trained $A$ keeps an eigenvalue with real part
+#    $\approx 0.8$/s (printed above): over a 2-s window that is a factor $e^{1.6}$ that the
+#    decoder can absorb, over 20 s a factor $e^{15}$. Its late-horizon error is hundreds of metres,
+#    far worse than the trivial "stand still" forecast (it diverged in 4 of the 5 seeds). Beating
+#    it says only that a model that does not explode beats one that does, so it is *not* the
+#    baseline of claim 05.4.
+# 2. **Against fair deterministic baselines of the same size the accuracy advantage is mixed.**
+#    CogSDE's ensemble mean beats the small-initialised neural ODE (ADE ratio 0.63–0.80 over
+#    seeds 1–5; claim 05.4), but **not the GRU**: the GRU's late-horizon ADE is lower in every
+#    seed we ran (CogSDE / GRU between 1.03 and 1.43). Against the dissipative ODE ablation the
+#    ratio ranged from 0.65 to 1.36, i.e. no robust difference. The paper's "consistently improves
+#    predictive accuracy" is therefore **not reproduced** by this toy against its strongest
+#    deterministic baseline; the bounded models (dissipative ODE, GRU) are about equally accurate.
+# 3. **The noise pays off in calibration.** CogSDE's position CRPS is the lowest of all models in
+#    this run (claim 05.5): a point forecast cannot represent the spread of the agent's future.
+#    The margin over the GRU is real but not large (CRPS ratio 0.73–1.00 over seeds 1–5: in one
+#    seed a tie). Its 90 % band **under-covers** at the late horizon (table above; 0.70–0.82
+#    over seeds 1–5, against the nominal 0.90), because training on 2-s windows does not see how
+#    far the uncertainty grows over 20 s.
+# 4. **Command alignment.** All bounded models stay aligned with the commands to the end of the
+#    rollout. The deterministic ones are *over*-aligned (they never reproduce distraction, so
+#    they score above the ground truth); CogSDE's samples are closest to the ground truth's score
+#    (claim 05.6); the gain-1 neural ODE loses the commands as it diverges (towards chance).
 
 # %% tags=["claim"]
 ade_ratio = results["CogSDE"]["ADE"] / results["neural ODE"]["ADE"]
+gru_ratio = results["CogSDE"]["ADE"] / results["GRU"]["ADE"]
 icml26.claim(
     "05.4",
-    f"late-horizon ADE ({LATE}), CogSDE ensemble mean / deterministic neural ODE",
+    f"late-horizon ADE ({LATE}), CogSDE ensemble mean / neural ODE of the same size, small init "
+    f"(not asserted vs the GRU: CogSDE / GRU = {gru_ratio:.2f})",
     ade_ratio,
     threshold=1.0,
     holds=ade_ratio < 1.0,
 )
 
 # %% tags=["claim"]
-best_det = min(results["neural ODE"]["CRPS"], results["dissipative ODE"]["CRPS"])
+best_det = min(r["CRPS"] for name, r in results.items() if not stochastic[name])
 crps_ratio = results["CogSDE"]["CRPS"] / best_det
 icml26.claim(
     "05.5",
-    "late-horizon position CRPS, CogSDE / best deterministic model (neural or dissipative ODE)",
+    f"late-horizon ({LATE}) position CRPS, CogSDE / best deterministic model "
+    "(neural ODEs, dissipative ODE, GRU)",
     crps_ratio,
     threshold=1.0,
     holds=crps_ratio < 1.0,
@@ -798,44 +834,12 @@ icml26.claim(
 # **`torchsde`.** `torchsde.sdeint(method="euler")` {cite}`li2020scalable` implements the same
 # scheme (4). It accepts any object implementing its `BaseBrownian` interface as `bm`; the
 # solver asks it for the increment over each step $[t_k, t_{k+1}]$, so a ten-line class that
-# returns our pre-drawn $\Delta W_k$ lets both solvers integrate the *same* Brownian path. The
-# command grid is read inside the wrapped drift from the step index.
+# returns our pre-drawn $\Delta W_k$ (`sde.FixedIncrements`) lets both solvers integrate the
+# *same* Brownian path. `sde.TorchsdeAdapter` presents the model as a torchsde SDE, reading the
+# command grid from the step index inside the drift, as `sde.euler_maruyama` does.
 
 
 # %%
-class FixedIncrements(torchsde.BaseBrownian):
-    """Hands torchsde our pre-drawn increments dW[k] for the step starting at t_k = k h."""
-
-    def __init__(self, increments, h):
-        self.increments, self.h = increments, h
-
-    def __call__(self, ta, tb=None, return_U=False, return_A=False):
-        return self.increments[round(float(ta) / self.h)]
-
-    def __repr__(self):
-        return "FixedIncrements"
-
-    dtype = property(lambda self: self.increments.dtype)
-    device = property(lambda self: self.increments.device)
-    shape = property(lambda self: self.increments.shape[1:])
-    levy_area_approximation = property(lambda self: "none")
-
-
-class TorchsdeCogSDE(torch.nn.Module):
-    noise_type, sde_type = "diagonal", "ito"
-
-    def __init__(self, model, grid, h):
-        super().__init__()
-        self.model, self.grid, self.h = model, grid, h
-
-    def f(self, t, y):
-        k = min(round(float(t) / self.h), self.grid.shape[0] - 1)
-        return self.model.drift(y, self.grid[k].expand(y.shape[0], -1))
-
-    def g(self, t, y):
-        return self.model.diffusion(y)
-
-
 h_x, n_x, N_x = 2.0**-6, 128, 256
 g = torch.Generator().manual_seed(SEED + 5)
 grid_x = F.one_hot(torch.randint(0, 3, (n_x,), generator=g), 3).double()
@@ -845,10 +849,10 @@ ts = torch.arange(n_x + 1, dtype=torch.float64) * h_x
 with torch.no_grad():
     ours = sde.euler_maruyama(cog_small.drift, cog_small.diffusion, z0_x, h_x, u=grid_x, dW=dW_x)
     theirs = torchsde.sdeint(
-        TorchsdeCogSDE(cog_small, grid_x, h_x),
+        sde.TorchsdeAdapter(cog_small, grid_x, h_x),
         z0_x,
         ts,
-        bm=FixedIncrements(dW_x, h_x),
+        bm=sde.FixedIncrements(dW_x, h_x),
         method="euler",
         dt=h_x,
     )
@@ -909,13 +913,17 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # - **Training objective.** We fit by minimising a sampled CRPS, not the ELBO of a latent SDE with
 #   a posterior SDE and a KL term {cite}`li2020scalable`; the encoder gives a point estimate of
 #   $z_0$.
-# - **Baselines.** The deterministic baseline is a neural ODE of the same size; we do not test a
-#   GRU or Transformer. Against the dissipative ODE ablation the toy shows **no** clear accuracy
-#   gain of the ensemble mean — the accuracy advantage over the free neural ODE is a stability
-#   effect. We therefore assert accuracy only against the neural ODE (05.4) and calibration
-#   (CRPS) against both (05.5).
-# - **Calibration.** The 90 % band under-covers at long horizons (table above); the toy does not
-#   reproduce well-calibrated long-horizon uncertainty.
+# - **Accuracy is not reproduced against the strongest baseline.** A GRU of the same size
+#   predicts the late-horizon position *more* accurately than CogSDE's ensemble mean (ADE ratio
+#   CogSDE / GRU 1.03–1.43 over seeds 1–5), and the dissipative ODE ablation is about as accurate
+#   (0.65–1.36). Claim 05.4 asserts accuracy only against the small-initialised neural ODE, which
+#   CogSDE beats in every seed we ran; the neural ODE with the default gain-1 initialisation
+#   diverges and is shown only as a failure mode. We do not test a Transformer.
+# - **Calibration.** The 90 % band under-covers at long horizons: its late-horizon coverage is
+#   0.70–0.82 over seeds 1–5 (this run: table above), against the nominal 0.90, because the
+#   model is trained on 2-s windows only; the toy does not reproduce
+#   well-calibrated long-horizon uncertainty. CogSDE's CRPS advantage over the GRU is modest and
+#   in one of five seeds a tie.
 # - **Bound.** The certified bound is valid but loose by one to two orders of magnitude at
 #   stationarity; it proves boundedness, not a sharp prediction of the spread.
 
@@ -987,22 +995,33 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # bounded nonlinearity cannot stop a linear blow-up — although the SDE itself is dissipative.
 # ````
 #
-# ````{exercise} A stronger deterministic baseline
+# ````{exercise} Why does the gain-1 neural ODE diverge, and what keeps the GRU bounded?
 # :label: cogsde-ex-gru
 #
-# Replace the neural ODE by a GRU of similar size (`torch.nn.GRUCell` with the command as input
-# and the same encoder/decoder) and rerun the animal experiment. Does the accuracy claim 05.4
-# still hold? Which property of the GRU plays the role of dissipativity?
+# The "neural ODE, gain 1" of the animal experiment fits the 2-s training windows about as well
+# as the other models, yet its 20-s rollout leaves the plot. (a) Using the printed largest real
+# part $r$ of an eigenvalue of its trained $A$, estimate by what factor a perturbation of the
+# latent state grows over one training window and over the evaluation horizon. (b) Why does the
+# CRPS loss on 2-s windows barely penalise $r > 0$? (c) Which property of the GRU plays the role
+# of dissipativity? Retrain the neural ODE with `gain=1` and the penalty
+# $\lambda\,\max\bigl(0, \lambda_{\max}((A + A^\top)/2)\bigr)^2$ added to the loss (a
+# differentiable upper bound on $r$), and compare its late-horizon ADE with the table.
 # ````
 #
 # ````{solution} cogsde-ex-gru
 # :class: dropdown
 #
-# A GRU's hidden state is a convex combination of the previous state and a $\tanh$ candidate, so
-# it stays in $[-1, 1]^d$ for ever: it is bounded by construction, like the dissipative ODE. Expect
-# it to behave like the dissipative ODE ablation — no divergence, an accuracy close to CogSDE's
-# ensemble mean, and a CRPS equal to its absolute error, hence worse than CogSDE's. 05.4 is then
-# not guaranteed; 05.5 should still hold, since a point forecast cannot represent the spread.
+# (a) The bounded nonlinearity cannot stop a linear instability, so the state grows roughly like
+# $e^{rt}$: with $r \approx 0.8$/s that is $e^{1.6} \approx 5$ over 2 s and
+# $e^{16} \approx 10^7$ over 20 s. (b) Within a window the growth is moderate, and the encoder and
+# the linear decoder can place $z_0$ and read out $z_t$ so that the unstable direction is barely
+# excited or barely visible; the loss never sees $t > 2$ s, so nothing pushes $r$ below 0. A
+# penalty on $r$ (or, better, a parameterisation such as (3) that makes $r < 0$ impossible)
+# removes the failure; the penalised model then behaves like the dissipative ODE. (c) A GRU's
+# state is a convex combination of the previous state and a $\tanh$ candidate, so it stays in
+# $[-1, 1]^d$ for ever whatever the weights: it is bounded by construction — the discrete-time
+# analogue of the certificate of {prf:ref}`cogsde-prop-param`, though without a moment bound
+# on a stochastic state.
 # ````
 #
 # ## Summary
@@ -1015,7 +1034,8 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # - The batched kernel matches `torchsde`'s Euler path by path (to rounding error) and shows strong
 #   order $1/2$ on GBM.
 # - On a synthetic command-driven animal, CogSDE stays bounded and command-aligned over 10× the
-#   training horizon and beats deterministic models in CRPS; its accuracy edge over a free neural
-#   ODE is a stability effect, and a dissipative ODE is about as accurate.
+#   training horizon and has the lowest CRPS; in accuracy it beats a neural ODE of the same size
+#   but not a GRU, and a dissipative ODE is about as accurate — the paper's accuracy claim is not
+#   reproduced against the strongest deterministic baseline.
 # - Its long-horizon bands are too narrow in our toy: calibration over long horizons is not
 #   reproduced.

@@ -11,24 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icml26 import sde
-
-
-class FixedIncrements(torchsde.BaseBrownian):
-    """A Brownian 'motion' that hands torchsde our pre-drawn increments, one per grid step."""
-
-    def __init__(self, dW: torch.Tensor, h: float) -> None:
-        self.dW, self.h = dW, h
-
-    def __call__(self, ta, tb=None, return_U=False, return_A=False):
-        return self.dW[round(float(ta) / self.h)]
-
-    def __repr__(self) -> str:
-        return "FixedIncrements"
-
-    dtype = property(lambda self: self.dW.dtype)
-    device = property(lambda self: self.dW.device)
-    shape = property(lambda self: self.dW.shape[1:])
-    levy_area_approximation = property(lambda self: "none")
+from icml26.notebooks import notebook_functions
 
 
 def _model(d: int = 4, c: int = 3) -> sde.CogSDE:
@@ -36,16 +19,8 @@ def _model(d: int = 4, c: int = 3) -> sde.CogSDE:
     return sde.CogSDE(d, c, 8, sigma=0.4).double()
 
 
-def _reference_em(drift, diffusion, z0, h, u, dW):
-    """Per-path loop, as in the chapter's readable reference."""
-    out = torch.empty(dW.shape[0] + 1, *z0.shape, dtype=z0.dtype)
-    for i in range(z0.shape[0]):
-        z = z0[i : i + 1]
-        out[0, i] = z[0]
-        for k in range(dW.shape[0]):
-            z = z + drift(z, u[k : k + 1]) * h + diffusion(z) * dW[k, i : i + 1]
-            out[k + 1, i] = z[0]
-    return out
+# The chapter's readable reference (a per-path loop), loaded from the notebook itself.
+_reference_em = notebook_functions("05-cogsde", "em_reference")["em_reference"]
 
 
 def test_em_matches_per_path_loop():
@@ -69,19 +44,11 @@ def test_em_matches_torchsde_euler():
     z0 = torch.randn(N, 4, generator=g, dtype=torch.float64)
     dW = math.sqrt(h) * torch.randn(n, N, 4, generator=g, dtype=torch.float64)
 
-    class Wrapped(torch.nn.Module):
-        noise_type, sde_type = "diagonal", "ito"
-
-        def f(self, t, y):
-            return m.drift(y, u[min(round(float(t) / h), n - 1)].expand(N, 3))
-
-        def g(self, t, y):
-            return m.diffusion(y)
-
     ts = torch.arange(n + 1, dtype=torch.float64) * h
     with torch.no_grad():
         ours = sde.euler_maruyama(m.drift, m.diffusion, z0, h, u=u, dW=dW)
-        ref = torchsde.sdeint(Wrapped(), z0, ts, bm=FixedIncrements(dW, h), method="euler", dt=h)
+        wrapped, bm = sde.TorchsdeAdapter(m, u, h), sde.FixedIncrements(dW, h)
+        ref = torchsde.sdeint(wrapped, z0, ts, bm=bm, method="euler", dt=h)
     assert (ours - ref).abs().max().item() < 1e-6
 
 
@@ -242,3 +209,34 @@ def test_validation_property(dt, steps_u, steps):
         with torch.no_grad():
             p = sde.euler_maruyama(m.drift, None, z0, dt, u=u, n_steps=steps)
         assert p.shape == (steps + 1, 2, 4)
+
+
+def test_gru_baseline_shapes_gradients_and_validation():
+    torch.manual_seed(10)
+    model = sde.GRUBaseline(10, obs_dim=2, command_dim=3, context=4)
+    past = torch.randn(5, 4, 5)
+    cmds = torch.zeros(5, 12, 3)
+    y = model(past, cmds, 0.1, n_samples=2)
+    assert y.shape == (2, 5, 12, 2)
+    assert torch.equal(y[0], y[1])  # deterministic: the copies coincide
+    y.pow(2).mean().backward()
+    assert model.cell.weight_hh.grad is not None
+    with pytest.raises(ValueError, match="past"):
+        model(torch.randn(5, 3, 5), cmds, 0.1)
+    with pytest.raises(ValueError, match="commands"):
+        model(past, torch.zeros(5, 12, 2), 0.1)
+    with pytest.raises(ValueError, match="dt"):
+        model(past, cmds, 0.0)
+    with pytest.raises(ValueError, match="hidden"):
+        sde.GRUBaseline(0, 2, 3, 4)
+
+
+def test_torchsde_bridge_validates():
+    with pytest.raises(ValueError, match="dW must be"):
+        sde.FixedIncrements(torch.zeros(3), 0.1)
+    with pytest.raises(ValueError, match="h must be > 0"):
+        sde.FixedIncrements(torch.zeros(3, 2), 0.0)
+    with pytest.raises(ValueError, match="outside the grid"):
+        sde.FixedIncrements(torch.zeros(3, 2), 0.1)(torch.tensor(0.5))
+    with pytest.raises(ValueError, match="grid must have shape"):
+        sde.TorchsdeAdapter(_model(), torch.zeros(3), 0.1)

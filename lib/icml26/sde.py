@@ -9,6 +9,7 @@ Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
   the certified constants of Eq. (2) of chapter 05;
 - :class:`UnconstrainedSDE` — the same architecture with a free linear part (the baseline);
 - :class:`LatentSDEModel` — encoder → latent SDE → decoder for command-driven trajectories;
+- :class:`GRUBaseline` — a deterministic recurrent baseline with the same interface;
 - :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
 - metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`.
 
@@ -36,7 +37,10 @@ __all__ = [
     "AnimalData",
     "Certificate",
     "CogSDE",
+    "FixedIncrements",
+    "GRUBaseline",
     "LatentSDEModel",
+    "TorchsdeAdapter",
     "UnconstrainedSDE",
     "band_coverage",
     "command_alignment",
@@ -425,6 +429,56 @@ class LatentSDEModel(nn.Module):
         return y.reshape(t, s, b, self.obs_dim).permute(1, 2, 0, 3)
 
 
+class GRUBaseline(nn.Module):
+    """Deterministic recurrent baseline for the animal task of chapter 05.
+
+    Same interface as :class:`LatentSDEModel`: an encoder maps the context window to the initial
+    hidden state (squashed by ``tanh`` into the GRU's range), a ``GRUCell`` advances it one step
+    per command, and a linear decoder reads the observation. A GRU's state is a convex
+    combination of the previous state and a ``tanh`` candidate, so it is bounded by construction.
+    ``n_samples`` copies of the (single) prediction are returned, so ``S = n_samples``.
+    """
+
+    def __init__(
+        self, hidden: int, obs_dim: int, command_dim: int, context: int, enc_hidden: int = 32
+    ):
+        super().__init__()
+        self.hidden = checks.integer("hidden", hidden, low=1)
+        self.obs_dim = checks.integer("obs_dim", obs_dim, low=1)
+        self.command_dim = checks.integer("command_dim", command_dim, low=1)
+        self.context = checks.integer("context", context, low=1)
+        enc_hidden = checks.integer("enc_hidden", enc_hidden, low=1)
+        width = context * (obs_dim + command_dim)
+        self.encoder = nn.Sequential(
+            nn.Linear(width, enc_hidden), nn.Tanh(), nn.Linear(enc_hidden, hidden), nn.Tanh()
+        )
+        self.cell = nn.GRUCell(command_dim, hidden)
+        self.decoder = nn.Linear(hidden, obs_dim)
+
+    def forward(
+        self,
+        past: Tensor,
+        commands: Tensor,
+        dt: float,
+        *,
+        n_samples: int = 1,
+        generator: torch.Generator | None = None,
+        stochastic: bool = False,
+    ) -> Tensor:
+        """Predict: ``past (B, k, obs+c)``, ``commands (B, T, c)`` → ``(n_samples, B, T, obs)``."""
+        checks.real("dt", dt, low=0.0, strict=True)
+        checks.shape("past", past, (None, self.context, self.obs_dim + self.command_dim))
+        checks.shape("commands", commands, (past.shape[0], None, self.command_dim))
+        s = checks.integer("n_samples", n_samples, low=1)
+        h = self.encoder(past.flatten(1))
+        out = []
+        for k in range(commands.shape[1]):
+            h = self.cell(commands[:, k], h)
+            out.append(self.decoder(h))
+        y = torch.stack(out, 1).unsqueeze(0)
+        return y.expand(s, *y.shape[1:])
+
+
 def crps_ensemble(samples: Tensor, target: Tensor) -> Tensor:
     """Fair (unbiased) CRPS of an ensemble, per entry: ``E|X - y| - E|X - X'| / 2``.
 
@@ -465,3 +519,61 @@ def command_alignment(speed_turn: Tensor, commands: Tensor) -> Tensor:
     target = torch.tensor(_TARGET, dtype=speed_turn.dtype, device=speed_turn.device)
     dist = (speed_turn.unsqueeze(-2) - target).pow(2).sum(-1)
     return (dist.argmin(-1) == commands.argmax(-1)).float().mean()
+
+
+# --------------------------------------------------------------------------- torchsde bridge
+def _torchsde_base() -> type:
+    import torchsde
+
+    return torchsde.BaseBrownian
+
+
+class FixedIncrements(_torchsde_base()):
+    """A torchsde Brownian motion that hands out pre-drawn increments (chapter 05, Cross-check).
+
+    ``torchsde.sdeint(..., bm=FixedIncrements(dW, h), method="euler", dt=h)`` then integrates
+    the same Brownian path as :func:`euler_maruyama` with ``dW``: the solver asks for the
+    increment over each step ``[t_k, t_k + h]``, and gets ``dW[k]`` (shape ``(n, ..., m)``).
+    """
+
+    def __init__(self, dW: Tensor, h: float) -> None:
+        if not isinstance(dW, Tensor) or dW.ndim < 2:
+            raise ValueError("dW must be a tensor of increments with shape (n_steps, ...)")
+        self.dW, self.h = dW, checks.real("h", h, low=0.0, strict=True)
+
+    def __call__(self, ta, tb=None, return_U=False, return_A=False) -> Tensor:
+        k = round(float(ta) / self.h)
+        if not 0 <= k < self.dW.shape[0]:
+            raise ValueError(f"ta={float(ta)} lies outside the grid of {self.dW.shape[0]} steps")
+        return self.dW[k]
+
+    def __repr__(self) -> str:
+        return f"FixedIncrements(n_steps={self.dW.shape[0]}, h={self.h})"
+
+    dtype = property(lambda self: self.dW.dtype)
+    device = property(lambda self: self.dW.device)
+    shape = property(lambda self: self.dW.shape[1:])
+    levy_area_approximation = property(lambda self: "none")
+
+
+class TorchsdeAdapter(nn.Module):
+    """A model with ``drift(z, u)`` and ``diffusion(z)`` as a torchsde SDE (diagonal Itô noise).
+
+    The command ``u`` is read from the per-step ``grid`` (shape ``(n_steps, c)``) by the step
+    index ``round(t / h)``, exactly as :func:`euler_maruyama` reads it.
+    """
+
+    noise_type, sde_type = "diagonal", "ito"
+
+    def __init__(self, model: nn.Module, grid: Tensor, h: float) -> None:
+        super().__init__()
+        checks.shape("grid", grid, (None, None))
+        self.model, self.grid = model, grid
+        self.h = checks.real("h", h, low=0.0, strict=True)
+
+    def f(self, t: Tensor, y: Tensor) -> Tensor:
+        k = min(round(float(t) / self.h), self.grid.shape[0] - 1)
+        return self.model.drift(y, self.grid[k].expand(y.shape[0], -1))
+
+    def g(self, t: Tensor, y: Tensor) -> Tensor:
+        return self.model.diffusion(y)
