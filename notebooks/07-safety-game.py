@@ -33,7 +33,7 @@
 # candidate answers $i \in [K]$; the **opponent** (column player, minimiser) among $J$ query
 # intents or evaluators $j \in [J]$ — a benign user, a curious student, a malicious actor — each
 # of whom judges helpfulness and harm differently. Mixed strategies are $x \in \Delta_K$ and
-# $y \in \Delta_J$ (the simplex of `book/notation.md`).
+# $y \in \Delta_J$ (the simplex of the book's {doc}`../notation`).
 #
 # | symbol | meaning |
 # |---|---|
@@ -44,6 +44,7 @@
 # | $x^\top A y$ | expected payoff of the pair $(x, y)$ |
 # | $v = v(A)$ | value of the game, $\max_x \min_y x^\top A y$ |
 # | $\hat A$, $\hat v$ | payoff estimated from $n$ judge calls per entry, and its value |
+# | $\delta$, $\beta$ | target for $\lVert \hat A - A\rVert_{\max}$; allowed failure probability |
 # | $\lVert B \rVert_{\max}$ | $\max_{ij} \lvert B_{ij} \rvert$ (also $\lVert B\rVert_\infty$) |
 # | $T$, $\eta$ | rounds and step size of multiplicative weights |
 # | $L$ | payoff range $\max A - \min A$ of one game |
@@ -163,14 +164,16 @@
 # and the $KJ$ entries are estimated from $n$ calls each, then
 #
 # $$
-# n \ \ge\ \frac{\ell^2 \ln(2KJ/\eta)}{2\delta^2}
+# n \ \ge\ \frac{\ell^2 \ln(2KJ/\beta)}{2\delta^2}
 # \quad\Longrightarrow\quad
-# \mathbb{P}\big(\lVert \hat A - A \rVert_{\max} \le \delta\big) \ge 1 - \eta ,
+# \mathbb{P}\big(\lVert \hat A - A \rVert_{\max} \le \delta\big) \ge 1 - \beta ,
 # $$
 #
-# and then $\lvert \hat v - v \rvert \le \delta$ by {prf:ref}`sg-prop-stability`. Without the
-# union bound, the typical error of one entry is of order $\ell/\sqrt{n}$, and so is the value
-# error.
+# for a failure probability $\beta \in (0, 1)$, and then $\lvert \hat v - v \rvert \le \delta$ by
+# {prf:ref}`sg-prop-stability`. Read the other way: with probability $\ge 1 - \beta$,
+# $\lvert \hat v - v\rvert \le \ell\sqrt{\ln(2KJ/\beta)/(2n)}$, so the value error is
+# $O(1/\sqrt n)$ (one entry alone errs by order $\ell/\sqrt n$; the union bound over $KJ$
+# entries costs the factor $\sqrt{\ln(2KJ/\beta)}$).
 # ```
 #
 # ```{prf:proof}
@@ -178,7 +181,7 @@
 # in an interval of length $\ell$ gives
 # $\mathbb{P}(\lvert \hat A_{ij} - A_{ij} \rvert > \delta) \le 2\exp(-2n\delta^2/\ell^2)$. A union
 # bound over the $KJ$ entries bounds the probability that any entry is off by more than
-# $\delta$ by $2KJ\exp(-2n\delta^2/\ell^2)$, which is $\le \eta$ for the stated $n$.
+# $\delta$ by $2KJ\exp(-2n\delta^2/\ell^2)$, which is $\le \beta$ for the stated $n$.
 # ```
 #
 # The LP is exact but sequential: one solver call per game. For thousands of small games — one
@@ -236,7 +239,8 @@
 # $$ (sg-eq-multiplier)
 #
 # If the cap is feasible and $\bar\lambda \ge \lambda^\star$, an optimal multiplier of the
-# constrained LP, then $v(G)$ equals the constrained optimum.
+# risk constraint in the constrained LP, then $v(G)$ equals the constrained optimum; if
+# $\bar\lambda > \lambda^\star$, every maximin strategy of $G$ meets the cap.
 # ```
 #
 # ```{prf:proof}
@@ -244,11 +248,19 @@
 # $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau
 # - x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
 # reading: if $x$ meets the cap the opponent picks $\lambda = 0$ and the agent is paid its
-# helpfulness; if not, it pays $\bar\lambda$ per unit of excess risk. For the second claim,
-# $v(G) = \max_x [x^\top M - \bar\lambda (x^\top r - \tau)_+]$, an exact-penalty function: for
-# $\bar\lambda \ge \lambda^\star$ its maximisers are feasible and it equals the constrained
-# optimum (the standard exact-penalty theorem for LPs, which we quote;
-# {ref}`sg-ex-multiplier` checks it numerically).
+# helpfulness; if not, it pays $\bar\lambda$ per unit of excess risk:
+# $v(G) = \max_x \phi(x)$ with $\phi(x) = x^\top M - \bar\lambda (x^\top r - \tau)_+$, an
+# exact-penalty function. For the second claim let $p^\star$ be the constrained optimum. LP
+# duality for the constraint $x^\top r \le \tau$ (with $x \in \Delta_K$ kept as the domain)
+# gives a $\lambda^\star \ge 0$ with
+# $p^\star = \max_{x \in \Delta_K} [x^\top M + \lambda^\star(\tau - x^\top r)]$, so for every
+# $x \in \Delta_K$,
+# $x^\top M \le p^\star + \lambda^\star (x^\top r - \tau) \le p^\star + \lambda^\star (x^\top r -
+# \tau)_+$ and hence $\phi(x) \le p^\star - (\bar\lambda - \lambda^\star)(x^\top r - \tau)_+ \le
+# p^\star$. A constrained optimiser has $\phi = p^\star$, so $v(G) = p^\star$. If $\bar\lambda >
+# \lambda^\star$, the middle inequality is strict for any $x$ that exceeds the cap, so no such
+# $x$ maximises $\phi$. (With $\bar\lambda = \lambda^\star$ an infeasible mixture may tie;
+# {ref}`sg-ex-multiplier` explores $\bar\lambda < \lambda^\star$.)
 # ```
 
 # %%
@@ -289,7 +301,7 @@ EST_REPEATS = icml26.pick(ci=2, paper=4)  # independent judge panels per query
 JUDGE_SAMPLES = [2**k for k in range(5, icml26.pick(ci=16, paper=18))]  # n
 EST_FIT_FROM = icml26.pick(ci=256, paper=256)  # fit the error slope for n >= this
 HOEFFDING_DELTA = icml26.pick(ci=0.05, paper=0.02)  # target ‖Â − A‖_max
-HOEFFDING_ETA = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability
+HOEFFDING_BETA = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability β
 HOEFFDING_QUERIES = icml26.pick(ci=1024, paper=8192)
 
 # %% [markdown]
@@ -317,13 +329,17 @@ def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # %% [markdown]
-# The kernel `icml26.games.mwu` runs the same rounds on a whole batch `(B, K, J)` of games: each
-# round is two batched matrix–vector products and two softmaxes, on whatever device the batch
-# lives, with no transfer to the host inside the loop. It returns the averaged strategies, the
-# value bracket $[\min_j (\bar x^\top A)_j,\ \max_i (A\bar y)_i]$ and the duality gap
-# {eq}`sg-eq-gap`. The LPs {eq}`sg-eq-primal` and {eq}`sg-eq-dual` are `games.maximin_lp` and
-# `games.minimax_lp` (HiGHS through `scipy.optimize.linprog`). Both must agree with the
-# reference on a random case.
+# The kernel `icml26.games.mwu` runs the same rounds on a whole batch `(B, K, J)` of games, on
+# whatever device the batch lives, with no transfer to the host inside the loop. It applies the
+# update multiplicatively, $x_{t+1} \propto x_t \odot e^{\eta A y_t}$ (the same iterates as
+# {eq}`sg-eq-hedge`, on the payoff centred per game so that no factor overflows), and stores the
+# batch as the *last* axis, so that each round is a dozen vectorised sweeps over all games
+# rather than $B$ tiny matrix products. It returns the averaged strategies, the value bracket
+# $[\min_j (\bar x^\top A)_j,\ \max_i (A\bar y)_i]$ and the duality gap {eq}`sg-eq-gap`;
+# with `tol=` it stops as soon as every game's gap — the certificate — is below `tol`, checked
+# every 32 rounds (the only host synchronisation). The LPs {eq}`sg-eq-primal` and
+# {eq}`sg-eq-dual` are `games.maximin_lp` and `games.minimax_lp` (HiGHS through
+# `scipy.optimize.linprog`). Both must agree with the reference on a random case.
 
 # %%
 A_check = torch.rand(16, 5, 3, generator=gen, dtype=torch.float64).to(DEVICE) * 2 - 1
@@ -400,7 +416,7 @@ print(
 # %% tags=["claim"]
 icml26.claim(
     "07.1",
-    "max |v_primal − v_dual| and |v_LP − v_nashpy| over random games (shown <1e-12 below that)",
+    "max |v_primal − v_dual| and |v_LP − v_nashpy| over random games (printed <1e-12 if so)",
     "<1e-12" if worst < 1e-12 else worst,
     threshold=1e-8,
     holds=worst <= 1e-8,
@@ -513,15 +529,55 @@ plt.show()
 
 # %% [markdown]
 # As $w$ grows the equilibrium walks from the most helpful mixture down to the refusal, through
-# mixtures that no single candidate offers. It is on the frontier at the extremes, but for
-# intermediate $w$ it falls *below and to the right* of it: it shifts weight towards a candidate
-# that is worse on both separate worst cases. This is not a solver error. The frontier takes
-# the two worst cases separately (the least appreciative intent for helpfulness, the most
-# dangerous one for risk); the game scores helpfulness and risk under the *same* intent, and
-# against every single intent that candidate's combined payoff is the better one. Which notion
-# of "worst case" is right is a modelling choice; the game's is the one whose guarantee the LP
-# certifies. Over the whole benchmark, that guarantee dominates both baselines at every weight
-# — by a wide margin in the middle, where neither refusing nor answering in full is right:
+# mixtures that no single candidate offers. At $w = 0$ and for large $w$ it lies on the frontier,
+# but for intermediate $w$ it falls *below and to the right* of it: worse on both separate worst
+# cases.
+# This is not a solver error; the two objects answer different questions. For every mixture $x$,
+#
+# $$
+# \underbrace{\min_j \big[(1-w)(x^\top H)_j - w (x^\top R)_j\big]}_{\text{game: one intent}}
+# \ \ge\
+# \underbrace{(1-w)\min_j (x^\top H)_j - w \max_j (x^\top R)_j}_{\text{frontier: two worst cases}},
+# $$
+#
+# with equality only when a single intent is both the least appreciative and the most dangerous
+# for $x$. The frontier is made of the maximisers of the right-hand side (as the cap varies);
+# the equilibrium maximises the left-hand side, which it scores higher, and so it can sit below
+# the frontier of the right-hand side. In this query, candidate 4's worst risk comes from the
+# malicious intent — the intent that also finds it the most helpful — so no single intent
+# realises its separate worst helpfulness and worst risk together, and the equilibrium leans on
+# it. The cell below scores the equilibrium at $w = 0.5$ and the frontier point that is best for
+# the right-hand side under both criteria. Which notion of "worst case" is right is a modelling
+# choice; the game's is the one whose guarantee the LP certifies.
+
+# %%
+w_mid = 0.5
+x_eq = games.maximin_lp((1 - w_mid) * Hq - w_mid * Rq).strategy
+
+
+def joint(x: np.ndarray) -> float:
+    """The game's guarantee: the worst intent scores helpfulness and risk together."""
+    return float(((1 - w_mid) * (x @ Hq) - w_mid * (x @ Rq)).min())
+
+
+def separate(x: np.ndarray) -> float:
+    """The frontier's criterion: the two worst cases taken separately."""
+    return float((1 - w_mid) * (x @ Hq).min() - w_mid * (x @ Rq).max())
+
+
+x_sep = max((f.strategy for f in frontier), key=separate)  # on the grid of caps
+
+
+for name, x in (("equilibrium", x_eq), ("best frontier point", x_sep)):
+    print(
+        f"{name:20s} x = {np.round(x, 2)}: game score {joint(x):.4f}, "
+        f"two-worst-cases score {separate(x):.4f}"
+    )
+assert joint(x_eq) >= joint(x_sep) - 1e-12 and separate(x_sep) >= separate(x_eq) - 1e-12
+
+# %% [markdown]
+# Over the whole benchmark, the game's guarantee dominates both baselines at every weight — by a
+# wide margin in the middle, where neither refusing nor answering in full is right:
 
 # %%
 fig, ax = plt.subplots()
@@ -592,9 +648,15 @@ ratio_T = float((np.abs(mid - v_lp) / half_gap).max())
 print(f"max gap {2 * half_gap.max():.4f}; mean |midpoint − v_LP| {np.abs(mid - v_lp).mean():.5f}")
 
 # %% tags=["nbval-ignore-output"]
+t0 = time.perf_counter()
+res_fast = games.mwu(A_mwu.float(), 1024, tol=2e-2)  # certified: every |midpoint − v| ≤ 1e-2
+t_fast = time.perf_counter() - t0
+assert float(res_fast.gap.max()) <= 2e-2
 print(
     f"{MWU_GAMES} games: LP loop took {t_lp:.2f} s, "
-    f"batched Hedge (T={Ts[-1]}) took {t_mwu:.2f} s on {DEVICE}"
+    f"batched Hedge (T={Ts[-1]}) took {t_mwu:.2f} s on {DEVICE};\n"
+    f"float32 Hedge stopped once every gap ≤ 2e-2 ({res_fast.rounds} rounds) took "
+    f"{t_fast:.3f} s: {t_lp / t_fast:.0f}× faster than the LP loop at that certified accuracy"
 )
 
 # %% tags=["claim"]
@@ -638,8 +700,18 @@ plt.show()
 
 # %% [markdown]
 # The measured gap sits about a factor of two below the worst-case bound and parallel to it:
-# Hedge against Hedge is not faster than $T^{-1/2}$ here. The bracket is conservative — the
-# midpoint typically errs by a fraction of half the gap.
+# with the theorem's step, Hedge against Hedge is not faster than $T^{-1/2}$ here. The bracket
+# is conservative — the midpoint typically errs by a fraction of half the gap.
+#
+# **Speed, at a stated accuracy.** The LP is exact; Hedge is as accurate as its certificate
+# says, and its rounds grow like $1/\varepsilon^2$. So "faster than the LP" only means something
+# at a fixed accuracy. At $\pm 10^{-2}$ on the value — below the judge noise of a realistic
+# budget (07.7 works at $\delta = 0.05$) — the early-stopped float32 run in the timing cell above
+# beats the loop of HiGHS calls by one to two orders of magnitude on a 2-core CPU (`make bench`
+# records the ratios; they vary with the machine's load), and a larger fixed step $\eta = 1/L$,
+# outside the theorem but still certified, stops after about a hundred rounds. At
+# $\pm 3.7 \times 10^{-3}$ ($T = 4096$) the advantage shrinks to about $5\times$, and at
+# $10^{-3}$ the LP loop would win.
 #
 # ### 07.5–07.6 · Black-box estimation: the value error shrinks like $1/\sqrt{n}$, within the bound
 #
@@ -667,12 +739,16 @@ ns = np.array(JUDGE_SAMPLES)
 fit_n = ns >= EST_FIT_FROM
 slope_n, icpt_n = np.polyfit(np.log(ns[fit_n]), np.log(value_err.mean(1)[fit_n]), 1)
 slope_d = np.polyfit(np.log(ns[fit_n]), np.log(est_err.mean(1)[fit_n]), 1)[0]
+LP_TOL = 1e-9  # absolute slack for the LP's roundoff; vertex solutions err by ~1e-15 here
+assert (est_err > 0).all()  # every instance has a noisy entry, so the ratio is defined
 bound_ratio = float((value_err / est_err).max())
-tight = float((value_err >= est_err * (1 - 1e-9)).mean())
+excess = float((value_err - est_err).max())  # ≤ 0 is the proposition
+tight = float((value_err >= est_err - LP_TOL).mean())
 print(f"slope of mean ‖Â − A‖_max over the same range: {slope_d:.2f}")
 print(
     f"median |v̂ − v| / ‖Â − A‖_max: {np.median(value_err / est_err):.2f}; "
-    f"instances where the bound is attained: {tight:.1%}"
+    f"instances where the bound is attained (to {LP_TOL:g}): {tight:.1%}; "
+    f"max of |v̂ − v| − ‖Â − A‖_max: {'≤ 1e-12' if excess <= 1e-12 else f'{excess:.1e}'}"
 )
 
 # %% tags=["claim"]
@@ -687,10 +763,10 @@ icml26.claim(
 # %% tags=["claim"]
 icml26.claim(
     "07.6",
-    "max over all instances and n of |v̂ − v| / ‖Â − A‖_max (≤ 1 up to LP roundoff 1e-9)",
+    "max over all instances and n of |v̂ − v| / ‖Â − A‖_max (≤ 1 up to 1e-9; = 1 if attained)",
     bound_ratio,
     threshold=1.0,
-    holds=bound_ratio <= 1.0 + 1e-9,
+    holds=excess <= LP_TOL,
 )
 
 # %%
@@ -739,13 +815,13 @@ plt.show()
 #
 # ### 07.7 · How many judge calls: Hoeffding's sample size
 #
-# *Claim* ({prf:ref}`sg-prop-hoeffding`): $n = \lceil \ln(2KJ/\eta) / (2\delta^2) \rceil$ calls
+# *Claim* ({prf:ref}`sg-prop-hoeffding`): $n = \lceil \ln(2KJ/\beta) / (2\delta^2) \rceil$ calls
 # per entry make $\lVert \hat A - A \rVert_{\max} \le \delta$, hence $\lvert \hat v - v \rvert \le
-# \delta$, for at least a fraction $1 - \eta$ of queries. We draw a fresh benchmark of 1024
+# \delta$, for at least a fraction $1 - \beta$ of queries. We draw a fresh benchmark of 1024
 # queries and count.
 
 # %%
-n_hoeffding = games.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_ETA, CANDIDATES * INTENTS)
+n_hoeffding = games.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_BETA, CANDIDATES * INTENTS)
 bench_h = games.simulate_benchmark(
     HOEFFDING_QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE
 )
@@ -754,17 +830,17 @@ A_h_hat = games.judge_estimate(bench_h.helpful, bench_h.risk, W_EST, n_hoeffding
 dev_h = (A_h_hat - A_h).abs().amax((-2, -1)).cpu().numpy()
 within = float((dev_h <= HOEFFDING_DELTA).mean())
 print(
-    f"δ = {HOEFFDING_DELTA}, η = {HOEFFDING_ETA}, K·J = {CANDIDATES * INTENTS} entries → "
+    f"δ = {HOEFFDING_DELTA}, β = {HOEFFDING_BETA}, K·J = {CANDIDATES * INTENTS} entries → "
     f"n = {n_hoeffding} calls per entry; largest ‖Â − A‖_max over queries: {dev_h.max():.3f}"
 )
 
 # %% tags=["claim"]
 icml26.claim(
     "07.7",
-    "fraction of queries with ‖Â − A‖_max ≤ δ at Hoeffding's n (must be ≥ 1 − η)",
+    "fraction of queries with ‖Â − A‖_max ≤ δ at Hoeffding's n (must be ≥ 1 − β)",
     within,
-    threshold=1 - HOEFFDING_ETA,
-    holds=within >= 1 - HOEFFDING_ETA,
+    threshold=1 - HOEFFDING_BETA,
+    holds=within >= 1 - HOEFFDING_BETA,
 )
 
 # %% [markdown]
@@ -856,6 +932,8 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 #   in about a quarter of the (query, weight) pairs. The gain over the fixed baselines is large.
 # - **Scale.** $K = 6$ candidates and $J = 4$ intents; the paper's candidate sets are of similar
 #   size, but real judges are neither independent nor unbiased, which {eq}`sg-eq-estimate` assumes.
+# - **Speed was measured on CPU only.** The batched solver is written to run on a GPU, but its
+#   advantage over the LP loop was timed on a 2-core CPU; the GPU case is not tested here.
 
 # %% [markdown]
 # ## Exercises
@@ -863,20 +941,32 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # ````{exercise} Fixed step size
 # :label: sg-ex-fixed-eta
 #
-# Run `games.mwu(A_mwu, T, eta=0.05)` for the horizons of experiment 07.3 instead of the
-# horizon-tuned step. Predict the shape of the mean-gap curve before plotting it, then explain.
+# Run `games.mwu(A_mwu, T, eta=eta)` with a fixed step, $\eta = 0.05$ and $\eta = 2$, for the
+# horizons of experiment 07.3 extended to $T = 16384$, instead of the horizon-tuned step; do the
+# same on 1024 random $4 \times 4$ games `torch.rand(1024, 4, 4, dtype=torch.float64) * 2 - 1`.
+# Predict the shape of the mean and maximum gap curves from the regret bound before plotting,
+# then compare.
 # ````
 #
 # ````{solution} sg-ex-fixed-eta
 # :class: dropdown
 #
-# With a fixed $\eta$ the regret bound is $\ln K/\eta + \eta T L^2/8$, so the average regret —
-# and the gap — behaves like $\ln K/(\eta T) + \eta L^2/8$: it first falls like $1/T$, then
-# **plateaus** at a level of order $\eta L^2$ that does not shrink with $T$. (For Hedge against
-# Hedge the iterates cycle around the equilibrium; the averages converge only up to this
-# $O(\eta)$ bias.) The $1/\sqrt T$ rate of {prf:ref}`sg-thm-mwu` comes from balancing the two
-# terms, $\eta \propto 1/\sqrt T$. A decreasing schedule $\eta_t \propto 1/\sqrt t$ achieves the
-# same rate without knowing $T$ in advance.
+# *Prediction.* With a fixed step (in units of $1/L$, as `mwu` scales it) the regret bound gives
+# $\operatorname{gap} \lesssim L\,[\ln(KJ)/(\eta T) + \eta/4]$: a $1/T$ decay, then a **floor** of
+# order $\eta L$ that does not shrink with $T$. The $1/\sqrt T$ rate of {prf:ref}`sg-thm-mwu`
+# comes from balancing the two terms, $\eta \propto 1/\sqrt T$; a schedule
+# $\eta_t \propto 1/\sqrt t$ gets the same rate without knowing $T$.
+#
+# *What one measures.* With $\eta = 0.05$ the curve falls like $1/T$ over the whole range
+# (slope close to $-1$): it starts far above the tuned curve and crosses it near $T \approx 5000$,
+# where $0.05$ *is* the tuned step. The floor is a worst case over opponents: Hedge against
+# Hedge, on these games, keeps going below it. With $\eta = 2$ the start is much faster, but
+# the iterates of Hedge against Hedge spiral away from an interior equilibrium towards the
+# boundary of the simplex {cite}`bailey2018multiplicative`. In our runs, on the random games
+# the *maximum* gap falls until $T = 4096$ and then jumps by more than an order of magnitude by
+# $T = 16384$ (the mean gap rises too); on the safety games (many with a pure saddle point) the
+# mean keeps falling but the maximum jumps as well. A large fixed
+# step is fine only with the certificate checked — which is what `tol=` does.
 # ````
 #
 # ````{exercise} The stability bound is tight, and when it is loose
@@ -942,7 +1032,7 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # 42\,382$ calls per entry, about a million in total per query — which is why the black-box
 # setting needs cheap judges, or smaller $K$. (b) Only logarithmically in $K$ (through the
 # union bound), but as $1/\delta^2$ in the accuracy. (c) Bernstein gives $n \approx
-# (2\sigma^2/\delta^2 + 2/(3\delta)) \ln(2KJ/\eta)$; for $\sigma^2 = 0.05$ and $\delta = 0.01$
+# (2\sigma^2/\delta^2 + 2/(3\delta)) \ln(2KJ/\beta)$; for $\sigma^2 = 0.05$ and $\delta = 0.01$
 # that is about $(1000 + 67) \cdot 8.48 \approx 9\,000$, a saving of nearly $5\times$ —
 # consistent with the slack measured in 07.7.
 # ````
@@ -957,6 +1047,8 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 #   nashpy and HiGHS's dual multipliers.
 # - Batched multiplicative weights solves a thousand games at once; its duality gap falls like
 #   $1/\sqrt T$ (07.3) and certifies the answer: the LP value lies inside every bracket (07.4).
+#   It beats a loop of LP calls at the modest accuracy ($\pm 10^{-2}$) that judge noise warrants,
+#   not at LP precision.
 # - From noisy judges, the value error is at most $\lVert \hat A - A\rVert_{\max}$ (07.6) and
 #   shrinks like $1/\sqrt n$ (07.5); Hoeffding's $n$ guarantees a target accuracy (07.7).
 # - Not reproduced: the LLM experiments of the paper and its exact sigmoid-penalised objective.

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icml26 import games
+from icml26.notebooks import notebook_functions
 
 
 def _random_game(rng: np.random.Generator, m: int, n: int) -> np.ndarray:
@@ -95,20 +96,8 @@ def test_lp_matches_nashpy(seed: int) -> None:
 # --- batched Hedge -------------------------------------------------------------------------
 
 
-def _hedge_loop(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
-    """A plain loop over rounds of the same horizon-tuned Hedge as games.mwu."""
-    m, n = A.shape
-    L = A.max() - A.min()
-    ex, ey = math.sqrt(8 * math.log(max(m, 2)) / T) / L, math.sqrt(8 * math.log(max(n, 2)) / T) / L
-    gx, gy = np.zeros(m), np.zeros(n)
-    xs, ys = np.zeros(m), np.zeros(n)
-    for _ in range(T):
-        x = np.exp(ex * (gx - gx.max()))
-        y = np.exp(-ey * (gy - gy.min()))
-        x, y = x / x.sum(), y / y.sum()
-        xs, ys = xs + x, ys + y
-        gx, gy = gx + A @ y, gy + x @ A
-    return xs / T, ys / T
+# The chapter's readable reference (one game, a plain loop over rounds), from the notebook.
+_hedge_loop = notebook_functions("07-safety-game", "hedge_reference")["hedge_reference"]
 
 
 def test_mwu_matches_loop_and_bound() -> None:
@@ -133,6 +122,34 @@ def test_mwu_single_game_and_dtype() -> None:
     assert res.x.shape == (2,) and res.value.shape == ()
     assert res.x.dtype == torch.float32
     assert abs(float(res.value)) < 0.05
+
+
+def test_mwu_early_stop_certifies_and_float32_agrees() -> None:
+    gen = torch.Generator().manual_seed(7)
+    b = games.simulate_benchmark(128, 6, 4, generator=gen)
+    A = games.payoff_matrix(b.helpful, b.risk, 0.5)
+    full = games.mwu(A, 1024)
+    early = games.mwu(A, 1024, tol=2e-2, check_every=16)
+    assert full.rounds == 1024 and early.rounds < 1024 and early.rounds % 16 == 0
+    assert float(early.gap.max()) <= 2e-2  # the stopping rule is the certificate
+    v = np.array([games.maximin_lp(a.numpy()).value for a in A])
+    assert (np.abs(early.value.numpy() - v) <= early.gap.numpy() / 2 + 1e-12).all()
+    # the truncated run has exactly the iterates of the full run up to its last round
+    part = games.mwu(A, 1024, tol=1e9, check_every=early.rounds)
+    assert part.rounds == early.rounds and torch.allclose(part.x, early.x, atol=1e-14)
+    f32 = games.mwu(A.float(), 1024)
+    assert f32.x.dtype == torch.float32
+    assert float((f32.x.double() - full.x).abs().max()) < 1e-4
+    assert float((f32.value.double() - full.value).abs().max()) < 1e-4
+
+
+def test_mwu_shift_invariant_without_overflow() -> None:
+    gen = torch.Generator().manual_seed(8)
+    A = torch.rand(8, 4, 3, generator=gen, dtype=torch.float64)
+    base, shifted = games.mwu(A, 2000), games.mwu(A + 1e6, 2000)
+    assert torch.isfinite(shifted.x).all() and torch.isfinite(shifted.y).all()
+    assert torch.allclose(base.x, shifted.x, atol=1e-9)
+    assert torch.allclose(base.value + 1e6, shifted.value, atol=1e-6)
 
 
 def test_mwu_gap_shrinks_like_inverse_sqrt() -> None:
@@ -220,6 +237,10 @@ def test_validation_messages() -> None:
         games.mwu(torch.zeros(2, 2, dtype=torch.int64), 10)
     with pytest.raises(ValueError, match="T must be"):
         games.mwu(A, 0)
+    with pytest.raises(ValueError, match="tol"):
+        games.mwu(A, 10, tol=0.0)
+    with pytest.raises(ValueError, match="check_every"):
+        games.mwu(A, 10, tol=0.1, check_every=0)
     with pytest.raises(ValueError, match="finite"):
         games.maximin_lp(np.array([[1.0, np.inf]]))
     with pytest.raises(ValueError, match="2-D"):
@@ -269,16 +290,16 @@ def test_non_finite_payoffs_rejected(bad: float, i: int, j: int) -> None:
 @settings(max_examples=40, deadline=None)
 @given(
     delta=st.floats(allow_nan=False, allow_infinity=False),
-    eta=st.floats(allow_nan=False, allow_infinity=False),
+    beta=st.floats(allow_nan=False, allow_infinity=False),
 )
-def test_hoeffding_validation(delta: float, eta: float) -> None:
-    if delta >= 1e-100 and 0 < eta < 1:
-        assert games.hoeffding_samples(delta, eta, 10) >= 1
-    elif delta > 0 and 0 < eta < 1:  # tiny delta: a huge n, or refused when n overflows
+def test_hoeffding_validation(delta: float, beta: float) -> None:
+    if delta >= 1e-100 and 0 < beta < 1:
+        assert games.hoeffding_samples(delta, beta, 10) >= 1
+    elif delta > 0 and 0 < beta < 1:  # tiny delta: a huge n, or refused when n overflows
         try:
-            assert games.hoeffding_samples(delta, eta, 10) >= 1
+            assert games.hoeffding_samples(delta, beta, 10) >= 1
         except ValueError as err:
             assert "too small" in str(err)
     else:
-        with pytest.raises(ValueError, match=r"delta|eta"):
-            games.hoeffding_samples(delta, eta, 10)
+        with pytest.raises(ValueError, match=r"delta|beta"):
+            games.hoeffding_samples(delta, beta, 10)

@@ -63,7 +63,8 @@ class MWUResult:
     """Averaged Hedge strategies on a batch of games (Eq. (6) of chapter 07).
 
     ``lower`` = min_j (x̄ᵀA)_j and ``upper`` = max_i (Aȳ)_i bracket the value of each game;
-    ``gap = upper - lower`` is the duality gap (Eq. (4)) and ``value`` the bracket's midpoint.
+    ``gap = upper - lower`` is the duality gap (Eq. (4)), ``value`` the bracket's midpoint and
+    ``rounds`` the number of rounds run (``T``, or fewer when stopped early by ``tol``).
     """
 
     x: torch.Tensor
@@ -72,6 +73,7 @@ class MWUResult:
     upper: torch.Tensor
     gap: torch.Tensor
     value: torch.Tensor
+    rounds: int
 
 
 @dataclass(frozen=True)
@@ -208,11 +210,6 @@ def duality_gap(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tens
     return upper - worst_case_payoff(A, x)
 
 
-def _softmax(logits: torch.Tensor) -> torch.Tensor:
-    e = (logits - logits.amax(-1, keepdim=True)).exp_()  # in place: avoids a slow path of exp
-    return e.div_(e.sum(-1, keepdim=True))
-
-
 @contextmanager
 def _single_thread(device: torch.device) -> Iterator[None]:
     """Run tiny per-round CPU ops on one thread (intra-op threads only stall on them)."""
@@ -227,49 +224,91 @@ def _single_thread(device: torch.device) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def mwu(A: torch.Tensor, T: int, eta: float | None = None) -> MWUResult:
+def mwu(
+    A: torch.Tensor,
+    T: int,
+    eta: float | None = None,
+    *,
+    tol: float | None = None,
+    check_every: int = 32,
+) -> MWUResult:
     """Both players run Hedge for ``T`` rounds on every game of the batch (Eq. (6), chapter 07).
 
     ``A`` has shape ``(B, m, n)`` (or ``(m, n)``). Round ``t``: x_t ∝ exp(η Σ_{s<t} A y_s),
     y_t ∝ exp(−η' Σ_{s<t} Aᵀ x_s). Default step sizes are the horizon-tuned
     η = √(8 ln m / T) / L, η' = √(8 ln n / T) / L with L the payoff range of each game, for
     which the duality gap of the averaged strategies is at most :func:`mwu_gap_bound`. A given
-    ``eta`` is used for both players, scaled by 1 / L. Everything stays on ``A``'s device; on
-    CPU the rounds run on one thread, since each round's tensors are tiny and intra-op threads
-    only add synchronisation (which stalls badly on a loaded machine).
+    ``eta`` is used for both players, scaled by 1 / L.
+
+    With ``tol`` the run stops early, after the first multiple of ``check_every`` rounds at
+    which *every* game's duality gap (computed exactly from the averages, a certificate) is
+    ``≤ tol``; the step sizes stay those of horizon ``T``, so ``MWUResult.rounds`` ≤ ``T``.
+    Each check is the only host synchronisation of the loop.
+
+    Implementation: the update is applied multiplicatively, x_{t+1} ∝ x_t ⊙ exp(η A y_t), on the
+    payoff centred per game (A − (max A + min A)/2, which changes no iterate: Hedge is
+    shift-invariant), so every factor lies in [e^{−ηL/2}, e^{ηL/2}] and nothing overflows. The
+    batch is stored last, ``(m, n, B)``, so that every per-round op is a vectorised sweep over
+    the games instead of ``B`` tiny matrix products. Everything stays on ``A``'s device and in
+    ``A``'s dtype (float32 halves the work; its roundoff, ~1e-6 on payoffs of order one, is far
+    below the gaps Hedge reaches). On CPU the rounds run on one thread, since each round's
+    tensors are small and intra-op threads only add synchronisation.
     """
     A = _batched("A", A)
     T = checks.integer("T", T, low=1)
+    if eta is not None:
+        eta = checks.real("eta", eta, low=0.0, strict=True)
+    if tol is not None:
+        tol = checks.real("tol", tol, low=0.0, strict=True)
+    check_every = checks.integer("check_every", check_every, low=1)
     squeeze = A.ndim == 2
     if squeeze:
         A = A.unsqueeze(0)
     B, m, n = A.shape
-    width = (A.amax((-2, -1)) - A.amin((-2, -1))).clamp_min(1e-12).unsqueeze(-1)
+    hi, lo = A.amax((-2, -1)), A.amin((-2, -1))
+    width = (hi - lo).clamp_min(1e-12)
     if eta is None:
         eta_x = math.sqrt(8.0 * math.log(max(m, 2)) / T) / width
         eta_y = math.sqrt(8.0 * math.log(max(n, 2)) / T) / width
     else:
-        eta = checks.real("eta", eta, low=0.0, strict=True)
         eta_x = eta_y = eta / width
-    At = A.transpose(-2, -1)
-    lx = torch.zeros(B, m, dtype=A.dtype, device=A.device)
-    ly = torch.zeros(B, n, dtype=A.dtype, device=A.device)
-    xs = torch.zeros_like(lx)
-    ys = torch.zeros_like(ly)
+    centred = A - (0.5 * (hi + lo)).view(B, 1, 1)
+    Gx = (centred * eta_x.view(B, 1, 1)).permute(1, 2, 0).contiguous()  # (m, n, B): η A
+    Gy = (centred * -eta_y.view(B, 1, 1)).permute(1, 2, 0).contiguous()  # (m, n, B): −η' A
+    Ab = A.permute(1, 2, 0).contiguous()  # (m, n, B), for the certificate
+    x = torch.full((m, B), 1.0 / m, dtype=A.dtype, device=A.device)
+    y = torch.full((n, B), 1.0 / n, dtype=A.dtype, device=A.device)
+    xs, ys = torch.zeros_like(x), torch.zeros_like(y)
+    bx, by = torch.empty_like(Gx), torch.empty_like(Gy)
+
+    def bracket(xb: torch.Tensor, yb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        lower = (Ab * xb.unsqueeze(1)).sum(0).amin(0)  # min_j (x̄ᵀA)_j
+        upper = (Ab * yb.unsqueeze(0)).sum(1).amax(0)  # max_i (Aȳ)_i
+        return lower, upper
+
+    rounds = 0
     with _single_thread(A.device):
-        for _ in range(T):
-            x, y = _softmax(lx), _softmax(ly)
+        for t in range(1, T + 1):
             xs += x
             ys += y
-            lx += eta_x * torch.bmm(A, y.unsqueeze(-1)).squeeze(-1)
-            ly -= eta_y * torch.bmm(At, x.unsqueeze(-1)).squeeze(-1)
-    xb, yb = xs / T, ys / T
-    lower = (xb.unsqueeze(-1) * A).sum(-2).amin(-1)
-    upper = (A * yb.unsqueeze(-2)).sum(-1).amax(-1)
-    out = MWUResult(xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper))
+            fx = torch.mul(Gx, y.unsqueeze(0), out=bx).sum(1).exp_()  # e^{η (A y_t)_i}
+            fy = torch.mul(Gy, x.unsqueeze(1), out=by).sum(0).exp_()  # e^{−η' (Aᵀx_t)_j}
+            x = x.mul_(fx)
+            x = x.div_(x.sum(0))
+            y = y.mul_(fy)
+            y = y.div_(y.sum(0))
+            rounds = t
+            if tol is not None and t % check_every == 0 and t < T:
+                lower, upper = bracket(xs / t, ys / t)
+                if bool(((upper - lower) <= tol).all()):
+                    break
+    xb, yb = xs / rounds, ys / rounds
+    lower, upper = bracket(xb, yb)
+    xb, yb = xb.T, yb.T
+    parts = (xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper))
     if squeeze:
-        out = MWUResult(*(t.squeeze(0) for t in (xb, yb, lower, upper, upper - lower, out.value)))
-    return out
+        parts = tuple(p.squeeze(0) for p in parts)
+    return MWUResult(*parts, rounds=rounds)
 
 
 def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
@@ -283,18 +322,18 @@ def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
     )
 
 
-def hoeffding_samples(delta: float, eta: float, entries: int, width: float = 1.0) -> int:
-    """Judge calls per entry so that ‖Â − A‖_max ≤ δ w.p. ≥ 1 − η (chapter 07, sg-prop-hoeffding).
+def hoeffding_samples(delta: float, beta: float, entries: int, width: float = 1.0) -> int:
+    """Judge calls per entry so that ‖Â − A‖_max ≤ δ w.p. ≥ 1 − β (chapter 07, sg-prop-hoeffding).
 
     Each of ``entries`` payoff entries is the mean of ``n`` i.i.d. scores in an interval of
-    length ``width``; Hoeffding plus a union bound give n = ⌈width² ln(2·entries/η) / (2δ²)⌉.
+    length ``width``; Hoeffding plus a union bound give n = ⌈width² ln(2·entries/β) / (2δ²)⌉.
     """
     delta = checks.real("delta", delta, low=0.0, strict=True)
-    eta = checks.real("eta", eta, low=0.0, high=1.0, strict=True)
+    beta = checks.real("beta", beta, low=0.0, high=1.0, strict=True)
     entries = checks.integer("entries", entries, low=1)
     width = checks.real("width", width, low=0.0, strict=True)
     ratio = width / delta
-    n = ratio * ratio * (math.log(2 * entries) - math.log(eta)) / 2  # inf, never OverflowError
+    n = ratio * ratio * (math.log(2 * entries) - math.log(beta)) / 2  # inf, never OverflowError
     if not math.isfinite(n):
         raise ValueError(f"delta={delta} is too small relative to width={width}")
     return max(1, math.ceil(n))
