@@ -26,8 +26,11 @@
 # forgets its initial law geometrically, with a rate read off the transition matrix; derive the
 # OFUL regret of the belief reduction and the extra regret caused by estimated beliefs; explain why
 # the natural model needs periodic updates; and reproduce, on 64 batched runs of $10^4$ rounds, the
-# $\sqrt T$ regret of belief-based learners and the linear regret of a learner that ignores the
-# chain, and, on $5 \cdot 10^3$ rounds, the sublinear regret of the periodic-update algorithm.
+# $\sqrt T$ regret of the belief learner with known HMM, the small but linear extra regret of one
+# whose HMM was estimated once, and the linear regret of a learner that ignores the chain, and, on
+# $5 \cdot 10^3$ rounds, the sublinear regret of the periodic-update algorithm. The paper's bounds
+# with online HMM estimation, and its rate for the natural model, are beyond this toy (see the
+# limits at the end).
 #
 # ## Setting and notation
 #
@@ -126,16 +129,20 @@
 # Two other rates are computed from $P$ and appear below: $|\lambda_2(P)|$, the second largest
 # eigenvalue modulus (the rate at which the chain alone, without observations, forgets), and
 # Dobrushin's coefficient $\delta(P) = \tfrac12 \max_{i,j} \lVert P_{i\cdot} - P_{j\cdot}
-# \rVert_1$, which contracts total variation for the prediction step only. Observations can only
-# *speed up* forgetting in the Hilbert metric; when the contexts carry no information the filter is
-# the chain's prediction and its rate approaches $|\lambda_2(P)|$.
+# \rVert_1$, which contracts total variation for the prediction step only. The Birkhoff bound is a
+# worst case over context sequences, not a statement that observations always help; when the
+# contexts carry no information the filter is the chain's own prediction $b \mapsto P^\top b$, and
+# near the stationary law its rate is $|\lambda_2(P)|$ (which never exceeds $\tau(P)$). With
+# informative contexts we will *measure* a much faster rate (claim 02.1); the theorem does not
+# predict it.
 #
-# ```{prf:lemma} Beliefs from estimated parameters
+# ```{prf:lemma} Beliefs from estimated parameters (our reconstruction)
 # :label: hmmb-lem-perturbation
 #
-# Let $\hat b_t$ be the filter run with $(\hat P, \hat g, \hat \pi)$, $\hat P$ entrywise positive,
-# and define the one-step parameter error $\varepsilon_t = 2 \max_{i,j} |\log(\hat P_{ij}/P_{ij})|
-# + 2 \max_s |\log(\hat g_s(X_t)/g_s(X_t))|$. Then
+# Let $\hat b_t$ be the filter run with $(\hat P, \hat g, \hat \pi)$, with $P$ and $\hat P$
+# entrywise positive and $\pi, \hat\pi$ of full support, and define the one-step parameter error
+# $\varepsilon_t = 2 \max_{i,j} |\log(\hat P_{ij}/P_{ij})| + 2 \max_s |\log(\hat
+# g_s(X_t)/g_s(X_t))|$. Then
 #
 # $$
 # d_H(\hat b_t, b_t) \le \tau(\hat P)^{t-1} d_H(\hat b_1, b_1) + \sum_{k=2}^{t}
@@ -220,11 +227,13 @@
 # \theta_{A_t}, b_t - \hat b_t\rangle$, $|\xi_t| \le 2 \max_a \lVert\theta_a\rVert_\infty \lVert
 # b_t - \hat b_t\rVert_{TV}$.
 #
-# ```{prf:proposition} Regret with estimated beliefs
+# ```{prf:proposition} Regret with estimated beliefs (our reconstruction)
 # :label: hmmb-prop-estimated
 #
-# Run OFUL on $\hat\phi_t$ with radius $\beta_t(\delta) + \sqrt{\sum_{s \le t} \xi_s^2}$. Under
-# the assumptions of {prf:ref}`hmmb-thm-oful`, with probability $1 - \delta$,
+# Run OFUL on $\hat\phi_t$ with radius $\beta_t(\delta) + \sqrt{\sum_{s \le t} \xi_s^2}$. Assume,
+# besides the assumptions of {prf:ref}`hmmb-thm-oful`, that the surrogate means are bounded too,
+# $|\langle \theta, \hat\phi_t(a)\rangle| \le 1$ (e.g. $\max_{a,s} |\theta_{as}| \le 1$, since
+# $\hat b_t \in \Delta_N$), and that $\beta_T(\delta) \ge 1$. Then with probability $1 - \delta$,
 #
 # $$
 # R_T \le 2 \sum_{t \le T} \bar\xi_t + \sqrt{8 d T \Bigl(\beta_T(\delta) +
@@ -232,11 +241,21 @@
 # \qquad \bar\xi_t = \max_a |\langle \theta_a, b_t - \hat b_t\rangle|.
 # $$
 #
-# With {prf:ref}`hmmb-lem-perturbation`, $\bar\xi_t \lesssim \lVert\theta\rVert_\infty (\tau^t +
-# \varepsilon / (1 - \tau))$: the extra regret is linear in $T$ times the HMM estimation error,
-# divided by the forgetting gap. An estimator whose error decays like $t^{-1/2}$ (re-estimated on
-# a doubling schedule) keeps the total at $\tilde O(d\sqrt T)$ plus terms of order
-# $\sqrt{T}/(1-\tau)$.
+# With $\lVert p - q\rVert_{TV} \le d_H(p, q)$ ({prf:ref}`hmmb-thm-forgetting`) and
+# {prf:ref}`hmmb-lem-perturbation`, writing $\hat\tau = \tau(\hat P)$,
+#
+# $$
+# \bar\xi_t \le 2 \max_{a,s} |\theta_{as}| \Bigl(\hat\tau^{\,t-1} d_H(\hat b_1, b_1) +
+# \frac{\max_{k \le t} \varepsilon_k}{1 - \hat\tau}\Bigr).
+# $$
+#
+# So with a *fixed* estimate (fitted once) the term $2\sum_t \bar\xi_t$ grows linearly in $T$, at
+# a rate proportional to the HMM estimation error divided by the forgetting gap $1 - \hat\tau$.
+# *Heuristically*, if the estimate is refreshed on a doubling schedule and the recent per-step
+# errors $\varepsilon_k$ decay like $k^{-1/2}$, then $\sum_t \bar\xi_t = O(\sqrt T / (1 -
+# \hat\tau))$ and $\lVert \xi\rVert = O(\sqrt{\log T} / (1 - \hat\tau))$, and the bound becomes
+# $\tilde O(d\sqrt T + \sqrt{dT}/(1 - \hat\tau))$; making this rigorous needs a high-probability
+# rate for the estimator, which we do not prove.
 # ```
 #
 # ```{prf:proof}
@@ -290,38 +309,41 @@
 # 2. For $t_k \le t < t_{k+1}$: play $A_t = \arg\max_a \langle \hat\theta_{t_k-1}, \phi_t(a)\rangle
 #    + \beta_{t_k - 1} \lVert\phi_t(a)\rVert_{V_{t_k-1}^{-1}}$; record $(\phi_t(A_t), r_t)$.
 # ```
-#
-# Within an epoch the actions are functions of the contexts and of data that ended at $t_k - 1$.
-# Under the forgetting condition the conditional law of $S_t$ given $\mathcal G_{t_k}$ and
-# $X_{1:t}$ approaches $b_t$ geometrically in $t - t_k$, so the bias of $\zeta_t$ and the
-# selection effect are confined to $O(1/(1-\rho))$ rounds after each epoch start (with $\rho$ a
-# forgetting rate), and the remaining dependence between rewards decays fast enough for
+#  Why this helps, heuristically (our reading, not a proof): within an epoch the actions are
+# functions of the contexts and of data that ended at $t_k - 1$. Under the forgetting condition the
+# conditional law of $S_t$ given $\mathcal G_{t_k}$ and $X_{1:t}$ approaches $b_t$ geometrically in
+# $t - t_k$, so the bias of $\zeta_t$ and the selection effect are confined to $O(1/(1-\rho))$
+# rounds after each epoch start (with $\rho$ a forgetting rate), and the remaining dependence
+# between rewards decays fast enough for
 # concentration of $\sum_t \phi_t \zeta_t$ (with a variance inflated by the forgetting time).
 #
-# ```{prf:theorem} Regret of the periodic-update algorithm (as reported; constants not verified)
+# ```{prf:theorem} Regret of the periodic-update algorithm (reported, not verified by us)
 # :label: hmmb-thm-natural
 #
 # Under the HMM forgetting condition (and, for the estimation step, finite contexts with a
 # full-rank emission matrix and an invertible transition matrix, estimated by a spectral method),
 # the fully adaptive periodic-update strategy of {cite}`li2026direct` has, with high probability,
-# regret $\tilde O(T^{7/8})$ in the natural model, with constants that depend on the model only
-# through the HMM estimation; when the HMM parameters are known the same epoch analysis gives
-# $\tilde O(\sqrt T)$ up to the epoch and forgetting terms.
+# sublinear regret in the natural model, with constants that depend on the model only through the
+# HMM estimation. A secondary summary of the paper gives the rate as $\tilde O(T^{7/8})$; we
+# could not check this exponent, its conditions or its constants against the paper, so read it as
+# indicative. That with *known* HMM parameters the same epoch analysis should give $\tilde
+# O(\sqrt T)$ up to epoch and forgetting terms is our expectation, not a result we can attribute
+# to the paper.
 # ```
 #
 # ```{prf:proof}
-# (Structure only.) We could not consult the paper's full text; the statement above is taken
-# from a secondary summary of it and the following is our reconstruction of the proof's
-# structure. (1) *Decomposition*: regret = regret of the idealised learner that knows the HMM
-# + the cost of estimated beliefs ({prf:ref}`hmmb-lem-perturbation`). (2) *Epochs*: within epoch
-# $k$ the frozen parameters make the actions $\mathcal G_{t_k} \vee \sigma(X_{1:t})$-measurable;
-# discarding (or paying for) the first $O(\log T / (1 - \rho))$ rounds after each epoch start
-# removes the bias of $\zeta_t$ up to $T^{-1}$. (3) *Concentration*: the sums $\sum_t \phi_t
-# \zeta_t$ over the remaining rounds concentrate as in the self-normalised bound, with a
-# variance proxy multiplied by the forgetting time. (4) *Trade-off*: longer epochs cost more
-# regret from frozen parameters, shorter ones more bias; the estimation error of the spectral
-# method enters through (1). Optimising the epoch lengths and the estimation schedule gives the
-# stated exponent.
+# (Structure only, not a proof.) We could not consult the paper's full text; what follows is our
+# reconstruction of how such a proof is organised, and no step below is carried out. (1)
+# *Decomposition*: regret = regret of the idealised learner that knows the HMM + the cost of
+# estimated beliefs ({prf:ref}`hmmb-lem-perturbation`). (2) *Epochs*: within epoch $k$ the frozen
+# parameters make the actions $\mathcal G_{t_k} \vee \sigma(X_{1:t})$-measurable; discarding (or
+# paying for) the first $O(\log T / (1 - \rho))$ rounds after each epoch start removes the bias of
+# $\zeta_t$ up to $T^{-1}$. (3) *Concentration*: the sums $\sum_t \phi_t \zeta_t$ over the remaining
+# rounds concentrate as in the self-normalised bound, with a variance proxy multiplied by the
+# forgetting time. (4) *Trade-off*: longer epochs cost more regret from frozen parameters, shorter
+# ones more bias; the estimation error of the spectral method enters through (1). Optimising the
+# epoch lengths and the estimation schedule gives a
+# sublinear exponent; we have not derived $7/8$ ourselves.
 # ```
 
 # %%
@@ -535,7 +557,7 @@ plt.show()
 # ### Claim 1: the filter forgets its initial law geometrically
 #
 # {prf:ref}`hmmb-thm-forgetting` predicts that two filters fed the same contexts but started from
-# different initial laws approach each other at least as fast as $\tau(P)^t$, for *every*
+# different initial laws approach each other at least as fast as $\tau(P)^{t-1}$, for *every*
 # context sequence. We start filters from $\pi = (0.98, 0.01, 0.01)$ and $\pi' = (0.01, 0.01,
 # 0.98)$ on the contexts of our chain, fit the geometric rate $\hat\rho$ of the mean log Hilbert
 # distance, and compare with $\tau(P)$ and $|\lambda_2(P)|$. We repeat with nearly uninformative
@@ -613,10 +635,11 @@ icml26.claim(
 
 # %% [markdown]
 # The uninformative case forgets at a fitted rate close to $|\lambda_2(P)| = 0.97$, the
-# informative one several times faster in log scale: the Birkhoff coefficient is a worst case
-# over context sequences, attained only when the observations carry no information.
+# informative one several times faster in log scale. The Birkhoff coefficient is a worst case
+# over context sequences and is not attained here: even nearly uninformative contexts only bring
+# the rate down to about $|\lambda_2(P)| < \tau(P)$.
 #
-# ### Claim 2: belief-LinUCB has $\sqrt T$ regret; estimated beliefs cost a constant factor
+# ### Claim 2: belief-LinUCB has $\sqrt T$ regret; a once-estimated HMM adds a small linear term
 #
 # The simplified model with $\theta_a = e_a$: the mean reward of action $a$ is $b_t(a)$, the
 # probability that the hidden state is $a$ ("recommend the item that fits the user's current
@@ -662,12 +685,33 @@ slope_ctx = bandits.loglog_slope(reg_ctx, T_MIN)
 post_known = (reg_known[:, -1] - reg_known[:, T_WARM - 1]).mean()
 post_est = (reg_est[:, -1] - reg_est[:, T_WARM - 1]).mean()
 ratio_post = float(post_est / post_known)
+# the single Baum-Welch fit leaves a fixed belief error: Prop. hmmb-prop-estimated predicts a linear
+# term. Slope of the regret accumulated *after* the warm-up, against rounds since the warm-up:
+slope_post_est = bandits.loglog_slope(reg_est[:, T_WARM:] - reg_est[:, T_WARM - 1 : T_WARM], T_MIN)
+slope_post_known = bandits.loglog_slope(
+    reg_known[:, T_WARM:] - reg_known[:, T_WARM - 1 : T_WARM], T_MIN
+)
+late = slice(T // 2, T)  # the second half of the horizon
+rate_est = float((reg_est[:, -1] - reg_est[:, T // 2 - 1]).mean()) / (T - T // 2)
+rate_known = float((reg_known[:, -1] - reg_known[:, T // 2 - 1]).mean()) / (T - T // 2)
+xi_bar = (beliefs - beliefs_al).abs().amax(-1)  # max_a |<theta_a, b_t - b_hat_t>|, theta_a = e_a
+price = 2 * float(xi_bar[:, late].mean())  # the per-round misspecification price 2 xi_bar_t
+slope_ctx_late = bandits.loglog_slope(reg_ctx, 10 * T_MIN)
 for name, reg in [("known HMM", reg_known), ("Baum-Welch HMM", reg_est), ("context only", reg_ctx)]:
     m = reg.mean(0)
     print(f"{name:>15}: mean regret at t = 1e2, 1e3, 1e4: {m[99]:.0f}, {m[999]:.0f}, {m[-1]:.0f}")
 print(
     f"log-log slopes: known {slope_known:.2f} (t >= {T_MIN}), estimated {slope_est:.2f} "
-    f"(t >= {2 * T_WARM}), context only {slope_ctx:.2f} (t >= {T_MIN})"
+    f"(t >= {2 * T_WARM}), context only {slope_ctx:.2f} (t >= {T_MIN}), "
+    f"{slope_ctx_late:.2f} (t >= {10 * T_MIN})"
+)
+print(
+    f"regret after the warm-up vs rounds since it: slope {slope_post_known:.2f} (known HMM), "
+    f"{slope_post_est:.2f} (Baum-Welch HMM)"
+)
+print(
+    f"per-round regret over t > {T // 2}: known {rate_known:.4f}, Baum-Welch {rate_est:.4f}; "
+    f"misspecification price 2 mean xi_bar_t = {price:.3f}"
 )
 
 
@@ -684,7 +728,9 @@ def regret_band(ax, reg, label, i, ls="-"):
 
 fig, ax = plt.subplots()
 regret_band(ax, reg_known, f"belief LinUCB, known HMM (slope {slope_known:.2f})", 0)
-regret_band(ax, reg_est, f"belief LinUCB, Baum-Welch HMM (slope {slope_est:.2f})", 1)
+regret_band(
+    ax, reg_est, f"belief LinUCB, Baum-Welch HMM (slope after warm-up {slope_post_est:.2f})", 1
+)
 regret_band(ax, reg_ctx, f"context-only LinUCB (slope {slope_ctx:.2f})", 2)
 t_ax = np.arange(1, T + 1)
 ax.loglog(t_ax, 3 * np.sqrt(t_ax), "k:", lw=1, label=r"$\propto \sqrt{t}$")
@@ -694,7 +740,7 @@ ax.set_xlim(10, T)
 ax.set_ylim(1, 2 * T)
 ax.set_xlabel("round t")
 ax.set_ylabel("cumulative regret $R_t$ (reward units)")
-ax.set_title("Filtering learners grow like sqrt(t); ignoring the chain is linear")
+ax.set_title("Known-HMM beliefs: regret ~ sqrt(t); ignoring the chain: linear")
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
@@ -708,10 +754,22 @@ icml26.claim(
     digits=2,
 )
 
+# %% [markdown]
+# Read the Baum–Welch curve with care. Its slope over $[2 \cdot 10^3, 10^4]$ is small only because
+# the warm-up regret is a large constant offset: measured from the end of the warm-up, its regret
+# grows with slope about 1, i.e. *linearly*, at a small per-round rate. That is what
+# {prf:ref}`hmmb-prop-estimated` predicts for a model fitted once: a fixed belief error costs up
+# to $2\bar\xi_t$ per round for ever. The paper's sublinear bounds rely on re-estimating the HMM
+# online ({ref}`hmmb-ex-adaptive`), which this toy does not do. So we assert what holds here:
+# over the rounds after the warm-up the estimated learner stays within a factor 3 of the
+# known-HMM learner (02.4), and its late per-round regret is within the misspecification price
+# $2\bar\xi_t$ of the proposition (02.5). Least squares partly compensates for the biased
+# features, so the learner does better than that price.
+
 # %% tags=["claim"]
 icml26.claim(
     "02.4",
-    "Baum-Welch beliefs: regret after the warm-up / known-HMM regret over the same rounds",
+    f"Baum-Welch beliefs: regret over rounds {T_WARM + 1}..{T} / known-HMM regret over the same",
     ratio_post,
     threshold="<= 3",
     holds=ratio_post <= 3.0,
@@ -721,11 +779,11 @@ icml26.claim(
 # %% tags=["claim"]
 icml26.claim(
     "02.5",
-    f"Baum-Welch beliefs: regret stays sublinear, log-log slope over {2 * T_WARM} <= t <= {T}",
-    slope_est,
-    threshold="<= 0.65",
-    holds=slope_est <= 0.65,
-    digits=2,
+    f"Baum-Welch beliefs (one fit): per-round regret over t > {T // 2} / price 2 mean xi_bar_t",
+    rate_est / price,
+    threshold="<= 1",
+    holds=rate_est <= price,
+    digits=1,
 )
 
 # %% [markdown]
@@ -734,7 +792,9 @@ icml26.claim(
 # The context-only learner solves a misspecified problem: the best action depends on the belief,
 # a non-linear function of the whole context history, and a linear function of the current
 # context cannot represent it. Its regret therefore grows linearly once the exploration phase is
-# over, while both belief learners bend over (figure above).
+# over, while the known-HMM belief learner bends over (figure above). The slope over $[10^2,
+# 10^4]$ includes the exploration phase, where every learner's regret grows sublinearly; over
+# $[10^3, 10^4]$ alone it is printed above and is essentially 1.
 
 # %% tags=["claim"]
 icml26.claim(
@@ -790,13 +850,18 @@ reg_every = bandits.regret(mean_nat, act_every)
 reg_periodic = bandits.regret(mean_nat, act_periodic)
 slope_every = bandits.loglog_slope(reg_every, T_MIN)
 slope_periodic = bandits.loglog_slope(reg_periodic, T_MIN)
+# from t = 10 T_MIN on, so that the early cost of frozen parameters (a near-constant offset for
+# the periodic schedule) cannot flatten the slope
+slope_every_late = bandits.loglog_slope(reg_every, 10 * T_MIN)
+slope_periodic_late = bandits.loglog_slope(reg_periodic, 10 * T_MIN)
 hidden_price = bandits.regret(mean_state, bandits.oracle_actions(mean_nat)).mean(0)[-1]
 print(
     f"mean regret at t = {T_NAT}: every-round updates {reg_every.mean(0)[-1]:.0f}, "
     f"periodic (L = {PERIOD}) {reg_periodic.mean(0)[-1]:.0f}"
 )
 print(
-    f"log-log slopes (t >= {T_MIN}): every round {slope_every:.2f}, periodic {slope_periodic:.2f}"
+    f"log-log slopes (t >= {T_MIN}): every round {slope_every:.2f}, periodic {slope_periodic:.2f}; "
+    f"(t >= {10 * T_MIN}): every round {slope_every_late:.2f}, periodic {slope_periodic_late:.2f}"
 )
 print(
     f"for scale: the belief oracle's regret against the true-state oracle is {hidden_price:.0f} "
@@ -805,8 +870,10 @@ print(
 
 # %%
 fig, ax = plt.subplots()
-regret_band(ax, reg_every, f"update every round (slope {slope_every:.2f})", 3)
-regret_band(ax, reg_periodic, f"periodic updates, L = {PERIOD} (slope {slope_periodic:.2f})", 0)
+regret_band(ax, reg_every, f"update every round (slope {slope_every_late:.2f} for t >= 1000)", 3)
+regret_band(
+    ax, reg_periodic, f"periodic, L = {PERIOD} (slope {slope_periodic_late:.2f} for t >= 1000)", 0
+)
 t_nat = np.arange(1, T_NAT + 1)
 ax.loglog(t_nat, 5 * np.sqrt(t_nat), "k:", lw=1, label=r"$\propto \sqrt{t}$")
 ax.loglog(t_nat, 0.3 * t_nat, "k--", lw=1, label=r"$\propto t$")
@@ -821,21 +888,22 @@ plt.show()
 # %% tags=["claim"]
 icml26.claim(
     "02.7",
-    f"natural model, periodic-update OFUL (L = {PERIOD}): log-log regret slope over t >= {T_MIN}",
-    slope_periodic,
+    f"natural model, periodic-update OFUL (L = {PERIOD}): log-log regret slope, "
+    f"{10 * T_MIN} <= t <= {T_NAT}",
+    slope_periodic_late,
     threshold="<= 0.8 (sublinear)",
-    holds=slope_periodic <= 0.8,
+    holds=slope_periodic_late <= 0.8,
     digits=2,
 )
 
 # %% [markdown]
 # The comparison, honestly: at this scale the periodic schedule is not better than updating
 # every round. It pays more early (frozen parameters for 50 rounds while the estimates are poor)
-# and ends level with it; the bias that the theory guards against (past rewards predicting the
-# current state) is real but, with a chain that forgets in a few steps once contexts are
-# observed, too small to see in $5 \cdot 10^3$ rounds. The value of the periodic schedule here
-# is that it
-# is the version with a proof.
+# and ends level with it; that early offset is also why its slope from $t = 100$ looks smaller,
+# which is why the claim fits the slope from $t = 1000$ on. The bias that the theory guards
+# against (past rewards predicting the current state) does not show up in $5 \cdot 10^3$ rounds
+# of a chain that forgets in a few steps once contexts are observed: the every-round learner is
+# sublinear too. The value of the periodic schedule here is that it is the version with a proof.
 #
 # ## Cross-check
 #
@@ -926,17 +994,24 @@ icml26.claim(
 # - **No access to the paper's full text.** The exact statements and constants of
 #   {cite}`li2026direct` were not available to us. {prf:ref}`hmmb-lem-perturbation` and
 #   {prf:ref}`hmmb-prop-estimated` are our reconstructions (with complete proofs of what they
-#   state); the $\tilde O(T^{7/8})$ rate of {prf:ref}`hmmb-thm-natural` is quoted from a secondary
-#   summary and its proof is only sketched.
+#   state, except the heuristic rate for a re-estimated HMM, which is marked as such); they may
+#   differ from the paper's own statements and constants. The $\tilde O(T^{7/8})$ rate in
+#   {prf:ref}`hmmb-thm-natural` comes from a secondary summary that we could not check against the
+#   paper, and only the structure of its proof is sketched.
 # - **Estimation.** The paper estimates the HMM online with a spectral method (finite contexts,
 #   full-rank emissions, invertible $P$) and re-estimates over time. We use Gaussian contexts and
 #   Baum–Welch, fitted *once* after a uniform warm-up of 1000 rounds; the warm-up dominates the
-#   estimated learner's regret, which is why claim 02.4 compares regret after the warm-up. EM can
-#   stop in a local optimum: in a few runs the fitted means are far off (see the 90% quantile
-#   printed above), and those runs carry most of the extra regret.
+#   estimated learner's regret, which is why claim 02.4 compares regret after the warm-up. With a
+#   single fit the belief error does not shrink, so the estimated learner's regret after the
+#   warm-up is linear (slope about 1, printed above), as {prf:ref}`hmmb-prop-estimated` predicts:
+#   **the paper's sublinear, high-probability bounds with estimated parameters are not reproduced
+#   here**; claim 02.5 checks only that the linear part stays within the proposition's
+#   misspecification price. EM can stop in a local optimum: in a few runs the fitted means are far
+#   off (see the 90% quantile printed above), and those runs carry most of the extra regret.
 # - **Natural model with known HMM.** Claim 02.7 isolates the reward-dependency problem: the
-#   beliefs use the true HMM. We do not reproduce the fully adaptive strategy, nor its $T^{7/8}$
-#   rate (which a $5 \cdot 10^3$-round toy could not distinguish from $\sqrt T$ anyway). The
+#   beliefs use the true HMM. We do not reproduce the fully adaptive strategy, nor its reported
+#   $T^{7/8}$ rate (which a $5 \cdot 10^3$-round toy could not distinguish from $\sqrt T$
+#   anyway). The
 #   natural-model runs are also shorter ($T = 5000$) than the simplified-model ones, to fit
 #   the time budget.
 # - **Slopes are finite-horizon summaries.** For the known-HMM learner the local slope falls with
@@ -944,8 +1019,9 @@ icml26.claim(
 #   claim 02.3 is met over $10^2 \le t \le 10^4$ and would drift below it at much larger $T$.
 # - **Radius.** {prf:ref}`hmmb-prop-estimated` enlarges the confidence radius by the
 #   misspecification $\lVert \xi\rVert$, which a learner cannot compute; our estimated-HMM
-#   learner uses the plain OFUL radius. With a median belief error of 0.06 in total variation this
-#   did not matter at this scale, but the proposition does not cover it as run.
+#   learner uses the plain OFUL radius, so the proposition does not cover it as run (with a
+#   fixed belief error the enlarged radius would grow like $\sqrt t$ and make the bound linear
+#   anyway). We did not run the enlarged-radius variant.
 # - **The every-step vs periodic comparison** shows no advantage for periodic updates at this
 #   scale; the claim we assert is sublinearity of the periodic algorithm, not its superiority.
 #
@@ -1024,13 +1100,17 @@ icml26.claim(
 # :class: dropdown
 #
 # One way: for each epoch $[t_k, t_{k+1})$ call `hmm.baum_welch(X[:, :t_k], *previous, n_iter=5)`,
-# filter `X[:, t_k:t_{k+1}]` starting from the last belief of the previous epoch (append the
-# epoch's log-likelihoods and use `forward_filter` on the whole prefix, keeping only the new
-# rows), and assemble the features $\hat b_t$ epoch by epoch; then call `run_linucb` once on the
-# assembled features (the features of round $t$ depend only on data up to $t$, so this is
-# causal). Expect the regret after the first epoch to fall below the single-fit learner's,
-# mostly through the runs whose first fit stopped in a bad local optimum (later fits see more
-# data); the cost is a few more Baum–Welch passes.
+# relabel the new estimate to match the previous one (`align_states` on the means, then
+# `permute_hmm`: a label switch between fits would scramble the statistics LinUCB has
+# accumulated), filter the prefix `X[:, :t_{k+1}]` with it and keep the rows $t_k \le t <
+# t_{k+1}$ as the features $\hat b_t$; then call `run_linucb` once on the assembled features (the
+# features of round $t$ depend only on data up to $t$, so this is causal). Expect the regret
+# after the first epoch to fall below the single-fit learner's, mostly through the runs whose
+# first fit stopped in a bad local optimum (later fits see more data). When we ran it, the
+# per-round regret over the second half fell to about a third of the single fit's and the slope
+# of the post-warm-up regret from about 1 to about 0.8: the estimation error now shrinks, as the
+# paper's bounds require. The cost, $(2 + 4 + 8) \cdot 10^3$ contexts times 5 EM passes, took
+# about 20 s on our machine: more than this chapter's time budget allows.
 # ````
 #
 # ## Summary
@@ -1038,8 +1118,9 @@ icml26.claim(
 # - The HMM filter forgets its initial law geometrically, at least at Birkhoff's rate $\tau(P)$
 #   and much faster when contexts are informative (claims 02.1–02.2).
 # - With rewards linear in the belief, belief features reduce the problem to a linear bandit:
-#   OFUL's regret grows like $\sqrt T$ (slope 0.5 here), and Baum–Welch-estimated beliefs cost a
-#   constant factor plus the warm-up (02.3–02.5).
+#   OFUL's regret grows like $\sqrt T$ (slope 0.5 here); an HMM fitted once by Baum–Welch adds a
+#   small linear term, within the misspecification price of the theory and within a factor 3
+#   of the known-HMM regret at this horizon (02.3–02.5).
 # - A learner that ignores the chain is misspecified and has linear regret (02.6).
 # - When rewards depend on the hidden state, past rewards bias the noise; periodic parameter
 #   updates restore a proof, and the periodic algorithm is sublinear in our toy (02.7).
