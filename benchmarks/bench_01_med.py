@@ -36,6 +36,13 @@ register(
     reference=_reference_centroid_margins,
 )
 
+register(
+    chapter="01",
+    name="min_pair_centroid_margin (m=40, d=32, k=2 fast path)",
+    kernel=lambda: med.min_pair_centroid_margin(_X),
+    reference=lambda: min(_reference_centroid_margins()),
+)
+
 # --- exact retrievability: one block-diagonal LP per chunk vs one linprog call per subset
 _XL = torch.randn(20, 4, generator=_gen, dtype=torch.float64)
 _SL = med.all_subsets(20, 2)

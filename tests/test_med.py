@@ -76,6 +76,23 @@ def test_eps_star_values_and_limit():
     assert abs(med.eps_star(10**7, 3) - 1 / math.sqrt(3)) < 1e-6
 
 
+@pytest.mark.parametrize("m,d,block", [(3, 2, 2**21), (17, 5, 2**21), (40, 12, 100)])
+def test_min_pair_centroid_margin_matches_centroid_margins(m, d, block):
+    X = med.gaussian_unit(m, d, generator=gen(m))
+    fast = med.min_pair_centroid_margin(X, block=block)
+    slow = med.centroid_margins(X, med.all_subsets(m, 2)).min()
+    assert abs(float(fast) - float(slow)) < 1e-12
+
+
+def test_min_pair_centroid_margin_validates():
+    with pytest.raises(ValueError, match="X"):
+        med.min_pair_centroid_margin(med.gaussian_unit(2, 3, generator=gen()))
+    with pytest.raises(ValueError, match="X"):
+        med.min_pair_centroid_margin(2 * med.gaussian_unit(5, 3, generator=gen()))
+    with pytest.raises(ValueError, match="block"):
+        med.min_pair_centroid_margin(med.gaussian_unit(5, 3, generator=gen()), block=0)
+
+
 def test_centroid_margins_match_direct_computation():
     X = med.gaussian_unit(11, 6, generator=gen(3))
     S = med.all_subsets(11, 3)

@@ -35,6 +35,7 @@ __all__ = [
     "eps_star",
     "gaussian_unit",
     "lp_margins",
+    "min_pair_centroid_margin",
     "moment_curve",
     "moment_curve_queries",
     "optimize_margin",
@@ -270,6 +271,35 @@ def centroid_margins(X: Tensor, subsets: Tensor, *, atol: float = 1e-6) -> Tenso
     sel = _selection_mask(subsets, X.shape[0])
     inf = torch.tensor(float("inf"), dtype=scores.dtype, device=scores.device)
     return torch.where(sel, scores, inf).amin(dim=1) - torch.where(sel, -inf, scores).amax(dim=1)
+
+
+def min_pair_centroid_margin(X: Tensor, *, atol: float = 1e-6, block: int = 2**21) -> Tensor:
+    """Smallest normalised-centroid margin over all ``C(m, 2)`` pairs of unit vectors (chapter 01).
+
+    Equals ``centroid_margins(X, all_subsets(m, 2)).min()`` without listing the pairs: for
+    ``S = {a, b}`` both members score ``<z, x_a> = <z, x_b> = 1 + G_ab`` with ``z = x_a + x_b``,
+    an outsider ``j`` scores ``G_aj + G_bj``, and ``||z||^2 = 2 + 2 G_ab``, so the margin is
+    ``(1 + G_ab - max_{j != a, b} (G_aj + G_bj)) / sqrt(2 + 2 G_ab)``. The inner maximum is taken
+    for blocks of rows ``a`` at once (at most ``block`` entries of an ``(a, b, j)`` tensor).
+    Cost ``O(m^3)`` time, ``O(m^2 + block)`` memory; returns a 0-d tensor on ``X``'s device.
+    """
+    X = _check_points(X)
+    checks.unit_rows("X", X, atol=atol)
+    block = checks.integer("block", block, low=1)
+    m = X.shape[0]
+    if m < 3:
+        raise ValueError(f"X must hold at least 3 points (a pair and an outsider), got m={m}")
+    G = X @ X.T
+    off = G.clone()
+    off.fill_diagonal_(float("-inf"))  # j = a or j = b then scores -inf and is never the max
+    best_out = torch.empty_like(G)
+    rows = max(1, block // (m * m))
+    for a0 in range(0, m, rows):
+        best_out[a0 : a0 + rows] = (off[a0 : a0 + rows, None, :] + off[None, :, :]).amax(dim=2)
+    norm = (2 + 2 * G).clamp_min(torch.finfo(G.dtype).tiny).sqrt()
+    margins = (1 + G - best_out) / norm
+    iu = torch.triu_indices(m, m, offset=1, device=G.device)
+    return margins[iu[0], iu[1]].min()
 
 
 def lp_margins(X: Tensor, subsets: Tensor, *, chunk: int = 512) -> np.ndarray:
