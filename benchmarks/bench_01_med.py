@@ -9,6 +9,7 @@ from sklearn.metrics import recall_score
 
 from benchmarks.registry import register
 from icml26 import med
+from icml26.notebooks import notebook_functions
 
 _gen = torch.Generator().manual_seed(0)
 
@@ -18,15 +19,14 @@ _S = med.all_subsets(40, 2)
 _Xn, _Sl = _X.numpy(), _S.tolist()
 
 
+# The chapter's readable reference (one subset, plain loops), loaded from the notebook.
+_reference_one = notebook_functions("01-med", "reference_centroid_margin")[
+    "reference_centroid_margin"
+]
+
+
 def _reference_centroid_margins():
-    out = []
-    for s in _Sl:
-        z = sum(_Xn[i] for i in s)
-        u = z / np.linalg.norm(z)
-        inside = min(float(u @ _Xn[i]) for i in s)
-        outside = max(float(u @ _Xn[j]) for j in range(len(_Xn)) if j not in s)
-        out.append(inside - outside)
-    return out
+    return [_reference_one(_Xn, s) for s in _Sl]
 
 
 register(
