@@ -27,10 +27,11 @@
 # OFUL regret of the belief reduction and the extra regret caused by estimated beliefs; explain why
 # the natural model needs periodic updates; and reproduce, on 64 batched runs of $10^4$ rounds, the
 # $\sqrt T$ regret of the belief learner with known HMM, the small but linear extra regret of one
-# whose HMM was estimated once, and the linear regret of a learner that ignores the chain, and, on
-# $5 \cdot 10^3$ rounds, the sublinear regret of the periodic-update algorithm. The paper's bounds
-# with online HMM estimation, and its rate for the natural model, are beyond this toy (see the
-# limits at the end).
+# whose HMM was estimated once, the sublinear regret (over a late window) of one that re-estimates
+# its HMM on a doubling schedule, and the linear regret of a learner that ignores the chain, and,
+# on $5 \cdot 10^3$ rounds, the sublinear regret of the periodic-update algorithm. The paper's
+# high-probability bounds with online HMM estimation, and its rate for the natural model, are
+# beyond this toy (see the limits at the end).
 #
 # ## Setting and notation
 #
@@ -351,6 +352,7 @@ import math
 import time
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker
 import numpy as np
 import torch
 from hmmlearn.hmm import GaussianHMM
@@ -377,6 +379,7 @@ T = icml26.pick(ci=10_000, paper=50_000)  # rounds per run
 T_NAT = icml26.pick(ci=5_000, paper=50_000)  # rounds per run in the natural model
 T_WARM = icml26.pick(ci=1_000, paper=2_000)  # warm-up rounds before Baum–Welch (estimated HMM)
 BW_ITERS = icml26.pick(ci=10, paper=40)  # Baum–Welch iterations
+REFIT_ITERS = icml26.pick(ci=3, paper=10)  # warm-started EM iterations per re-estimation
 PERIOD = icml26.pick(ci=50, paper=50)  # epoch length of the periodic-update algorithm
 T_MIN = icml26.pick(ci=100, paper=100)  # first round of the log-log slope fits
 FORGET_RUNS = icml26.pick(ci=64, paper=256)  # runs of the forgetting experiment
@@ -479,6 +482,18 @@ print(f"per-run reference filter alone (extrapolated to {RUNS} runs): took {t_re
 # can compute retroactively at round `T_WARM`. Baum–Welch recovers the states only up to a
 # relabelling, which LinUCB does not care about; to *inspect* the estimates we align them with
 # `align_states`.
+#
+# A third learner *re-estimates*: at the epoch starts $t_k = 1000, 2000, 4000, 8000$ (a doubling
+# schedule, `icml26.hmm.doubling_epochs`) it refits the HMM on all contexts seen so far by
+# Baum–Welch warm-started from its previous estimate, with only `REFIT_ITERS` = 3 EM iterations,
+# batched over runs (`icml26.hmm.epoch_beliefs`). The contexts are emitted by the chain whatever
+# the actions, so the estimate does not depend on the policy. Each new estimate is relabelled to
+# match the previous one (a label switch would scramble LinUCB's statistics), and on $[t_k,
+# t_{k+1})$ the filter *continues* from $\hat b_{t_k - 1}$ with the new parameters rather than
+# being re-run over the past: by {prf:ref}`hmmb-thm-forgetting` the two filters differ only for
+# the few rounds it takes to forget the initial law, and the cost is one pass over $T$ instead of
+# one per epoch. Past features are not rewritten (LinUCB keeps its statistics), so round $t$ uses
+# only contexts up to $t$.
 
 # %%
 x_warm = X[:, :T_WARM]
@@ -491,6 +506,10 @@ P_hat, pi_hat, mu_hat, var_hat, trace = hmm.baum_welch(
 )
 assert bool((trace.diff(dim=1) > -1e-8).all()), "EM must not decrease the likelihood"
 beliefs_hat, _ = hmm.forward_filter(hmm.gaussian_loglik(X, mu_hat, var_hat), P_hat, pi_hat)
+EPOCHS = hmm.doubling_epochs(T_WARM, T)  # re-estimation rounds 1000, 2000, 4000, 8000
+beliefs_re, fits_re = hmm.epoch_beliefs(
+    X, EPOCHS, P_hat, pi_hat, mu_hat, var_hat, n_iter_first=0, n_iter=REFIT_ITERS, var_floor=1e-3
+)  # the first epoch uses the fit above; refits warm-started from the previous estimate
 perm = hmm.align_states(mu_hat, mu_d)
 P_al, _, mu_al, _ = hmm.permute_hmm(perm, P_hat, pi_hat, mu_hat, var_hat)
 rows = torch.arange(RUNS, device=DEVICE)
@@ -504,6 +523,16 @@ print(
 print(
     f"mean TV(b_hat, b) after warm-up: median {tv_err.median():.2f}, "
     f"90% quantile {tv_err.quantile(0.9):.2f}"
+)
+perm_re = hmm.align_states(fits_re[-1][2], mu_d)
+beliefs_re_al = beliefs_re[rows[:, None, None], torch.arange(T)[None, :, None], perm_re[:, None, :]]
+mean_err_re = [
+    float((hmm.permute_hmm(perm_re, *f)[2] - mu_d).norm(dim=-1).amax(-1).median()) for f in fits_re
+]
+print(
+    "re-estimated at t = "
+    + ", ".join(f"{t_k}: {e:.2f}" for t_k, e in zip(EPOCHS, mean_err_re, strict=True))
+    + " (median max |mu_hat - mu|)"
 )
 print(
     f"state accuracy of argmax b_t: {(beliefs.argmax(-1) == S).double().mean():.2f}; "
@@ -643,10 +672,11 @@ icml26.claim(
 #
 # The simplified model with $\theta_a = e_a$: the mean reward of action $a$ is $b_t(a)$, the
 # probability that the hidden state is $a$ ("recommend the item that fits the user's current
-# regime"), plus Gaussian noise of standard deviation 0.7. Three learners run OFUL
+# regime"), plus Gaussian noise of standard deviation 0.7. Four learners run OFUL
 # (`icml26.bandits.run_linucb`, $\lambda = 1$, $\delta = 0.05$, the radius of
-# {prf:ref}`hmmb-thm-oful` with $S = \sqrt 3$) on 64 runs each, batched as one $192$-run
-# problem: belief features with the true HMM, belief features with the Baum–Welch HMM, and the
+# {prf:ref}`hmmb-thm-oful` with $S = \sqrt 3$) on 64 runs each, batched as one $256$-run
+# problem: belief features with the true HMM, belief features with the Baum–Welch HMM fitted
+# once, the same with the HMM re-estimated on the doubling schedule, and the
 # context-only baseline $z_t = (X_t, 1)$ that ignores the chain. Regret is measured against the
 # belief oracle $\arg\max_a b_t(a)$.
 
@@ -656,19 +686,20 @@ mean_simple = beliefs  # mu_t(a) = <e_a, b_t> = b_t(a)
 noise = torch.randn(RUNS, T, N_ACTIONS, generator=gen, dtype=DT).to(DEVICE)
 rewards_simple = mean_simple + REWARD_SD * noise
 warm_actions = torch.randint(0, N_ACTIONS, (RUNS, T_WARM), generator=gen).to(DEVICE)
-forced = torch.full((3 * RUNS, T), -1, dtype=torch.long, device=DEVICE)
-forced[RUNS : 2 * RUNS, :T_WARM] = warm_actions
+forced = torch.full((4 * RUNS, T), -1, dtype=torch.long, device=DEVICE)
+forced[RUNS : 3 * RUNS, :T_WARM] = warm_actions.repeat(2, 1)  # same warm-up for both estimators
 z_all = torch.cat(
     [
         bandits.belief_features(beliefs),  # known HMM
         bandits.belief_features(beliefs_hat),  # Baum-Welch HMM (states in its own labelling)
+        bandits.belief_features(beliefs_re),  # re-estimated HMM (labels kept across epochs)
         bandits.context_features(X),  # (X_t, 1): also 3 numbers per step (p + 1 = N)
     ]
 )
 t0 = time.perf_counter()
 actions = bandits.run_linucb(
     z_all,
-    rewards_simple.repeat(3, 1, 1),
+    rewards_simple.repeat(4, 1, 1),
     N_ACTIONS,
     sigma=REWARD_SD,
     bound=math.sqrt(N_ACTIONS),
@@ -677,8 +708,8 @@ actions = bandits.run_linucb(
     forced=forced,
 )
 elapsed_simple = time.perf_counter() - t0
-regret_all = bandits.regret(mean_simple.repeat(3, 1, 1), actions)
-reg_known, reg_est, reg_ctx = regret_all.split(RUNS)
+regret_all = bandits.regret(mean_simple.repeat(4, 1, 1), actions)
+reg_known, reg_est, reg_re, reg_ctx = regret_all.split(RUNS)
 slope_known = bandits.loglog_slope(reg_known, T_MIN)
 slope_est = bandits.loglog_slope(reg_est, 2 * T_WARM)
 slope_ctx = bandits.loglog_slope(reg_ctx, T_MIN)
@@ -760,10 +791,10 @@ icml26.claim(
 # grows with slope about 1, i.e. *linearly*, at a small per-round rate. That is what
 # {prf:ref}`hmmb-prop-estimated` predicts for a model fitted once: a fixed belief error costs up
 # to $2\bar\xi_t$ per round for ever. The paper's sublinear bounds rely on re-estimating the HMM
-# online ({ref}`hmmb-ex-adaptive`), which this toy does not do. So we assert what holds here:
-# over the rounds after the warm-up the estimated learner stays within a factor 3 of the
-# known-HMM learner (02.4), and its late per-round regret is within the misspecification price
-# $2\bar\xi_t$ of the proposition (02.5). Least squares partly compensates for the biased
+# as data accumulates, which we do next (02.6–02.7). For the single fit we assert what holds:
+# over the rounds after the warm-up it stays within a factor 3 of the known-HMM learner (02.4),
+# and its late per-round regret is within the misspecification price $2\bar\xi_t$ of the
+# proposition (02.5). Least squares partly compensates for the biased
 # features, so the learner does better than that price.
 
 # %% tags=["claim"]
@@ -787,6 +818,136 @@ icml26.claim(
 )
 
 # %% [markdown]
+# ### Re-estimating the HMM on a doubling schedule
+#
+# {prf:ref}`hmmb-prop-estimated` says where the single fit's linear term comes from: the extra
+# regret is at most $2 \sum_t \bar\xi_t$, the sum of the belief errors. If the estimate improves
+# as contexts accumulate, the belief errors shrink and so does the per-round extra regret. The
+# re-estimating learner tests this. We measure, on each epoch $[t_k, t_{k+1})$, the mean belief
+# error $\bar\xi_t$ and the mean per-round extra regret over the known-HMM learner, and the
+# log-log slope of the regret accumulated after the warm-up, against rounds since the warm-up,
+# over the late window from the first refit on ($10^3 \le t - 1000 \le 9 \cdot 10^3$). A
+# learner with a fixed belief error has a linear term and its slope tends to 1 (the single fit
+# measures close to 1 on this window); a slope clearly below 1 is what a shrinking error
+# predicts.
+
+# %%
+post_known = reg_known[:, T_WARM:] - reg_known[:, T_WARM - 1 : T_WARM]  # regret after the warm-up
+post_single = reg_est[:, T_WARM:] - reg_est[:, T_WARM - 1 : T_WARM]
+post_re = reg_re[:, T_WARM:] - reg_re[:, T_WARM - 1 : T_WARM]
+T_LATE = EPOCHS[1] - T_WARM  # the late window starts at the first refit (t = 2000)
+slope_late = {
+    name: bandits.loglog_slope(p, T_LATE)
+    for name, p in [("known", post_known), ("single", post_single), ("re", post_re)]
+}
+ratio_post_re = float(post_re[:, -1].mean() / post_known[:, -1].mean())
+xi_re = (beliefs - beliefs_re_al).abs().amax(-1)
+ends = [*EPOCHS[1:], T]
+per_epoch = []  # (t_k, mean xi single, mean xi re, extra regret/round single, re)
+for t_k, t_e in zip(EPOCHS, ends, strict=True):
+
+    def extra(reg, t_k=t_k, t_e=t_e):
+        inc = (reg[:, t_e - 1] - reg[:, t_k - 1]) - (reg_known[:, t_e - 1] - reg_known[:, t_k - 1])
+        return float(inc.mean()) / (t_e - t_k)
+
+    xi_1, xi_r = float(xi_bar[:, t_k:t_e].mean()), float(xi_re[:, t_k:t_e].mean())
+    per_epoch.append((t_k, xi_1, xi_r, extra(reg_est), extra(reg_re)))
+ep = np.array(per_epoch)
+xi_decay = float(np.polyfit(np.log(ep[:, 0]), np.log(ep[:, 2]), 1)[0])  # exponent of xi_bar
+rate_re = float((reg_re[:, -1] - reg_re[:, T // 2 - 1]).mean()) / (T - T // 2)
+print("epoch start | mean xi_bar: single, re-est | extra regret per round: single, re-est")
+for t_k, x1, xr, e1, er in per_epoch:
+    print(f"{int(t_k):>11} | {x1:.3f}, {xr:.3f} | {e1:+.4f}, {er:+.4f}")
+print(
+    f"re-estimated xi_bar decays like t^{xi_decay:.2f} over the epochs; "
+    f"per-round regret over t > {T // 2}: known {rate_known:.4f}, single fit {rate_est:.4f}, "
+    f"re-estimated {rate_re:.4f}"
+)
+print(
+    f"slope of the regret after the warm-up over {T_LATE} <= t - {T_WARM} <= {T - T_WARM}: "
+    f"known {slope_late['known']:.2f}, single fit {slope_late['single']:.2f}, "
+    f"re-estimated {slope_late['re']:.2f}"
+)
+print(
+    f"regret over rounds {T_WARM + 1}..{T}: known {post_known[:, -1].mean():.0f}, "
+    f"single fit {post_single[:, -1].mean():.0f}, re-estimated {post_re[:, -1].mean():.0f}"
+)
+
+# %%
+fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 4.0))
+regret_band(ax, post_known, "known HMM", 0)
+regret_band(ax, post_single, f"fitted once (late slope {slope_late['single']:.2f})", 1)
+regret_band(ax, post_re, f"re-estimated (late slope {slope_late['re']:.2f})", 2)
+t_post = np.arange(1, T - T_WARM + 1)
+ax.loglog(t_post, 0.015 * t_post, "k--", lw=1, label=r"$\propto t$")
+for t_k in EPOCHS[1:]:
+    ax.axvline(t_k - T_WARM, color="0.6", lw=0.6)
+ax.set_xlim(10, T - T_WARM)
+ax.set_ylim(0.5, 500)
+ax.set_xlabel("rounds since the warm-up, t - 1000 (refits: grey lines)")
+ax.text(12, 0.7, "the two estimated learners coincide until the first refit", fontsize=7)
+ax.set_ylabel("regret after the warm-up (reward units)")
+ax.set_title("Re-estimating bends the regret; one fit stays linear", fontsize=9)
+ax.legend(fontsize=7, loc="upper left")
+mid = np.sqrt(ep[:, 0] * np.array(ends))  # geometric midpoint of each epoch
+c1, c4 = icml26.plotting.color(1), icml26.plotting.color(2)
+ax2.loglog(mid, ep[:, 1], "o-", color=c1, label=r"$\bar\xi_t$, fitted once")
+ax2.loglog(mid, ep[:, 2], "o-", color=c4, label=r"$\bar\xi_t$, re-estimated")
+pos = np.where(ep > 0, ep, np.nan)  # a negative extra regret (first epochs) is not drawn
+ax2.loglog(mid, pos[:, 3], "s--", color=c1, label="extra regret/round, fitted once")
+ax2.loglog(mid, pos[:, 4], "s--", color=c4, label="extra regret/round, re-estimated")
+ax2.loglog(mid, ep[0, 2] * np.sqrt(mid[0] / mid), "k:", lw=1, label=r"$\propto t^{-1/2}$")
+ax2.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+ax2.set_xticks(mid, [f"{a // 1000}k-{b // 1000}k" for a, b in zip(EPOCHS, ends, strict=True)])
+ax2.set_xlabel(r"epoch $[t_k, t_{k+1})$ (rounds)")
+ax2.set_ylabel("per-round mean (reward units)")
+ax2.set_title("Belief error and extra regret per epoch", fontsize=9)
+ax2.legend(fontsize=7, loc="lower left")
+plt.show()
+
+# %% tags=["claim"]
+icml26.claim(
+    "02.6",
+    f"re-estimated HMM (doubling epochs): log-log slope of the regret after the warm-up, "
+    f"{T_LATE} <= t - {T_WARM} <= {T - T_WARM} (fitted once: {slope_late['single']:.2f})",
+    slope_late["re"],
+    threshold="<= 0.8 (sublinear)",
+    holds=slope_late["re"] <= 0.8,
+    digits=2,
+)
+
+# %% tags=["claim"]
+icml26.claim(
+    "02.7",
+    f"re-estimated HMM: regret over rounds {T_WARM + 1}..{T} / known-HMM regret over the same",
+    ratio_post_re,
+    threshold="<= 1.5",
+    holds=ratio_post_re <= 1.5,
+    digits=2,
+)
+
+# %% [markdown]
+# What the table and the right panel show: with one fit the belief error stays at its warm-up
+# level and, once the warm-up's head start is used up, the per-round extra regret settles on a
+# plateau (about $0.013$): a linear term. With re-estimation the belief error falls from epoch to
+# epoch, roughly like $t^{-1/2}$ (the fitted exponent is printed above), as the heuristic part of
+# {prf:ref}`hmmb-prop-estimated` assumes, and the late per-round extra regret is about four
+# times smaller than the single fit's, in proportion to the smaller belief error. In the first
+# epoch (and, for the re-estimating learner, the second) the extra regret is *negative* (not
+# drawn on the log axis): the 1000 uniform
+# warm-up rounds are exploration that the known-HMM learner has not yet done, so the comparison
+# per epoch is clean only late; with four epochs we cannot resolve whether the re-estimating
+# learner's extra regret keeps falling like $t^{-1/2}$ after that. The late slope of the
+# re-estimating learner is clearly below 1 (02.6), while the
+# single fit, measured on the same window, is close to 1. Its regret after the warm-up is also
+# no larger than the known-HMM learner's (02.7) — but read that ratio with care: both
+# estimating learners start the post-warm-up phase with 1000 rounds of uniform exploration in
+# their statistics, which the known-HMM learner does not have, and over the second half of the
+# horizon the re-estimating learner still pays about three times the known learner's per-round
+# regret (printed above). A slope over $[2 \cdot 10^3, 10^4]$ is a finite-horizon summary, not a
+# proof of a rate.
+
+# %% [markdown]
 # ### Claim 3: ignoring the hidden chain costs linear regret
 #
 # The context-only learner solves a misspecified problem: the best action depends on the belief,
@@ -798,7 +959,7 @@ icml26.claim(
 
 # %% tags=["claim"]
 icml26.claim(
-    "02.6",
+    "02.8",
     f"context-only LinUCB: log-log regret slope over {T_MIN} <= t <= {T} (belief learner < 0.65)",
     slope_ctx,
     threshold=">= 0.9",
@@ -887,7 +1048,7 @@ plt.show()
 
 # %% tags=["claim"]
 icml26.claim(
-    "02.7",
+    "02.9",
     f"natural model, periodic-update OFUL (L = {PERIOD}): log-log regret slope, "
     f"{10 * T_MIN} <= t <= {T_NAT}",
     slope_periodic_late,
@@ -972,7 +1133,7 @@ print(
 
 # %% tags=["claim"]
 icml26.claim(
-    "02.8",
+    "02.10",
     "forward filter vs hmmlearn GaussianHMM: max of |score diff| and last-step posterior diff",
     below(max(err_score, err_post)),
     threshold=1e-6,
@@ -981,7 +1142,7 @@ icml26.claim(
 
 # %% tags=["claim"]
 icml26.claim(
-    "02.9",
+    "02.11",
     "Baum-Welch vs hmmlearn fit from the same start: max parameter difference",
     below(err_bw),
     threshold=1e-6,
@@ -1000,15 +1161,19 @@ icml26.claim(
 #   paper, and only the structure of its proof is sketched.
 # - **Estimation.** The paper estimates the HMM online with a spectral method (finite contexts,
 #   full-rank emissions, invertible $P$) and re-estimates over time. We use Gaussian contexts and
-#   Baum–Welch, fitted *once* after a uniform warm-up of 1000 rounds; the warm-up dominates the
-#   estimated learner's regret, which is why claim 02.4 compares regret after the warm-up. With a
-#   single fit the belief error does not shrink, so the estimated learner's regret after the
-#   warm-up is linear (slope about 1, printed above), as {prf:ref}`hmmb-prop-estimated` predicts:
-#   **the paper's sublinear, high-probability bounds with estimated parameters are not reproduced
-#   here**; claim 02.5 checks only that the linear part stays within the proposition's
-#   misspecification price. EM can stop in a local optimum: in a few runs the fitted means are far
-#   off (see the 90% quantile printed above), and those runs carry most of the extra regret.
-# - **Natural model with known HMM.** Claim 02.7 isolates the reward-dependency problem: the
+#   Baum–Welch after a uniform warm-up of 1000 rounds; the warm-up dominates the estimated
+#   learners' regret, which is why claims 02.4 and 02.7 compare regret after the warm-up. Fitted
+#   *once*, the belief error does not shrink and the regret after the warm-up is linear (slope
+#   about 1), as {prf:ref}`hmmb-prop-estimated` predicts; claim 02.5 checks only that this linear
+#   part stays within the proposition's misspecification price. Re-estimated at $t = 2000, 4000,
+#   8000$ (3 warm-started EM iterations each, not run to convergence), the belief error shrinks
+#   and the late slope drops well below 1 (02.6). That is a slope over one late window of a
+#   finite horizon with four epochs, not a measured rate, and the paper's high-probability bounds
+#   are not tested. The ratio of 02.7 is flattered by the warm-up: the estimating learners enter
+#   the post-warm-up phase with 1000 rounds of exploration in their statistics. EM can stop in a
+#   local optimum: in a few runs the first fit's means are far off (see the 90% quantile printed
+#   above), and those runs carry most of the single fit's extra regret.
+# - **Natural model with known HMM.** Claim 02.9 isolates the reward-dependency problem: the
 #   beliefs use the true HMM. We do not reproduce the fully adaptive strategy, nor its reported
 #   $T^{7/8}$ rate (which a $5 \cdot 10^3$-round toy could not distinguish from $\sqrt T$
 #   anyway). The
@@ -1019,7 +1184,7 @@ icml26.claim(
 #   claim 02.3 is met over $10^2 \le t \le 10^4$ and would drift below it at much larger $T$.
 # - **Radius.** {prf:ref}`hmmb-prop-estimated` enlarges the confidence radius by the
 #   misspecification $\lVert \xi\rVert$, which a learner cannot compute; our estimated-HMM
-#   learner uses the plain OFUL radius, so the proposition does not cover it as run (with a
+#   learners use the plain OFUL radius, so the proposition does not cover them as run (with a
 #   fixed belief error the enlarged radius would grow like $\sqrt t$ and make the bound linear
 #   anyway). We did not run the enlarged-radius variant.
 # - **The every-step vs periodic comparison** shows no advantage for periodic updates at this
@@ -1088,29 +1253,42 @@ icml26.claim(
 # estimation error that shrinks with $t$ (re-estimate as data accumulates) keeps it sublinear.
 # ````
 #
-# ````{exercise} A fully adaptive learner
+# ````{exercise} Continue the filter or re-run it?
 # :label: hmmb-ex-adaptive
 #
-# Replace the single Baum–Welch fit by re-estimation on a doubling schedule ($t = 1000, 2000,
-# 4000, 8000$), warm-starting each fit from the previous estimate, and run belief-LinUCB on the
-# beliefs available at each round. Compare its regret with claim 02.4.
+# `icml26.hmm.epoch_beliefs` continues the filter from $\hat b_{t_k - 1}$ with the new parameters
+# at each refit. Write the alternative that re-runs the filter with the new estimate over the
+# whole prefix $X_{1:t}$ at each epoch start and keeps the rows $t_k \le t < t_{k+1}$. (a) Use
+# {prf:ref}`hmmb-thm-forgetting` to bound the difference between the two beliefs at round $t_k +
+# j$. (b) Compare the costs. (c) Measure the largest difference over rounds $t_k + 20 \le t <
+# t_{k+1}$ on our runs.
 # ````
 #
 # ````{solution} hmmb-ex-adaptive
 # :class: dropdown
 #
-# One way: for each epoch $[t_k, t_{k+1})$ call `hmm.baum_welch(X[:, :t_k], *previous, n_iter=5)`,
-# relabel the new estimate to match the previous one (`align_states` on the means, then
-# `permute_hmm`: a label switch between fits would scramble the statistics LinUCB has
-# accumulated), filter the prefix `X[:, :t_{k+1}]` with it and keep the rows $t_k \le t <
-# t_{k+1}$ as the features $\hat b_t$; then call `run_linucb` once on the assembled features (the
-# features of round $t$ depend only on data up to $t$, so this is causal). Expect the regret
-# after the first epoch to fall below the single-fit learner's, mostly through the runs whose
-# first fit stopped in a bad local optimum (later fits see more data). When we ran it, the
-# per-round regret over the second half fell to about a third of the single fit's and the slope
-# of the post-warm-up regret from about 1 to about 0.8: the estimation error now shrinks, as the
-# paper's bounds require. The cost, $(2 + 4 + 8) \cdot 10^3$ contexts times 5 EM passes, took
-# about 20 s on our machine: more than this chapter's time budget allows.
+# (a) On $[t_k, t_{k+1})$ both are the filter (2) with the *same* parameters $\hat\theta_k$ and
+# the same contexts, started at $t_k$ from two different predictive laws ($\hat b_{t_k-1}^\top
+# \hat P_k$, with $\hat b_{t_k - 1}$ from the old parameters, against the re-run filter's). By
+# {prf:ref}`hmmb-thm-forgetting`, with $\hat P_k$ in place of $P$, their Hilbert distance (hence
+# their TV distance) at round $t_k + j$ is at most $\tau(\hat P_k)^{j}$ times the distance at
+# $t_k$: the choice matters only for the first few rounds of each epoch. (b) Continuing costs one
+# filter pass over $T$ in all; re-running costs $\sum_k t_{k+1} \approx 2T$ more steps on a
+# doubling schedule (the Baum–Welch refits cost several times more than either). (c) For
+# example, for the refit at $t_k$ = `EPOCHS[1]`:
+#
+# ```python
+# P_k, pi_k, mu_k, v_k = fits_re[1]
+# t_k, t_e = EPOCHS[1], EPOCHS[2]
+# full, _ = hmm.forward_filter(hmm.gaussian_loglik(X[:, :t_e], mu_k, v_k), P_k, pi_k)
+# print(hmm.tv_distance(full[:, t_k + 20 :], beliefs_re[:, t_k + 20 : t_e]).max())
+# ```
+#
+# When we ran it (for the three refits) the largest TV difference right at the epoch start was
+# up to about 0.4, but from 20 rounds on it was below 0.01 over all runs and rounds, well below
+# the mean belief error $\bar\xi_t \approx 0.02$–$0.05$ of the estimate itself: with informative
+# contexts the filter forgets fast (claim 02.1), and only runs of ambiguous contexts keep the two
+# versions apart for longer, at the slower rate of the chain.
 # ````
 #
 # ## Summary
@@ -1120,8 +1298,11 @@ icml26.claim(
 # - With rewards linear in the belief, belief features reduce the problem to a linear bandit:
 #   OFUL's regret grows like $\sqrt T$ (slope 0.5 here); an HMM fitted once by Baum–Welch adds a
 #   small linear term, within the misspecification price of the theory and within a factor 3
-#   of the known-HMM regret at this horizon (02.3–02.5).
-# - A learner that ignores the chain is misspecified and has linear regret (02.6).
+#   of the known-HMM regret at this horizon (02.3–02.5). Re-estimating the HMM on a doubling
+#   schedule shrinks the belief errors (roughly like $t^{-1/2}$) and with them the extra regret:
+#   the late slope of its regret after the warm-up falls well below 1, and its regret after the
+#   warm-up is no larger than the known-HMM learner's (02.6–02.7).
+# - A learner that ignores the chain is misspecified and has linear regret (02.8).
 # - When rewards depend on the hidden state, past rewards bias the noise; periodic parameter
-#   updates restore a proof, and the periodic algorithm is sublinear in our toy (02.7).
-# - Our filter and Baum–Welch agree with `hmmlearn` to rounding (02.8–02.9).
+#   updates restore a proof, and the periodic algorithm is sublinear in our toy (02.9).
+# - Our filter and Baum–Welch agree with `hmmlearn` to rounding (02.10–02.11).

@@ -202,6 +202,61 @@ def test_rates_of_a_known_chain():
     assert math.isclose(hmm.fit_contraction_rate(d), 0.7, rel_tol=1e-9)
 
 
+# ----------------------------------------------------------------------------- re-estimation
+def test_doubling_epochs():
+    assert hmm.doubling_epochs(1000, 10_000) == [1000, 2000, 4000, 8000]
+    assert hmm.doubling_epochs(3, 7) == [3, 6]
+    with pytest.raises(ValueError, match="t_max"):
+        hmm.doubling_epochs(10, 10)
+    with pytest.raises(ValueError, match="t_first"):
+        hmm.doubling_epochs(0, 10)
+
+
+def test_epoch_beliefs_fixed_estimate_and_continuation():
+    P, pi, _, X = data(runs=3, steps=200)
+    lo = hmm.gaussian_loglik(X, MU, VAR)
+    # one epoch, given estimate: exactly the filter over the whole horizon
+    b1, fits = hmm.epoch_beliefs(X, [50], P, pi, MU, VAR, n_iter_first=0)
+    assert len(fits) == 1
+    torch.testing.assert_close(b1, hmm.forward_filter(lo, P, pi)[0], rtol=0, atol=1e-12)
+    # two epochs: the first piece is the first estimate's filter, the second continues from
+    # b_hat_{t_2 - 1} with the refitted parameters (aligned to the first labelling)
+    b2, fits = hmm.epoch_beliefs(X, [50, 120], P, pi, MU, VAR, n_iter_first=0, n_iter=2)
+    torch.testing.assert_close(b2[:, :120], b1[:, :120], rtol=0, atol=1e-12)
+    P2, _, mu2, var2 = fits[1]
+    pred = torch.bmm(b1[:, 119:120], P2).squeeze(1)
+    ref, _ = hmm.forward_filter(hmm.gaussian_loglik(X[:, 120:], mu2, var2), P2, pred)
+    torch.testing.assert_close(b2[:, 120:], ref, rtol=0, atol=1e-12)
+    # the refit is warm-started Baum-Welch on the first 120 contexts, then relabelled
+    direct = hmm.baum_welch(X[:, :120], P, pi, MU, VAR, n_iter=2)
+    perm = hmm.align_states(direct[2], MU.expand(3, -1, -1))
+    torch.testing.assert_close(mu2, hmm.permute_hmm(perm, *direct[:4])[2])
+
+
+def test_epoch_beliefs_are_causal_and_recover_a_relabelled_start():
+    P, pi, _, X = data(runs=2, steps=300)
+    b, _ = hmm.epoch_beliefs(X, [100, 200], P, pi, MU, VAR, n_iter_first=3, n_iter=2)
+    X2 = X.clone()
+    X2[:, 250:] += 5.0  # change the future: beliefs up to round 249 must not move
+    b2, _ = hmm.epoch_beliefs(X2, [100, 200], P, pi, MU, VAR, n_iter_first=3, n_iter=2)
+    torch.testing.assert_close(b[:, :250], b2[:, :250], rtol=0, atol=0)
+    assert torch.allclose(b.sum(-1), torch.ones(2, 300, dtype=DT))
+
+
+def test_epoch_beliefs_validation():
+    P, pi, _, X = data(runs=1, steps=50)
+    with pytest.raises(ValueError, match="starts"):
+        hmm.epoch_beliefs(X, [20, 10], P, pi, MU, VAR)
+    with pytest.raises(ValueError, match="starts"):
+        hmm.epoch_beliefs(X, [50], P, pi, MU, VAR)
+    with pytest.raises(ValueError, match="starts"):
+        hmm.epoch_beliefs(X, [], P, pi, MU, VAR)
+    with pytest.raises(ValueError, match="n_iter"):
+        hmm.epoch_beliefs(X, [10], P, pi, MU, VAR, n_iter=0)
+    with pytest.raises(ValueError, match="x"):
+        hmm.epoch_beliefs(X[0], [10], P, pi, MU, VAR)
+
+
 # ----------------------------------------------------------------------------- validation
 def test_validation_messages_name_the_argument():
     P, pi = chain()

@@ -11,6 +11,9 @@ Every kernel works on a leading batch axis of ``R`` independent runs and a time 
   and the log-likelihood ``log p(X_{1:T})``;
 - :func:`baum_welch` fits ``(pi, P, mu, var)`` by EM (forward-backward), one model per run;
 - :func:`align_states` finds the state permutation that matches estimated to true means;
+- :func:`doubling_epochs` and :func:`epoch_beliefs` re-estimate the HMM at the start of each
+  epoch of a doubling schedule (warm-started Baum–Welch on all contexts so far) and filter
+  each epoch with the newest estimate: the beliefs of the re-estimating learner of chapter 02;
 - :func:`hilbert_distance`, :func:`tv_distance`, :func:`birkhoff_coefficient`,
   :func:`dobrushin_coefficient`, :func:`second_eigenvalue_modulus` and
   :func:`fit_contraction_rate` measure filter forgetting (the forgetting theorem of chapter 02).
@@ -285,6 +288,81 @@ def permute_hmm(
     rows = torch.arange(perm.shape[0], device=perm.device).unsqueeze(-1)
     P2 = P[rows.unsqueeze(-1), perm.unsqueeze(-1), perm.unsqueeze(1)]
     return P2, pi[rows, perm], means[rows, perm], var[rows, perm]
+
+
+# ----------------------------------------------------------------------------- re-estimation
+def doubling_epochs(t_first: int, t_max: int) -> list[int]:
+    """Epoch starts ``t_first, 2 t_first, 4 t_first, ... < t_max`` (a doubling schedule)."""
+    t0 = checks.integer("t_first", t_first, low=1)
+    t1 = checks.integer("t_max", t_max, low=t0 + 1)
+    starts = [t0]
+    while 2 * starts[-1] < t1:
+        starts.append(2 * starts[-1])
+    return starts
+
+
+def epoch_beliefs(
+    x: torch.Tensor,
+    starts: list[int],
+    P0: torch.Tensor,
+    pi0: torch.Tensor,
+    means0: torch.Tensor,
+    var0: torch.Tensor,
+    *,
+    n_iter_first: int = 10,
+    n_iter: int = 3,
+    var_floor: float = 0.0,
+) -> tuple[torch.Tensor, list[tuple[torch.Tensor, ...]]]:
+    """Beliefs (R, T, N) of a learner that re-estimates the HMM at each epoch start (chapter 02).
+
+    ``starts = [t_1 < t_2 < ...]`` (0-based round indices, e.g. :func:`doubling_epochs`). At
+    ``t_k`` Baum–Welch is run on all contexts seen so far, ``x[:, :t_k]`` (contexts do not
+    depend on the actions, so the estimate does not depend on the policy): the first fit from
+    ``(P0, pi0, means0, var0)`` with ``n_iter_first`` iterations (``0``: take them as the first
+    estimate, already fitted on ``x[:, :t_1]``), every later one warm-started
+    from the previous estimate with ``n_iter`` iterations. Each new estimate is relabelled to
+    match the previous one (:func:`align_states` on the means), so that belief coordinates keep
+    their meaning for the learner. Rounds ``t < t_1`` get the beliefs of the first estimate
+    (computed retroactively at ``t_1``, as for a warm-up); on ``[t_k, t_{k+1})`` the filter
+    *continues* from ``b_hat_{t_k - 1}`` with the new parameters (its first prediction is
+    ``b_hat_{t_k - 1}^T P_hat_k``) instead of re-running over the past: by filter forgetting the
+    two differ only for a few rounds, and the total cost is one pass over ``T``.
+    Round ``t`` only uses contexts up to ``t`` (causal). Returns the beliefs and the list of
+    per-run estimates ``(P, pi, means, var)`` of every epoch.
+    """
+    if not isinstance(x, torch.Tensor) or x.ndim != 3:
+        raise ValueError("x must be a tensor of shape (R, T, p)")
+    t_max = x.shape[1]
+    if not isinstance(starts, (list, tuple)) or len(starts) == 0:
+        raise ValueError("starts must be a non-empty list of epoch starts")
+    st = [checks.integer("starts", s, low=1, high=t_max - 1) for s in starts]
+    if any(b <= a for a, b in itertools.pairwise(st)):
+        raise ValueError(f"starts must be strictly increasing, got {list(starts)}")
+    k_first = checks.integer("n_iter_first", n_iter_first, low=0)
+    k_next = checks.integer("n_iter", n_iter, low=1)
+    r = x.shape[0]
+    if k_first == 0:
+        n = _check_chain(P0, pi0)
+        _check_emission(means0, var0, n)
+        params = (_batched(P0, r, 2), _batched(pi0, r, 1), _batched(means0, r, 2))
+        params = (*params, _batched(var0, r, 2))
+    else:
+        fit = baum_welch(x[:, : st[0]], P0, pi0, means0, var0, n_iter=k_first, var_floor=var_floor)
+        params = fit[:4]
+    ends = [*st[1:], t_max]
+    b, _ = forward_filter(gaussian_loglik(x[:, : ends[0]], params[2], params[3]), *params[:2])
+    pieces, fits = [b], [params]
+    for t_k, t_next in zip(st[1:], ends[1:], strict=True):
+        new = baum_welch(x[:, :t_k], *params, n_iter=k_next, var_floor=var_floor)[:4]
+        new = permute_hmm(align_states(new[2], params[2]), *new)
+        P, _, mu, v = new
+        pred = torch.bmm(pieces[-1][:, -1:], P).squeeze(1)  # b_hat_{t_k - 1}^T P_hat_k
+        pred = pred / pred.sum(-1, keepdim=True)
+        b, _ = forward_filter(gaussian_loglik(x[:, t_k:t_next], mu, v), P, pred)
+        pieces.append(b)
+        fits.append(new)
+        params = new
+    return torch.cat(pieces, 1), fits
 
 
 # ----------------------------------------------------------------------------- forgetting
