@@ -32,6 +32,16 @@ def median_seconds(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
+def _cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def _fmt(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
@@ -50,7 +60,7 @@ def main() -> int:
         rows.append((case, k, r, lib))
         print(f"{case.chapter} {case.name}: kernel {_fmt(k)}", file=sys.stderr)
     machine = (
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"{_cpu_name()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, torch {torch.__version__}, "
         f"{'CUDA ' + torch.cuda.get_device_name() if torch.cuda.is_available() else 'CPU only'}"
     )
