@@ -11,6 +11,7 @@ from hmmlearn.hmm import GaussianHMM
 
 from benchmarks.registry import register
 from icml26 import bandits, hmm
+from icml26.notebooks import notebook_functions
 
 DT = torch.float64
 RUNS, STEPS = 128, 400
@@ -26,6 +27,8 @@ P_NP, PI_NP, MU_NP, VAR_NP = (a.numpy() for a in (P, PI, MU, VAR))
 RNG = np.random.default_rng(0)
 U_NP = RNG.random((RUNS, STEPS))
 Z_NP = RNG.standard_normal((RUNS, STEPS, 2))
+# The chapter's readable reference (Eq. (2), one run, one step at a time), from the notebook.
+reference_filter = notebook_functions("02-hmm-bandits", "reference_filter")["reference_filter"]
 
 
 def one_thread(fn):
@@ -52,20 +55,14 @@ def batched_simulate_and_filter():
 
 def per_run_simulate_and_filter():
     """The notebook's readable reference: one run at a time, one step at a time (numpy)."""
-    out = []
     cum_p, cum_pi = P_NP.cumsum(1), PI_NP.cumsum()
+    out = []
     for r in range(RUNS):
-        s = int(np.searchsorted(cum_pi, U_NP[r, 0]))
-        b, loglik = PI_NP, 0.0
-        for t in range(STEPS):
-            if t > 0:
-                s = int(np.searchsorted(cum_p[s], U_NP[r, t]))
-            x = MU_NP[s] + np.sqrt(VAR_NP[s]) * Z_NP[r, t]
-            log_g = -0.5 * (((x - MU_NP) ** 2 / VAR_NP).sum(1) + np.log(2 * np.pi * VAR_NP).sum(1))
-            a = (b if t == 0 else P_NP.T @ b) * np.exp(log_g - log_g.max())
-            loglik += np.log(a.sum()) + log_g.max()
-            b = a / a.sum()
-        out.append(loglik)
+        states = [int(np.searchsorted(cum_pi, U_NP[r, 0]))]
+        for t in range(1, STEPS):
+            states.append(int(np.searchsorted(cum_p[states[-1]], U_NP[r, t])))
+        x = MU_NP[states] + np.sqrt(VAR_NP[states]) * Z_NP[r]
+        out.append(reference_filter(x, P_NP, PI_NP, MU_NP, VAR_NP)[1])
     return out
 
 
@@ -75,17 +72,7 @@ def batched_filter():
 
 
 def per_run_filter():
-    out = []
-    for r in range(RUNS):
-        b, loglik = PI_NP, 0.0
-        for t in range(STEPS):
-            x = X_NP[r, t]
-            log_g = -0.5 * (((x - MU_NP) ** 2 / VAR_NP).sum(1) + np.log(2 * np.pi * VAR_NP).sum(1))
-            a = (b if t == 0 else P_NP.T @ b) * np.exp(log_g - log_g.max())
-            loglik += np.log(a.sum()) + log_g.max()
-            b = a / a.sum()
-        out.append(loglik)
-    return out
+    return [reference_filter(X_NP[r], P_NP, PI_NP, MU_NP, VAR_NP)[1] for r in range(RUNS)]
 
 
 REF = GaussianHMM(n_components=N, covariance_type="diag", init_params="")
