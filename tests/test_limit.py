@@ -132,3 +132,44 @@ def test_bow_encoder_overfits_small_problem():
     assert float(med.recall_at_k(torch.as_tensor(S), rel, 2)) > 0.9
     with pytest.raises(ValueError, match="d must be >= 1"):
         limit.train_bow_encoder(docs, queries, rel, 0, generator=g)
+
+
+def test_limit_full_shape_at_reduced_size():
+    small = limit.parse_mteb(limit.generate_limit(seed=limit.LIMIT_SMALL_SEED))
+    files = limit.generate_limit(seed=limit.LIMIT_SMALL_SEED, n_distractors=2000 - 46)
+    data = limit.parse_mteb(files)
+    assert len(data.doc_ids) == 2000 and len(set(data.doc_ids)) == 2000
+    assert len(data.query_ids) == 1000 and data.relevance.shape == (1000, 2000)
+    assert bool((data.relevance.sum(dim=1) == 2).all())
+    core = data.relevance.any(dim=0)
+    assert int(core.sum()) == 46  # every qrel lies within the 46 core documents
+    assert not bool(core[:46].all())  # the corpus order is shuffled
+    # the core documents and the qrels are exactly those of LIMIT-small-synth
+    assert {data.doc_ids[i]: data.doc_texts[i] for i in core.nonzero().flatten().tolist()} == dict(
+        zip(small.doc_ids, small.doc_texts, strict=True)
+    )
+    pairs = {
+        frozenset(data.doc_ids[i] for i in r.nonzero().flatten().tolist()) for r in data.relevance
+    }
+    assert pairs == {
+        frozenset(small.doc_ids[i] for i in r.nonzero().flatten().tolist()) for r in small.relevance
+    }
+    assert data.query_texts == small.query_texts
+    # distractors like no queried attribute, so the qrels are complete
+    asked = {re.fullmatch(r"Who likes (.+)\?", q).group(1) for q in data.query_texts}
+    for i in (~core).nonzero().flatten().tolist():
+        liked = re.fullmatch(r".+? likes (.+)\.", data.doc_texts[i]).group(1)
+        assert not asked & set(re.split(r", | and ", liked))
+
+
+def test_parse_mteb_matches_load_mteb_and_validates():
+    data = limit.parse_mteb(
+        {n: (SYNTH / n).read_text() for n in ("corpus.jsonl", "queries.jsonl", "qrels.jsonl")}
+    )
+    ref = limit.load_mteb(SYNTH)
+    assert data.doc_ids == ref.doc_ids and data.query_texts == ref.query_texts
+    assert bool((data.relevance == ref.relevance).all())
+    with pytest.raises(ValueError, match="files"):
+        limit.parse_mteb({"corpus.jsonl": ""})
+    with pytest.raises(ValueError, match="n_distractors"):
+        limit.generate_limit(seed=0, n_distractors=-1)

