@@ -33,7 +33,7 @@ $(NPM_STAMP): package.json package-lock.json
 venv: $(STAMP)
 
 book: $(STAMP) $(NPM_STAMP)
-	$(BIN)/python -m icml26.book build
+	$(BIN)/python -m icml26.pipeline.book build
 
 test: $(STAMP) $(NPM_STAMP)
 	$(MAKE) lint
@@ -51,7 +51,7 @@ format: $(STAMP)
 	$(BIN)/ruff format lib tests notebooks/*.py benchmarks book/_ext
 
 notebooks: $(STAMP)
-	$(BIN)/python -m icml26.notebooks execute $(if $(NB),$(NB),--changed)
+	$(BIN)/python -m icml26.pipeline.notebooks execute $(if $(NB),$(NB),--changed)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks

@@ -10,8 +10,8 @@ import torch
 from hmmlearn.hmm import GaussianHMM
 
 from benchmarks.registry import register
-from icml26 import bandits, hmm
-from icml26.notebooks import notebook_functions
+from icml26.sequential import bandits, hmm
+from icml26.pipeline.notebooks import notebook_functions
 
 DT = torch.float64
 RUNS, STEPS = 128, 400

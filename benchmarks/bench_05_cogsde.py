@@ -9,8 +9,8 @@ import torchsde
 from torch.nn import functional as F
 
 from benchmarks.registry import register
-from icml26 import sde
-from icml26.notebooks import notebook_functions
+from icml26.dynamics import sde
+from icml26.pipeline.notebooks import notebook_functions
 
 # The chapter's readable reference (Eq. (4) of chapter 05, path by path), from the notebook.
 _reference = notebook_functions("05-cogsde", "em_reference")["em_reference"]

@@ -30,15 +30,15 @@ import numpy as np
 import torch
 
 from benchmarks.registry import register
-from icml26 import games
-from icml26.notebooks import notebook_functions
+from icml26.games import zerosum
+from icml26.pipeline.notebooks import notebook_functions
 
 T_BENCH = 1024
 T_TIGHT = 4096
 TOL_BENCH = 2e-2
 _gen = torch.Generator().manual_seed(0)
-_bench = games.simulate_benchmark(1024, 6, 4, generator=_gen)
-A_BATCH = games.payoff_matrix(_bench.helpful, _bench.risk, 0.5)
+_bench = zerosum.simulate_benchmark(1024, 6, 4, generator=_gen)
+A_BATCH = zerosum.payoff_matrix(_bench.helpful, _bench.risk, 0.5)
 A_BATCH32 = A_BATCH.float()
 A_LIST = list(A_BATCH.numpy())
 A_SMALL = list(np.random.default_rng(0).uniform(-1.0, 1.0, (32, 3, 3)))
@@ -62,8 +62,8 @@ register(
     chapter="07",
     name=f"1024 safety games, value certified to ±{TOL_BENCH / 2:g}: batched Hedge (float32, "
     f"T ≤ {T_BENCH}, early stop) vs a loop of LP calls",
-    kernel=lambda: games.mwu(A_BATCH32, T_BENCH, tol=TOL_BENCH).value,
-    library=lambda: [games.maximin_lp(A).value for A in A_LIST],
+    kernel=lambda: zerosum.mwu(A_BATCH32, T_BENCH, tol=TOL_BENCH).value,
+    library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST],
     library_name="scipy linprog (HiGHS), one call per game",
     repeats=3,
 )
@@ -72,8 +72,8 @@ register(
     chapter="07",
     name=f"1024 safety games, value certified to ±{TOL_BENCH / 2:g}: batched Hedge (float32, "
     "fixed step η = 1/L, early stop) vs a loop of LP calls",
-    kernel=lambda: games.mwu(A_BATCH32, T_BENCH, eta=1.0, tol=TOL_BENCH, check_every=16).value,
-    library=lambda: [games.maximin_lp(A).value for A in A_LIST],
+    kernel=lambda: zerosum.mwu(A_BATCH32, T_BENCH, eta=1.0, tol=TOL_BENCH, check_every=16).value,
+    library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST],
     library_name="scipy linprog (HiGHS), one call per game",
     repeats=3,
 )
@@ -82,8 +82,8 @@ register(
     chapter="07",
     name=f"1024 safety games, value certified to ±3.7e-3: batched Hedge (float64, T={T_TIGHT}) "
     "vs a loop of LP calls",
-    kernel=lambda: games.mwu(A_BATCH, T_TIGHT).value,
-    library=lambda: [games.maximin_lp(A).value for A in A_LIST],
+    kernel=lambda: zerosum.mwu(A_BATCH, T_TIGHT).value,
+    library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST],
     library_name="scipy linprog (HiGHS), one call per game",
     repeats=3,
 )
@@ -91,9 +91,9 @@ register(
 register(
     chapter="07",
     name=f"64 safety games: batched Hedge (T={T_BENCH}) vs per-game Hedge loop vs LP loop",
-    kernel=lambda: games.mwu(A_BATCH[:64], T_BENCH).value,
+    kernel=lambda: zerosum.mwu(A_BATCH[:64], T_BENCH).value,
     reference=lambda: [_hedge_reference(A, T_BENCH) for A in A_LIST[:64]],
-    library=lambda: [games.maximin_lp(A).value for A in A_LIST[:64]],
+    library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST[:64]],
     library_name="scipy linprog (HiGHS), one call per game",
     repeats=3,
 )
@@ -101,7 +101,7 @@ register(
 register(
     chapter="07",
     name="32 small 3x3 games: LP vs nashpy support enumeration",
-    kernel=lambda: [games.maximin_lp(A).value for A in A_SMALL],
+    kernel=lambda: [zerosum.maximin_lp(A).value for A in A_SMALL],
     library=_support_enumeration_values,
     library_name="nashpy support_enumeration",
 )

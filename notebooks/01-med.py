@@ -63,7 +63,7 @@ import torch
 from sklearn.metrics import recall_score
 
 import icml26
-from icml26 import limit, med
+from icml26.retrieval import limit, med
 
 SEED = 2026
 rng = icml26.seed_everything(SEED)
@@ -438,7 +438,7 @@ for s, qf, cf in zip(subs.tolist(), q_fast, c0_fast, strict=True):
 print("reference and kernels agree on", len(subs), "subsets")
 
 # %% [markdown]
-# The kernels in `icml26.med` compute the same quantities for all subsets at once: the centroid
+# The kernels in `icml26.retrieval.med` compute the same quantities for all subsets at once: the centroid
 # margins from the $m \times m$ Gram matrix only, the moment-curve queries by batched polynomial
 # convolution, and `lp_margins` decides exact retrievability of each subset by the linear
 # programme $\max t$ subject to $\langle w, x_i \rangle - b \ge t$ ($i \in S$), $\langle w, x_j

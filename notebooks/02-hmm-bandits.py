@@ -358,7 +358,7 @@ import torch
 from hmmlearn.hmm import GaussianHMM
 
 import icml26
-from icml26 import bandits, hmm
+from icml26.sequential import bandits, hmm
 
 SEED = 2026
 rng = icml26.seed_everything(SEED)
@@ -418,7 +418,7 @@ print(
 
 # %% [markdown]
 # The reference implementation: the forward filter (2) for *one* run, written as a loop over time
-# in numpy, exactly as on paper. The kernel `icml26.hmm.forward_filter` does the same for all runs
+# in numpy, exactly as on paper. The kernel `icml26.sequential.hmm.forward_filter` does the same for all runs
 # at once (one batched matrix product per step), in normalised or in log space.
 
 
@@ -476,7 +476,7 @@ print(f"per-run reference filter alone (extrapolated to {RUNS} runs): took {t_re
 # %% [markdown]
 # Two learners need the HMM: with known parameters the beliefs are `beliefs` above; with
 # estimated parameters, the learner plays uniformly at random for the first `T_WARM` rounds,
-# fits the HMM on the contexts seen so far by batched Baum–Welch (`icml26.hmm.baum_welch`, one
+# fits the HMM on the contexts seen so far by batched Baum–Welch (`icml26.sequential.hmm.baum_welch`, one
 # model per run, started from a k-means initialisation), and from then on filters with its
 # estimates. The warm-up rounds are fed to LinUCB with the estimated beliefs, which the learner
 # can compute retroactively at round `T_WARM`. Baum–Welch recovers the states only up to a
@@ -484,9 +484,9 @@ print(f"per-run reference filter alone (extrapolated to {RUNS} runs): took {t_re
 # `align_states`.
 #
 # A third learner *re-estimates*: at the epoch starts $t_k = 1000, 2000, 4000, 8000$ (a doubling
-# schedule, `icml26.hmm.doubling_epochs`) it refits the HMM on all contexts seen so far by
+# schedule, `icml26.sequential.hmm.doubling_epochs`) it refits the HMM on all contexts seen so far by
 # Baum–Welch warm-started from its previous estimate, with only `REFIT_ITERS` = 3 EM iterations,
-# batched over runs (`icml26.hmm.epoch_beliefs`). The contexts are emitted by the chain whatever
+# batched over runs (`icml26.sequential.hmm.epoch_beliefs`). The contexts are emitted by the chain whatever
 # the actions, so the estimate does not depend on the policy. Each new estimate is relabelled to
 # match the previous one (a label switch would scramble LinUCB's statistics), and on $[t_k,
 # t_{k+1})$ the filter *continues* from $\hat b_{t_k - 1}$ with the new parameters rather than
@@ -673,7 +673,7 @@ icml26.claim(
 # The simplified model with $\theta_a = e_a$: the mean reward of action $a$ is $b_t(a)$, the
 # probability that the hidden state is $a$ ("recommend the item that fits the user's current
 # regime"), plus Gaussian noise of standard deviation 0.7. Four learners run OFUL
-# (`icml26.bandits.run_linucb`, $\lambda = 1$, $\delta = 0.05$, the radius of
+# (`icml26.sequential.bandits.run_linucb`, $\lambda = 1$, $\delta = 0.05$, the radius of
 # {prf:ref}`hmmb-thm-oful` with $S = \sqrt 3$) on 64 runs each, batched as one $256$-run
 # problem: belief features with the true HMM, belief features with the Baum–Welch HMM fitted
 # once, the same with the HMM re-estimated on the doubling schedule, and the
@@ -1256,7 +1256,7 @@ icml26.claim(
 # ````{exercise} Continue the filter or re-run it?
 # :label: hmmb-ex-adaptive
 #
-# `icml26.hmm.epoch_beliefs` continues the filter from $\hat b_{t_k - 1}$ with the new parameters
+# `icml26.sequential.hmm.epoch_beliefs` continues the filter from $\hat b_{t_k - 1}$ with the new parameters
 # at each refit. Write the alternative that re-runs the filter with the new estimate over the
 # whole prefix $X_{1:t}$ at each epoch start and keeps the rows $t_k \le t < t_{k+1}$. (a) Use
 # {prf:ref}`hmmb-thm-forgetting` to bound the difference between the two beliefs at round $t_k +

@@ -275,7 +275,7 @@ import torchsde
 from torch.nn import functional as F
 
 import icml26
-from icml26 import sde
+from icml26.dynamics import sde
 
 SEED = 5
 rng = icml26.seed_everything(SEED)
@@ -337,9 +337,9 @@ def em_reference(drift, diffusion, z0, h, u, dW):
 
 
 # %% [markdown]
-# The kernel `icml26.sde.euler_maruyama` advances all $N$ paths together, takes the command grid
+# The kernel `icml26.dynamics.sde.euler_maruyama` advances all $N$ paths together, takes the command grid
 # and optional pre-drawn increments, validates its arguments (positive step, command grid as
-# long as the time grid, matching shapes) and never leaves the device. `icml26.sde.CogSDE` is
+# long as the time grid, matching shapes) and never leaves the device. `icml26.dynamics.sde.CogSDE` is
 # the parameterisation (3); its `certificate()` returns $(\alpha, \beta, L, K)$ of
 # {prf:ref}`cogsde-prop-param`, computed from the weights.
 
@@ -562,7 +562,7 @@ icml26.claim(
 # *Claim (the paper's experiments).* CogSDE improves long-horizon prediction under commands, and
 # its predicted trajectories stay aligned with the commands over extended horizons.
 #
-# **The task.** `icml26.sde.simulate_animal` generates agents in the plane. Commands switch at
+# **The task.** `icml26.dynamics.sde.simulate_animal` generates agents in the plane. Commands switch at
 # random (2 % per step of 0.1 s) between *go* (target speed 1, no turning), *turn* (speed 0.6,
 # turn rate 1.2 rad/s) and *stop*. A hidden decision state switches from engaged to distracted
 # (2 % per step) and back (6 %); engaged, the body-frame speed and turn rate relax towards the

@@ -273,7 +273,7 @@ import numpy as np
 import torch
 
 import icml26
-from icml26 import games
+from icml26.games import zerosum
 
 SEED = 7
 rng = icml26.seed_everything(SEED)
@@ -329,7 +329,7 @@ def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # %% [markdown]
-# The kernel `icml26.games.mwu` runs the same rounds on a whole batch `(B, K, J)` of games, on
+# The kernel `icml26.games.zerosum.mwu` runs the same rounds on a whole batch `(B, K, J)` of games, on
 # whatever device the batch lives, with no transfer to the host inside the loop. It applies the
 # update multiplicatively, $x_{t+1} \propto x_t \odot e^{\eta A y_t}$ (the same iterates as
 # {eq}`sg-eq-hedge`, on the payoff centred per game so that no factor overflows), and stores the
@@ -338,16 +338,16 @@ def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
 # $[\min_j (\bar x^\top A)_j,\ \max_i (A\bar y)_i]$ and the duality gap {eq}`sg-eq-gap`;
 # with `tol=` it stops as soon as every game's gap — the certificate — is below `tol`, checked
 # every 32 rounds (the only host synchronisation). The LPs {eq}`sg-eq-primal` and
-# {eq}`sg-eq-dual` are `games.maximin_lp` and `games.minimax_lp` (HiGHS through
+# {eq}`sg-eq-dual` are `icml26.games.zerosum.maximin_lp` and `icml26.games.zerosum.minimax_lp` (HiGHS through
 # `scipy.optimize.linprog`). Both must agree with the reference on a random case.
 
 # %%
 A_check = torch.rand(16, 5, 3, generator=gen, dtype=torch.float64).to(DEVICE) * 2 - 1
-res_check = games.mwu(A_check, 400)
+res_check = zerosum.mwu(A_check, 400)
 x_ref, y_ref = hedge_reference(A_check[0].cpu().numpy(), 400)
 assert np.allclose(res_check.x[0].cpu().numpy(), x_ref, atol=1e-10)
 assert np.allclose(res_check.y[0].cpu().numpy(), y_ref, atol=1e-10)
-lp_check = games.maximin_lp(A_check[0].cpu().numpy())
+lp_check = zerosum.maximin_lp(A_check[0].cpu().numpy())
 assert float(res_check.lower[0]) - 1e-12 <= lp_check.value <= float(res_check.upper[0]) + 1e-12
 print(
     f"kernel = reference on game 0; LP value {lp_check.value:.4f} lies in the Hedge bracket "
@@ -355,15 +355,15 @@ print(
 )
 
 # %% [markdown]
-# The black-box simulator `games.simulate_benchmark` draws, for every query, $K$ candidates
+# The black-box simulator `icml26.games.zerosum.simulate_benchmark` draws, for every query, $K$ candidates
 # ordered from the refusal (never helpful, never unsafe) to the most detailed answer, and $J$
 # intents with their own appreciation of detail and their own amplification of harm (the last
 # intent is fully malicious). Queries differ in *sensitivity*: a harmless question makes even
-# detailed answers safe. `games.payoff_matrix` forms {eq}`sg-eq-payoff`, and
-# `games.judge_estimate` simulates the judges of {eq}`sg-eq-estimate`. One query, rounded:
+# detailed answers safe. `icml26.games.zerosum.payoff_matrix` forms {eq}`sg-eq-payoff`, and
+# `icml26.games.zerosum.judge_estimate` simulates the judges of {eq}`sg-eq-estimate`. One query, rounded:
 
 # %%
-bench = games.simulate_benchmark(QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
+bench = zerosum.simulate_benchmark(QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
 H_all, R_all = bench.helpful.cpu().numpy(), bench.risk.cpu().numpy()
 print("helpful H[0] (rows: refusal → most detailed; columns: intents)")
 print(np.round(H_all[0], 2))
@@ -387,14 +387,14 @@ for _ in range(N_RANDOM_GAMES):
     m, n = (int(k) for k in rng.integers(1, MAX_SIZE + 1, size=2))
     A = rng.uniform(-1.0, 1.0, (m, n))
     primal_dual_err = max(
-        primal_dual_err, abs(games.maximin_lp(A).value - games.minimax_lp(A).value)
+        primal_dual_err, abs(zerosum.maximin_lp(A).value - zerosum.minimax_lp(A).value)
     )
 
 nash_err, se_found, lh_found = 0.0, 0, 0
 for _ in range(N_NASH_GAMES):
     m, n = (int(k) for k in rng.integers(2, NASH_MAX_SIZE + 1, size=2))
     A = rng.uniform(-1.0, 1.0, (m, n))
-    v = games.maximin_lp(A).value
+    v = zerosum.maximin_lp(A).value
     game = nash.Game(A)
     for x, y in game.lemke_howson_enumeration():
         nash_err, lh_found = max(nash_err, abs(x @ A @ y - v)), lh_found + 1
@@ -448,7 +448,7 @@ for a, w in enumerate(weights):
     A_w = (1 - w) * H_all - w * R_all
     pure_worst[a] = A_w.min(-1)
     for q in range(QUERIES):
-        sol = games.maximin_lp(A_w[q])
+        sol = zerosum.maximin_lp(A_w[q])
         eq_worst[a, q], strategies[a, q] = sol.value, sol.strategy
 idx = np.arange(QUERIES)
 safest_worst, helpful_worst = pure_worst[:, idx, safest], pure_worst[:, idx, most_helpful]
@@ -476,7 +476,7 @@ icml26.claim(
 # The figure shows one query (the one where mixing gains most at $w = 0.5$). Left: the
 # helpfulness–safety trade-off. The black curve is the exact Pareto frontier of guaranteed
 # helpfulness $\min_j (x^\top H)_j$ against worst-case risk $\max_j (x^\top R)_j$, computed by the
-# risk-capped LP `games.max_helpfulness_lp` (the risk-cap form of the paper's constrained
+# risk-capped LP `icml26.games.zerosum.max_helpfulness_lp` (the risk-cap form of the paper's constrained
 # problem) on a grid of caps; the coloured points are the equilibria as $w$ runs from 0 to 1;
 # grey crosses are the single candidates. Right: how the equilibrium splits its probability
 # among the candidates.
@@ -485,11 +485,11 @@ icml26.claim(
 q_star = int((eq_worst[N_WEIGHTS // 2] - pure_worst[N_WEIGHTS // 2].max(-1)).argmax())
 Hq, Rq = H_all[q_star], R_all[q_star]
 caps = np.linspace(0.0, Rq.max(1).max(), N_CAPS)  # from the refusal to the riskiest answer
-frontier = [games.max_helpfulness_lp(Hq, Rq, c) for c in caps]
+frontier = [zerosum.max_helpfulness_lp(Hq, Rq, c) for c in caps]
 front_risk = [(s.strategy @ Rq).max() for s in frontier]
 front_help = [s.value for s in frontier]
 w_dense = np.linspace(0.0, 1.0, 41)
-eq_dense = [games.maximin_lp((1 - w) * Hq - w * Rq).strategy for w in w_dense]
+eq_dense = [zerosum.maximin_lp((1 - w) * Hq - w * Rq).strategy for w in w_dense]
 
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
 ax0.plot(front_risk, front_help, color="black", lw=1.5, label="Pareto frontier (risk-capped LP)")
@@ -552,7 +552,7 @@ plt.show()
 
 # %%
 w_mid = 0.5
-x_eq = games.maximin_lp((1 - w_mid) * Hq - w_mid * Rq).strategy
+x_eq = zerosum.maximin_lp((1 - w_mid) * Hq - w_mid * Rq).strategy
 
 
 def joint(x: np.ndarray) -> float:
@@ -603,12 +603,12 @@ plt.show()
 # gap for $T \ge 128$.
 
 # %%
-bench_mwu = games.simulate_benchmark(MWU_GAMES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
-A_mwu = games.payoff_matrix(bench_mwu.helpful, bench_mwu.risk, W_EST)
+bench_mwu = zerosum.simulate_benchmark(MWU_GAMES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
+A_mwu = zerosum.payoff_matrix(bench_mwu.helpful, bench_mwu.risk, W_EST)
 gaps = []
 for T in icml26.progress(MWU_HORIZONS, desc="Hedge horizons"):
     t0 = time.perf_counter()
-    res_T = games.mwu(A_mwu, T)  # the last run, T = 4096, is reused in 07.4
+    res_T = zerosum.mwu(A_mwu, T)  # the last run, T = 4096, is reused in 07.4
     gaps.append(res_T.gap.cpu().numpy())
     t_mwu = time.perf_counter() - t0
 gaps = np.array(gaps)  # (horizons, games)
@@ -617,7 +617,7 @@ fit = Ts >= MWU_FIT_FROM
 slope_T, icpt_T = np.polyfit(np.log(Ts[fit]), np.log(gaps.mean(1)[fit]), 1)
 widths = (A_mwu.amax((-2, -1)) - A_mwu.amin((-2, -1))).cpu().numpy()
 bound_T = np.array(
-    [games.mwu_gap_bound(CANDIDATES, INTENTS, int(T), float(widths.mean())) for T in Ts]
+    [zerosum.mwu_gap_bound(CANDIDATES, INTENTS, int(T), float(widths.mean())) for T in Ts]
 )
 print(
     f"mean gap at T={Ts[-1]}: {gaps.mean(1)[-1]:.4f} (bound for the mean width: {bound_T[-1]:.4f})"
@@ -641,7 +641,7 @@ icml26.claim(
 
 # %%
 t0 = time.perf_counter()
-v_lp = np.array([games.maximin_lp(a).value for a in A_mwu.cpu().numpy()])
+v_lp = np.array([zerosum.maximin_lp(a).value for a in A_mwu.cpu().numpy()])
 t_lp = time.perf_counter() - t0
 mid, half_gap = res_T.value.cpu().numpy(), res_T.gap.cpu().numpy() / 2
 ratio_T = float((np.abs(mid - v_lp) / half_gap).max())
@@ -649,7 +649,7 @@ print(f"max gap {2 * half_gap.max():.4f}; mean |midpoint − v_LP| {np.abs(mid -
 
 # %% tags=["nbval-ignore-output"]
 t0 = time.perf_counter()
-res_fast = games.mwu(A_mwu.float(), 1024, tol=2e-2)  # certified: every |midpoint − v| ≤ 1e-2
+res_fast = zerosum.mwu(A_mwu.float(), 1024, tol=2e-2)  # certified: every |midpoint − v| ≤ 1e-2
 t_fast = time.perf_counter() - t0
 assert float(res_fast.gap.max()) <= 2e-2
 print(
@@ -724,12 +724,12 @@ plt.show()
 # %%
 H_est = bench.helpful[:EST_QUERIES].repeat(EST_REPEATS, 1, 1)
 R_est = bench.risk[:EST_QUERIES].repeat(EST_REPEATS, 1, 1)
-A_true = games.payoff_matrix(H_est, R_est, W_EST).cpu().numpy()
-v_true = np.array([games.maximin_lp(a).value for a in A_true])
-A_hat = games.judge_estimate(H_est, R_est, W_EST, JUDGE_SAMPLES, generator=gen).cpu().numpy()
+A_true = zerosum.payoff_matrix(H_est, R_est, W_EST).cpu().numpy()
+v_true = np.array([zerosum.maximin_lp(a).value for a in A_true])
+A_hat = zerosum.judge_estimate(H_est, R_est, W_EST, JUDGE_SAMPLES, generator=gen).cpu().numpy()
 v_hat = np.array(
     [
-        [games.maximin_lp(a).value for a in A_n]
+        [zerosum.maximin_lp(a).value for a in A_n]
         for A_n in icml26.progress(A_hat, desc="judge budgets")
     ]
 )
@@ -821,12 +821,12 @@ plt.show()
 # queries and count.
 
 # %%
-n_hoeffding = games.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_BETA, CANDIDATES * INTENTS)
-bench_h = games.simulate_benchmark(
+n_hoeffding = zerosum.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_BETA, CANDIDATES * INTENTS)
+bench_h = zerosum.simulate_benchmark(
     HOEFFDING_QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE
 )
-A_h = games.payoff_matrix(bench_h.helpful, bench_h.risk, W_EST)
-A_h_hat = games.judge_estimate(bench_h.helpful, bench_h.risk, W_EST, n_hoeffding, generator=gen)
+A_h = zerosum.payoff_matrix(bench_h.helpful, bench_h.risk, W_EST)
+A_h_hat = zerosum.judge_estimate(bench_h.helpful, bench_h.risk, W_EST, n_hoeffding, generator=gen)
 dev_h = (A_h_hat - A_h).abs().amax((-2, -1)).cpu().numpy()
 within = float((dev_h <= HOEFFDING_DELTA).mean())
 print(
@@ -856,7 +856,7 @@ icml26.claim(
 #
 # 1. HiGHS returns the dual variables of the row LP {eq}`sg-eq-primal`; by
 #    {prf:ref}`sg-thm-minimax` the multipliers of $A^\top x \ge v\mathbf{1}$ *are* a minimax
-#    strategy of the column player, so reading them off must reproduce `games.minimax_lp`.
+#    strategy of the column player, so reading them off must reproduce `icml26.games.zerosum.minimax_lp`.
 # 2. nashpy's support enumeration (exhaustive over support pairs, so slow: 12 games) and its own
 #    LP.
 # 3. nashpy's Lemke–Howson from every starting label, each output checked by its duality gap
@@ -879,8 +879,8 @@ for A in A_cross:
         method="highs",
     )
     y_dual = -res.ineqlin.marginals  # multipliers of Aᵀx ≥ v1 (scipy reports them ≤ 0)
-    v = games.maximin_lp(A).value
-    dual_err = max(dual_err, abs((A @ y_dual).max() - games.minimax_lp(A).value))
+    v = zerosum.maximin_lp(A).value
+    dual_err = max(dual_err, abs((A @ y_dual).max() - zerosum.minimax_lp(A).value))
     game = nash.Game(A)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=RuntimeWarning)  # nashpy's degeneracy notices
@@ -901,7 +901,7 @@ print(
     f"  support enumeration found equilibria in {se_games} games, all with gap 0 and the LP value: "
     f"{se_err < 1e-9}"
 )
-print(f"  nashpy linear_program agrees with games.maximin_lp: {nlp_err < 1e-8}")
+print(f"  nashpy linear_program agrees with zerosum.maximin_lp: {nlp_err < 1e-8}")
 print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {lh_runs}")
 
 # %% [markdown]
@@ -916,7 +916,7 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 #
 # - **No language model.** The paper's candidates are sampled from open LLMs and scored by
 #   model-agnostic probes on HHH, TruthfulQA and SafetyBench, and an LLM agent calls the LP
-#   solver. Here candidates, intents and judges are simulated (`games.simulate_benchmark`), and
+#   solver. Here candidates, intents and judges are simulated (`icml26.games.zerosum.simulate_benchmark`), and
 #   the "agent" calls HiGHS directly. The paper's headline empirical claim — that Safety Game
 #   beats decoding and ranking baselines on those benchmarks — is **not tested**.
 # - **The formulation is reconstructed.** We could read the abstract and a public summary of the
@@ -941,7 +941,7 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # ````{exercise} Fixed step size
 # :label: sg-ex-fixed-eta
 #
-# Run `games.mwu(A_mwu, T, eta=eta)` with a fixed step, $\eta = 0.05$ and $\eta = 2$, for the
+# Run `icml26.games.zerosum.mwu(A_mwu, T, eta=eta)` with a fixed step, $\eta = 0.05$ and $\eta = 2$, for the
 # horizons of experiment 07.3 extended to $T = 16384$, instead of the horizon-tuned step; do the
 # same on 1024 random $4 \times 4$ games `torch.rand(1024, 4, 4, dtype=torch.float64) * 2 - 1`.
 # Predict the shape of the mean and maximum gap curves from the regret bound before plotting,
@@ -996,8 +996,8 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # :label: sg-ex-multiplier
 #
 # For one query of the benchmark take the malicious intent, $M = $ `H_all[q, :, -1]`,
-# $r = $ `R_all[q, :, -1]` and a cap $\tau = 0.1$. Compare `games.max_helpfulness_lp(M[:, None],
-# r[:, None], 0.1)` with `games.maximin_lp(games.multiplier_game(M, r, 0.1, lam))` for
+# $r = $ `R_all[q, :, -1]` and a cap $\tau = 0.1$. Compare `icml26.games.zerosum.max_helpfulness_lp(M[:, None],
+# r[:, None], 0.1)` with `icml26.games.zerosum.maximin_lp(zerosum.multiplier_game(M, r, 0.1, lam))` for
 # $\bar\lambda \in \{0.1, 1, 10, 100\}$. When do they agree? What does the equilibrium do when
 # $\bar\lambda$ is too small?
 # ````
@@ -1019,7 +1019,7 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # ````{exercise} Budgeting judge calls
 # :label: sg-ex-budget
 #
-# (a) With `games.hoeffding_samples`, how many calls per entry guarantee $\lvert \hat v - v\rvert
+# (a) With `icml26.games.zerosum.hoeffding_samples`, how many calls per entry guarantee $\lvert \hat v - v\rvert
 # \le 0.01$ with probability $0.99$ for $K = 6$, $J = 4$? (b) How does the answer scale with
 # $K$ and with $\delta$? (c) Replace Hoeffding by Bernstein's inequality for entries whose score
 # variance is $\sigma^2 \ll 1/4$ and estimate the saving.

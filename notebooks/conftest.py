@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from icml26.notebooks import EXEC_ENV
+from icml26.pipeline.notebooks import EXEC_ENV
 
 os.environ.update(EXEC_ENV)
 

@@ -1,4 +1,4 @@
-"""Tests of icml26.bandits (chapter 02): features, batched OFUL, periodic updates, regret."""
+"""Tests of icml26.sequential.bandits (chapter 02): features, batched OFUL, periodic updates, regret."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26 import bandits
+from icml26.sequential import bandits
 
 DT = torch.float64
 

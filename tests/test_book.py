@@ -8,8 +8,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from icml26.book import build
-from icml26.notebooks import chapters
+from icml26.pipeline.book import build
+from icml26.pipeline.notebooks import chapters
 
 pytestmark = pytest.mark.book
 

@@ -1,4 +1,4 @@
-"""Tests of icml26.hmm (chapter 02): simulator, filter, Baum–Welch, forgetting, and hmmlearn."""
+"""Tests of icml26.sequential.hmm (chapter 02): simulator, filter, Baum–Welch, forgetting, and hmmlearn."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hmmlearn.hmm import CategoricalHMM, GaussianHMM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26 import hmm
+from icml26.sequential import hmm
 
 DT = torch.float64
 

@@ -1,4 +1,4 @@
-"""Tests for icml26.limit (chapter 01): LIMIT-style generator, MTEB loader, retrievers."""
+"""Tests for icml26.retrieval.limit (chapter 01): LIMIT-style generator, MTEB loader, retrievers."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26 import limit, med
+from icml26.retrieval import limit, med
 
 ROOT = Path(__file__).resolve().parents[1]
 SYNTH = ROOT / "data" / "limit-small-synth"

@@ -1,4 +1,4 @@
-"""Tests for icml26.med (chapter 01): constructions, margins, LP retrievability, training."""
+"""Tests for icml26.retrieval.med (chapter 01): constructions, margins, LP retrievability, training."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import recall_score
 
-from icml26 import med
+from icml26.retrieval import med
 
 
 def gen(seed: int = 0) -> torch.Generator:

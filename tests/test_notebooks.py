@@ -9,7 +9,7 @@ import yaml
 from nbval.plugin import get_sanitize_patterns
 
 from icml26.claims import parse_claim_line
-from icml26.notebooks import NOTEBOOKS, ROOT, chapters, output_problems, sync_problem, twin
+from icml26.pipeline.notebooks import NOTEBOOKS, ROOT, chapters, output_problems, sync_problem, twin
 
 CHAPTERS = chapters()
 IDS = [p.stem for p in CHAPTERS]
@@ -107,7 +107,7 @@ def test_notebook_folder_holds_only_pairs():
 
 
 def test_notebook_functions_loads_definitions_with_the_chapter_imports(tmp_path):
-    from icml26.notebooks import notebook_functions
+    from icml26.pipeline.notebooks import notebook_functions
 
     py = tmp_path / "98-demo.py"
     py.write_text(

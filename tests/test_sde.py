@@ -1,4 +1,4 @@
-"""Tests of icml26.sde (chapter 05): Euler–Maruyama, the CogSDE certificate, metrics, torchsde."""
+"""Tests of icml26.dynamics.sde (chapter 05): Euler–Maruyama, the CogSDE certificate, metrics, torchsde."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import torchsde
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26 import sde
-from icml26.notebooks import notebook_functions
+from icml26.dynamics import sde
+from icml26.pipeline.notebooks import notebook_functions
 
 
 def _model(d: int = 4, c: int = 3) -> sde.CogSDE:

@@ -8,7 +8,7 @@ Every chapter of the book imports from here. The core helpers are re-exported:
 - :mod:`icml26.plotting` — the book's matplotlib style;
 - :mod:`icml26.checks` — argument validation with clear ``ValueError`` messages.
 
-Chapter kernels live in one module per topic (``icml26.med`` for chapter 01, ...).
+Chapter kernels live in one module per topic (``icml26.retrieval.med`` for chapter 01, ...).
 """
 
 from icml26 import checks, plotting

@@ -12,6 +12,18 @@ from numbers import Integral, Real
 import numpy as np
 import torch
 
+__all__ = [
+    "agree",
+    "finite",
+    "integer",
+    "probability_vector",
+    "real",
+    "shape",
+    "stochastic_matrix",
+    "tensor",
+    "unit_rows",
+]
+
 ArrayLike = np.ndarray | torch.Tensor
 
 
@@ -100,3 +112,48 @@ def unit_rows(name: str, X: ArrayLike, *, atol: float = 1e-6) -> None:
     if not np.allclose(norms, 1.0, atol=atol):
         worst = float(np.max(np.abs(norms - 1.0)))
         raise ValueError(f"{name} must have unit-norm rows (largest deviation {worst:.3g})")
+
+
+def tensor(
+    name: str,
+    x: object,
+    *,
+    ndim: int | None = None,
+    dtype: torch.dtype | None = None,
+    floating: bool = False,
+) -> torch.Tensor:
+    """``x`` is a ``torch.Tensor`` (with ``ndim`` dimensions, of ``dtype``, or floating point)."""
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if ndim is not None and x.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} dimensions, got shape {tuple(x.shape)}")
+    if dtype is not None and x.dtype != dtype:
+        raise ValueError(f"{name} must have dtype {dtype}, got {x.dtype}")
+    if floating and not x.is_floating_point():
+        raise ValueError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    return x
+
+
+def agree(
+    name: str, got: object, want: object, *, atol: float = 1e-8, rtol: float = 1e-6
+) -> float:
+    """Assert that two implementations agree; return the largest absolute difference.
+
+    This is the assertion of an Implementation or Cross-check section (a kernel against the
+    notebook's readable reference, or against an established library); it is never a claim.
+    Raises ``AssertionError`` naming ``name`` and the worst entry when they differ.
+    """
+    a, b = _as_float64(got), _as_float64(want)
+    if a.shape != b.shape:
+        raise AssertionError(f"{name}: shapes differ, {a.shape} vs {b.shape}")
+    if a.size == 0:
+        return 0.0
+    diff = np.abs(a - b)
+    bad = ~(diff <= atol + rtol * np.abs(b))
+    if bad.any():
+        i = np.unravel_index(int(np.argmax(np.where(bad, diff, -1.0))), a.shape)
+        raise AssertionError(
+            f"{name}: implementations disagree at {tuple(int(j) for j in i)}: "
+            f"{a[i]!r} vs {b[i]!r} (atol {atol}, rtol {rtol})"
+        )
+    return float(diff.max())

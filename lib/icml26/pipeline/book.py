@@ -1,4 +1,4 @@
-"""Build the book: ``python -m icml26.book build`` (what ``make book`` runs).
+"""Build the book: ``python -m icml26.pipeline.book build`` (what ``make book`` runs).
 
 Jupyter Book 1 renders the committed notebook outputs (no re-execution) with warnings as
 errors and nitpicky references, then the path of the site's ``index.html`` is printed.
@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BOOK = ROOT / "book"
 FLAGS = ("-W", "-n", "--keep-going")
 
@@ -35,7 +35,7 @@ def build(*, out: Path | None = None, quiet: bool = False) -> Path:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m icml26.book", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m icml26.pipeline.book", description=__doc__)
     parser.add_argument("command", choices=["build"])
     parser.add_argument("--out", type=Path, default=None, help="build into OUT/_build/html")
     args = parser.parse_args(argv)

@@ -4,9 +4,9 @@ Each chapter is ``notebooks/NN-slug.py`` (jupytext py:percent, the source of tru
 executed twin ``notebooks/NN-slug.ipynb``. This module is what ``make notebooks`` runs and
 what the tests call::
 
-    python -m icml26.notebooks execute --changed     # re-execute what changed
-    python -m icml26.notebooks execute notebooks/01-med.py
-    python -m icml26.notebooks check                 # pair sync + output hygiene
+    python -m icml26.pipeline.notebooks execute --changed     # re-execute what changed
+    python -m icml26.pipeline.notebooks execute notebooks/01-med.py
+    python -m icml26.pipeline.notebooks check                 # pair sync + output hygiene
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTER_GLOB = "[0-9][0-9]-*.py"
 FIX = "make notebooks NB={py}"
@@ -206,7 +206,7 @@ def notebook_functions(py: Path | str, *names: str) -> dict[str, object]:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m icml26.notebooks", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m icml26.pipeline.notebooks", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("execute", help="execute chapters into their .ipynb")
     ex.add_argument("files", nargs="*", type=Path, help="chapter .py files (default: all)")

@@ -1,0 +1,104 @@
+"""The chapter registry: one entry per chapter, the single place a new chapter is declared.
+
+It drives the table-of-contents test, the claims page, ``make notebooks --changed`` (which
+library modules a chapter depends on) and ``make bench`` (which benchmark module times it).
+Adding a chapter is one :class:`Chapter` entry here, its notebook pair, its library module(s)
+under the part's subpackage, and its line in ``book/_toc.yml``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CHAPTERS", "PARTS", "Chapter", "by_number", "by_slug"]
+
+#: The book's parts: subpackage of ``icml26`` → caption in ``book/_toc.yml``.
+PARTS: dict[str, str] = {
+    "retrieval": "I. Geometry of retrieval",
+    "sequential": "II. Sequential decisions under hidden state",
+    "dynamics": "III. Stochastic dynamics",
+    "bayesopt": "IV. Bayesian optimisation",
+    "games": "V. Games and preferences",
+    "generative": "VI. Generative models",
+    "agents": "VII. Agents",
+    "trust": "VIII. Trust: robustness, provenance, interpretability",
+    "neuro": "IX. Neural signals",
+}
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One chapter: ``notebooks/{number}-{slug}.py`` and what it builds on."""
+
+    number: str
+    slug: str
+    part: str
+    title: str
+    modules: tuple[str, ...]
+    bench: str | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.number) != 2 or not self.number.isdigit():
+            raise ValueError(f"number must be two digits, got {self.number!r}")
+        if self.part not in PARTS:
+            raise ValueError(f"part must be one of {sorted(PARTS)}, got {self.part!r}")
+        for m in self.modules:
+            if not m.startswith("icml26."):
+                raise ValueError(f"modules must be icml26 modules, got {m!r}")
+
+    @property
+    def stem(self) -> str:
+        """``NN-slug``, the notebook's file stem."""
+        return f"{self.number}-{self.slug}"
+
+
+CHAPTERS: tuple[Chapter, ...] = (
+    Chapter(
+        "01",
+        "med",
+        "retrieval",
+        "Minimal Embeddable Dimension: exact and robust top-k retrieval capacity",
+        ("icml26.retrieval.med", "icml26.retrieval.limit"),
+        bench="bench_01_med",
+    ),
+    Chapter(
+        "02",
+        "hmm-bandits",
+        "sequential",
+        "Linear contextual bandits driven by a hidden Markov chain",
+        ("icml26.sequential.hmm", "icml26.sequential.bandits"),
+        bench="bench_02_hmm_bandits",
+    ),
+    Chapter(
+        "05",
+        "cogsde",
+        "dynamics",
+        "CogSDE: controlled SDEs for latent decision dynamics",
+        ("icml26.dynamics.sde",),
+        bench="bench_05_cogsde",
+    ),
+    Chapter(
+        "07",
+        "safety-game",
+        "games",
+        "Black-box safety alignment as a zero-sum game",
+        ("icml26.games.zerosum",),
+        bench="bench_07_safety_game",
+    ),
+)
+
+
+def by_number(number: str) -> Chapter:
+    """The chapter numbered ``number`` (``"01"``)."""
+    for c in CHAPTERS:
+        if c.number == number:
+            return c
+    raise ValueError(f"no chapter numbered {number!r}")
+
+
+def by_slug(stem_or_slug: str) -> Chapter:
+    """The chapter whose slug or ``NN-slug`` stem is ``stem_or_slug``."""
+    for c in CHAPTERS:
+        if stem_or_slug in (c.slug, c.stem):
+            return c
+    raise ValueError(f"no chapter with slug {stem_or_slug!r}")

@@ -1,0 +1,1 @@
+"""Part III, stochastic dynamics: controlled SDEs (chapter 05)."""

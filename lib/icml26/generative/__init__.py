@@ -1,0 +1,1 @@
+"""Part VI, generative models: unlearning, diffusion sampling, steganography, translation (chapters 09-11)."""

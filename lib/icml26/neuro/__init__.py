@@ -1,0 +1,1 @@
+"""Part IX, neural signals: EEG representation learning (chapter 19)."""

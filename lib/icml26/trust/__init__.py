@@ -1,0 +1,1 @@
+"""Part VIII, trust: robustness, provenance and interpretability (chapters 16-18)."""
