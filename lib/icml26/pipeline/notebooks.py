@@ -206,7 +206,9 @@ def notebook_functions(py: Path | str, *names: str) -> dict[str, object]:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m icml26.pipeline.notebooks", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m icml26.pipeline.notebooks", description=__doc__
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("execute", help="execute chapters into their .ipynb")
     ex.add_argument("files", nargs="*", type=Path, help="chapter .py files (default: all)")
