@@ -12,6 +12,7 @@ from hmmlearn.hmm import GaussianHMM
 from benchmarks.registry import register
 from icml26.pipeline.notebooks import notebook_functions
 from icml26.sequential import bandits, hmm
+from icml26.stats import one_thread
 
 DT = torch.float64
 RUNS, STEPS = 128, 400
@@ -30,21 +31,6 @@ Z_NP = RNG.standard_normal((RUNS, STEPS, 2))
 # The chapter's readable reference (Eq. (2), one run, one step at a time), from the notebook.
 _refs = notebook_functions("02-hmm-bandits", "reference_filter", "reference_oful")
 reference_filter, reference_oful = _refs["reference_filter"], _refs["reference_oful"]
-
-
-def one_thread(fn):
-    """Run ``fn`` on one intra-op thread (tiny per-step tensors), restoring the setting after."""
-
-    def wrapped():
-        n = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return fn()
-        finally:
-            torch.set_num_threads(n)
-
-    wrapped.__name__ = fn.__name__
-    return wrapped
 
 
 @one_thread

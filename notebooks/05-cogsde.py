@@ -518,7 +518,7 @@ for level in ORDER_LEVELS:
     x = sde.euler_maruyama(lambda z, u: mu * z, lambda z: vol * z, x0, horizon_gbm / n, dW=dW_n)
     steps.append(horizon_gbm / n)
     errors.append((x[-1] - exact).abs().mean().item())
-slope, intercept = np.polyfit(np.log(steps), np.log(errors), 1)
+slope, intercept = icml26.stats.loglog_fit(steps, errors)
 print(f"strong errors: {[f'{e:.4f}' for e in errors]}; fitted log-log slope {slope:.3f}")
 
 # %%

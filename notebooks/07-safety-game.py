@@ -610,7 +610,7 @@ for T in icml26.progress(MWU_HORIZONS, desc="Hedge horizons"):
 gaps = np.array(gaps)  # (horizons, games)
 Ts = np.array(MWU_HORIZONS)
 fit = Ts >= MWU_FIT_FROM
-slope_T, icpt_T = np.polyfit(np.log(Ts[fit]), np.log(gaps.mean(1)[fit]), 1)
+slope_T, icpt_T = icml26.stats.loglog_fit(Ts[fit], gaps.mean(1)[fit])
 widths = (A_mwu.amax((-2, -1)) - A_mwu.amin((-2, -1))).cpu().numpy()
 bound_T = np.array(
     [zerosum.mwu_gap_bound(CANDIDATES, INTENTS, int(T), float(widths.mean())) for T in Ts]
@@ -730,8 +730,8 @@ value_err = np.abs(v_hat - v_true)  # (budgets, instances)
 est_err = np.abs(A_hat - A_true).max((-2, -1))  # ‖Â − A‖_max
 ns = np.array(JUDGE_SAMPLES)
 fit_n = ns >= EST_FIT_FROM
-slope_n, icpt_n = np.polyfit(np.log(ns[fit_n]), np.log(value_err.mean(1)[fit_n]), 1)
-slope_d = np.polyfit(np.log(ns[fit_n]), np.log(est_err.mean(1)[fit_n]), 1)[0]
+slope_n, icpt_n = icml26.stats.loglog_fit(ns[fit_n], value_err.mean(1)[fit_n])
+slope_d = icml26.stats.loglog_fit(ns[fit_n], est_err.mean(1)[fit_n])[0]
 LP_TOL = 1e-9  # absolute slack for the LP's roundoff; vertex solutions err by ~1e-15 here
 assert (est_err > 0).all()  # every instance has a noisy entry, so the ratio is defined
 bound_ratio = float((value_err / est_err).max())
