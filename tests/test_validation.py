@@ -34,7 +34,7 @@ def test_kmeans_init_needs_a_batch_of_sequences():
 
 
 def test_fit_contraction_rate_needs_a_tensor():
-    with pytest.raises(ValueError, match="dist must be a torch.Tensor"):
+    with pytest.raises(ValueError, match=r"dist must be a torch\.Tensor"):
         hmm.fit_contraction_rate(np.ones((2, 10)))
     with pytest.raises(ValueError, match="dist must have 2 dimensions"):
         hmm.fit_contraction_rate(torch.ones(10, dtype=DT))
@@ -59,7 +59,7 @@ def test_unicycle_positions_checks_the_last_dimension_and_heading():
 
 
 def test_train_bow_encoder_needs_a_boolean_relevance():
-    with pytest.raises(ValueError, match="relevance must have dtype torch.bool"):
+    with pytest.raises(ValueError, match=r"relevance must have dtype torch\.bool"):
         limit.train_bow_encoder(
             ["a b", "c d"], ["a"], torch.ones(1, 2), 2, generator=torch.Generator()
         )
@@ -93,7 +93,7 @@ def test_stream_and_one_thread():
 
 
 def test_checks_tensor():
-    with pytest.raises(ValueError, match="x must be a torch.Tensor"):
+    with pytest.raises(ValueError, match=r"x must be a torch\.Tensor"):
         checks.tensor("x", [1.0])
     with pytest.raises(ValueError, match="x must be a floating-point"):
         checks.tensor("x", torch.ones(2, dtype=torch.long), floating=True)
