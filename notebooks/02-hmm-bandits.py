@@ -60,8 +60,8 @@
 #   is
 #
 #   $$
-#   R_T = \sum_{t \le T} \Bigl(\max_a \mu_t(a) - \mu_t(A_t)\Bigr). \tag{7}
-#   $$
+#   R_T = \sum_{t \le T} \Bigl(\max_a \mu_t(a) - \mu_t(A_t)\Bigr).
+#   $$ (hmmb-eq-regret)
 # - **Distances.** $\lVert p - q\rVert_{TV} = \tfrac12 \sum_i |p_i - q_i|$ and the Hilbert
 #   projective distance $d_H(p, q) = \log \max_i (p_i / q_i) - \log \min_i (p_i / q_i)$ for
 #   positive vectors.
@@ -79,8 +79,8 @@
 # b_1 = \frac{\operatorname{diag}(g(X_1))\, \pi}{\mathbf{1}^\top \operatorname{diag}(g(X_1))\,\pi},
 # \qquad
 # b_t = \frac{\operatorname{diag}(g(X_t))\, P^\top b_{t-1}}
-#            {\mathbf{1}^\top \operatorname{diag}(g(X_t))\, P^\top b_{t-1}}, \quad t \ge 2, \tag{2}
-# $$
+#            {\mathbf{1}^\top \operatorname{diag}(g(X_t))\, P^\top b_{t-1}}, \quad t \ge 2,
+# $$ (hmmb-eq-filter)
 #
 # and the normalising constants multiply to the likelihood: $\log p(X_{1:T}) = \sum_{t \le T}
 # \log c_t$ with $c_t$ the denominator at step $t$. The prediction step $b \mapsto P^\top b$ moves
@@ -89,8 +89,8 @@
 #
 # $$
 # \log g_s(x) = -\tfrac12 \textstyle\sum_j \bigl[(x_j - \mu_{sj})^2 / v_{sj} + \log(2\pi v_{sj})
-# \bigr]. \tag{1}
-# $$
+# \bigr].
+# $$ (hmmb-eq-emission)
 # ```
 #
 # The filter is started from $\pi$, which the learner may not know. *Forgetting* (filter
@@ -104,7 +104,7 @@
 # Let $P$ have strictly positive entries and let
 # $\Delta(P) = \max_{i,j,k,l} \log \frac{P_{ik} P_{jl}}{P_{jk} P_{il}}$ and
 # $\tau(P) = \tanh(\Delta(P)/4) < 1$ (Birkhoff's contraction coefficient). Let $b_t$ and $b'_t$
-# be the filters (2) started from two initial laws $\pi, \pi'$ with full support and fed the
+# be the filters {eq}`hmmb-eq-filter` started from two initial laws $\pi, \pi'$ with full support and fed the
 # *same* contexts. Then for every context sequence and every $t \ge 1$,
 #
 # $$
@@ -120,7 +120,7 @@
 # {cite}`birkhoff1957hilbert` ({cite}`cappe2005hmm`, Ch. 4, for its use in HMMs): a matrix $M$
 # with positive entries contracts the Hilbert metric, $d_H(Mp, Mq) \le \tanh(\Delta(M)/4)\,
 # d_H(p, q)$, and $\Delta(M^\top)
-# = \Delta(M)$. One step of (2) is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
+# = \Delta(M)$. One step of {eq}`hmmb-eq-filter` is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
 # $d_H(b_t, b'_t) \le \tau(P)\, d_H(b_{t-1}, b'_{t-1})$; iterate. For the total variation, let
 # $m = \min_i p_i/q_i \le 1 \le M = \max_i p_i / q_i$ (both vectors sum to one). Then
 # $\lVert p - q\rVert_{TV} = \sum_i q_i (1 - p_i/q_i)^+ \le 1 - m \le 1 - m/M = 1 - e^{-d_H(p,q)}
@@ -153,7 +153,7 @@
 # ```
 #
 # ```{prf:proof}
-# Write $F_t$ and $\hat F_t$ for one step of (2) with the true and the estimated parameters. By
+# Write $F_t$ and $\hat F_t$ for one step of {eq}`hmmb-eq-filter` with the true and the estimated parameters. By
 # the triangle inequality $d_H(\hat F_t \hat b, F_t b) \le d_H(\hat F_t \hat b, \hat F_t b) +
 # d_H(\hat F_t b, F_t b)$. The first term is at most $\tau(\hat P) d_H(\hat b, b)$
 # ({prf:ref}`hmmb-thm-forgetting`). For the second, $(\hat P^\top b)_j / (P^\top b)_j$ lies
@@ -178,8 +178,8 @@
 # $(X_{1:t}, A_t)$. With the features
 #
 # $$
-# \phi_t(a) = e_a \otimes b_t \in \mathbb{R}^{KN} \tag{6}
-# $$
+# \phi_t(a) = e_a \otimes b_t \in \mathbb{R}^{KN}
+# $$ (hmmb-eq-simplified)
 #
 # this *is* a linear contextual bandit with $d = KN$ and mean $\mu_t(a) = \langle \theta,
 # \phi_t(a)\rangle$.
@@ -286,8 +286,8 @@
 #
 # $$
 # \mu_t(a) = \langle \theta_a, \varphi_t\rangle, \qquad \varphi_t = \mathbb{E}[\psi(S_t, X_t)
-# \mid X_{1:t}] = b_t \otimes (X_t, 1). \tag{8}
-# $$
+# \mid X_{1:t}] = b_t \otimes (X_t, 1).
+# $$ (hmmb-eq-natural)
 # ```
 #
 # So one could run OFUL on $\phi_t(a) = e_a \otimes \varphi_t$. The trouble is the noise
@@ -417,7 +417,7 @@ print(
 )
 
 # %% [markdown]
-# The reference implementation: the forward filter (2) for *one* run, written as a loop over time
+# The reference implementation: the forward filter {eq}`hmmb-eq-filter` for *one* run, written as a loop over time
 # in numpy, exactly as on paper. The kernel `icml26.sequential.hmm.forward_filter` does the same
 # for all runs
 # at once (one batched matrix product per step), in normalised or in log space.
@@ -425,7 +425,7 @@ print(
 
 # %% tags=["reference"]
 def reference_filter(x, P, pi, means, var):
-    """Eq. (2) for one run: beliefs (T, N) and log-likelihood, one time step at a time."""
+    """The forward filter for one run: beliefs (T, N) and log-likelihood, one time step at a time."""
     T_, N_ = x.shape[0], P.shape[0]
     beliefs, loglik = np.zeros((T_, N_)), 0.0
     b = pi
@@ -1006,7 +1006,7 @@ icml26.claim(
 # know the HMM (so that only the reward-dependency issue is at play) and run OFUL on the features
 # $b_t \otimes (X_t, 1)$ ($d = 27$): once updating every round, once with
 # {prf:ref}`hmmb-alg-periodic` and epochs of $L = 50$ rounds. The regret is against the belief
-# oracle $\arg\max_a \mu_t(a)$ of Eq. (8). The rewards are drawn from the *true* states, so the
+# oracle $\arg\max_a \mu_t(a)$ of {eq}`hmmb-eq-natural`. The rewards are drawn from the *true* states, so the
 # residual noise contains the state uncertainty; we set $\sigma = 1$ in the radius to cover it.
 
 # %%
@@ -1020,7 +1020,7 @@ xc = bandits.context_features(X_n)  # (X_t, 1)
 per_state = torch.einsum("asj,rtj->rtas", theta_nat, xc)  # mean reward of (a, s), (R, T, K, N)
 idx = S_n[:, :, None, None].expand(-1, -1, N_ACTIONS, 1)
 mean_state = per_state.gather(-1, idx).squeeze(-1)  # what the true-state oracle would see
-mean_nat = (per_state * b_n[:, :, None, :]).sum(-1)  # Eq. (8): the belief oracle's means
+mean_nat = (per_state * b_n[:, :, None, :]).sum(-1)  # the belief oracle's means (natural model)
 noise = torch.randn(RUNS, T_NAT, N_ACTIONS, generator=gen, dtype=DT).to(DEVICE)
 rewards_nat = mean_state + NATURAL_SD * noise
 z_nat = bandits.natural_features(b_n, X_n)
@@ -1290,7 +1290,7 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 # ````{solution} hmmb-ex-adaptive
 # :class: dropdown
 #
-# (a) On $[t_k, t_{k+1})$ both are the filter (2) with the *same* parameters $\hat\theta_k$ and
+# (a) On $[t_k, t_{k+1})$ both are the filter {eq}`hmmb-eq-filter` with the *same* parameters $\hat\theta_k$ and
 # the same contexts, started at $t_k$ from two different predictive laws ($\hat b_{t_k-1}^\top
 # \hat P_k$, with $\hat b_{t_k - 1}$ from the old parameters, against the re-run filter's). By
 # {prf:ref}`hmmb-thm-forgetting`, with $\hat P_k$ in place of $P$, their Hilbert distance (hence

@@ -58,8 +58,8 @@
 #
 # $$
 # dz_t = f(z_t, u_t)\,dt + G(z_t)\,dW_t, \qquad z_0 \text{ independent of } W,
-# \quad \mathbb{E}\lVert z_0\rVert^2 < \infty. \tag{1}
-# $$
+# \quad \mathbb{E}\lVert z_0\rVert^2 < \infty.
+# $$ (cogsde-eq-sde)
 #
 # The drift has *dual-channel control modulation*: the command enters once **additively**,
 # shifting the drift, and once **multiplicatively**, gating a state-dependent nonlinearity,
@@ -84,11 +84,11 @@
 #
 # $$
 # 2\langle z, f(z, u)\rangle + \lVert G(z)\rVert_F^2 \le -\alpha \lVert z\rVert^2
-# + \beta\,(1 + \lVert u\rVert^2). \tag{2}
-# $$
+# + \beta\,(1 + \lVert u\rVert^2).
+# $$ (cogsde-eq-dissipative)
 #
-# The left-hand side is $\mathcal{L}V(z)$, the Itô generator of (1) applied to
-# $V(z) = \lVert z\rVert^2$: (2) says that $V$ is a Lyapunov function outside a ball whose radius
+# The left-hand side is $\mathcal{L}V(z)$, the Itô generator of {eq}`cogsde-eq-sde` applied to
+# $V(z) = \lVert z\rVert^2$: {eq}`cogsde-eq-dissipative` says that $V$ is a Lyapunov function outside a ball whose radius
 # grows with the command.
 # ```
 #
@@ -97,7 +97,7 @@
 #
 # Let $f, G$ be continuous and locally Lipschitz in $z$, uniformly over $u$ in bounded sets, and
 # $(\alpha, \beta)$-dissipative, and let $u$ be measurable with
-# $\sup_t \lVert u_t\rVert^2 \le U^2$. Then (1) has a unique global solution and for all
+# $\sup_t \lVert u_t\rVert^2 \le U^2$. Then {eq}`cogsde-eq-sde` has a unique global solution and for all
 # $t \ge 0$
 #
 # $$
@@ -121,7 +121,7 @@
 # + \lVert G(z_t)\rVert_F^2\bigr)\,dt + 2 e^{\alpha t} z_t^\top G(z_t)\,dW_t .
 # $$
 #
-# By (2) the $dt$ term is at most $e^{\alpha t}\beta(1 + U^2)$. Integrate from $0$ to
+# By {eq}`cogsde-eq-dissipative` the $dt$ term is at most $e^{\alpha t}\beta(1 + U^2)$. Integrate from $0$ to
 # $t \wedge \tau_R$ and take expectations: the stochastic integral is a martingale with mean zero
 # because its integrand is bounded on $[0, \tau_R]$, so
 #
@@ -142,7 +142,7 @@
 # for locally Lipschitz coefficients.
 # ```
 #
-# The theorem is only useful if we can *check* (2) for a neural network. The next result builds
+# The theorem is only useful if we can *check* {eq}`cogsde-eq-dissipative` for a neural network. The next result builds
 # the check into the architecture: the linear part is negative definite up to a rotation, the
 # nonlinearity and the diffusion are bounded.
 #
@@ -156,8 +156,8 @@
 # \sigma(W_s z + b_s)\bigr)$ with $\varsigma \in \mathbb{R}^d_{>0}$. Then the CogSDE pair
 #
 # $$
-# f(z,u) = A z + \sigma(W_g u + b_g) \odot \phi(z) + B u + b_0,\qquad G(z) \text{ as above}, \tag{3}
-# $$
+# f(z,u) = A z + \sigma(W_g u + b_g) \odot \phi(z) + B u + b_0,\qquad G(z) \text{ as above},
+# $$ (cogsde-eq-param)
 #
 # is $(\alpha, \beta)$-dissipative with
 #
@@ -189,7 +189,7 @@
 #
 # The diffusion is diagonal with entries in $(0, \varsigma_i)$, so
 # $\lVert G(z)\rVert_F^2 \le \lVert\varsigma\rVert^2$. Adding the two and bounding
-# $c_0 + c_1\lVert u\rVert^2 \le \max\{c_0, c_1\}(1+\lVert u\rVert^2)$ gives (2) with the stated
+# $c_0 + c_1\lVert u\rVert^2 \le \max\{c_0, c_1\}(1+\lVert u\rVert^2)$ gives {eq}`cogsde-eq-dissipative` with the stated
 # $(\alpha, \beta)$. For the growth bound,
 # $\lVert f\rVert \le L\lVert z\rVert + a + b\lVert u\rVert$ and $(x + y)^2 \le 2x^2 + 2y^2$ twice.
 # ```
@@ -199,12 +199,12 @@
 # second moment to sit well below the bound. {ref}`cogsde-ex-tight` shows a case where the
 # bound is an equality.
 #
-# In practice (1) is simulated with the Euler–Maruyama scheme
+# In practice {eq}`cogsde-eq-sde` is simulated with the Euler–Maruyama scheme
 #
 # $$
 # z_{k+1} = z_k + f(z_k, u_k)\,h + G(z_k)\,\Delta W_k, \qquad
-# \Delta W_k \sim \mathcal{N}(0, h I_m) \text{ i.i.d.} \tag{4}
-# $$
+# \Delta W_k \sim \mathcal{N}(0, h I_m) \text{ i.i.d.}
+# $$ (cogsde-eq-em)
 #
 # ```{prf:theorem} Strong order 1/2 of Euler–Maruyama
 # :label: cogsde-thm-strong
@@ -241,7 +241,7 @@
 # :label: cogsde-prop-em
 #
 # Under the hypotheses of {prf:ref}`cogsde-prop-param`, let $h < \alpha/(2L^2)$ and
-# $\rho = 1 - h\alpha + 2h^2L^2 \in (0, 1)$. Then the iterates of (4) satisfy
+# $\rho = 1 - h\alpha + 2h^2L^2 \in (0, 1)$. Then the iterates of {eq}`cogsde-eq-em` satisfy
 #
 # $$
 # \mathbb{E}\lVert z_k\rVert^2 \le \rho^k\,\mathbb{E}\lVert z_0\rVert^2
@@ -256,7 +256,7 @@
 # $\Delta W_k$ is independent of $z_k$ with mean zero and covariance $hI$, so expanding the square,
 # $\mathbb{E}\lVert z_{k+1}\rVert^2 = \mathbb{E}\bigl[\lVert z_k\rVert^2 + 2h\langle z_k, f\rangle
 # + h^2\lVert f\rVert^2 + h\lVert G(z_k)\rVert_F^2\bigr]$ (the cross terms with $\Delta W_k$
-# vanish). By (2) and the growth bound,
+# vanish). By {eq}`cogsde-eq-dissipative` and the growth bound,
 # $m_{k+1} \le (1 - h\alpha + 2h^2L^2)\,m_k + h(\beta + hK)(1 + U^2)$. Since $\alpha \le \lambda \le
 # L$, $\rho \ge 1 - h\alpha + 2h^2\alpha^2 > 0$, and $\rho < 1$ exactly when $h < \alpha/(2L^2)$.
 # Unrolling the linear recursion, $m_k \le \rho^k m_0 + h(\beta+hK)(1+U^2)(1-\rho^k)/(1-\rho)$ with
@@ -285,7 +285,7 @@ DEVICE = icml26.device()
 torch.set_num_threads(1)
 
 # %% tags=["parameters"]
-# Mean-square bound (Theorem 1) and the unconstrained baseline
+# Mean-square bound (cogsde-thm-ms) and the unconstrained baseline
 LATENT_DIM = icml26.pick(ci=6, paper=16)
 HIDDEN = icml26.pick(ci=16, paper=64)
 N_PATHS = icml26.pick(ci=4096, paper=16384)
@@ -295,7 +295,7 @@ T_END = N_STEPS * STEP
 SAVE_EVERY = icml26.pick(ci=10, paper=20)
 N_FREE = icml26.pick(ci=8, paper=32)  # random unconstrained drifts
 FREE_PATHS = icml26.pick(ci=256, paper=4096)
-# Strong order (Theorem 2)
+# Strong order of Euler–Maruyama (cogsde-thm-strong)
 ORDER_PATHS = icml26.pick(ci=4096, paper=65536)
 ORDER_FINE = icml26.pick(ci=2**10, paper=2**14)  # steps of the finest Brownian grid on [0, 1]
 ORDER_LEVELS = icml26.pick(ci=(3, 4, 5, 6, 7, 8), paper=(4, 5, 6, 7, 8, 9, 10, 11))
@@ -319,12 +319,12 @@ LR = 1e-2
 # %% [markdown]
 # ## Implementation
 #
-# The readable reference is Eq. (4) written literally: one path at a time, one step at a time.
+# The readable reference is {eq}`cogsde-eq-em` written literally: one path at a time, one step at a time.
 
 
 # %% tags=["reference"]
 def em_reference(drift, diffusion, z0, h, u, dW):
-    """Eq. (4), path by path: z_{k+1} = z_k + f(z_k, u_k) h + diag(G(z_k)) dW_k."""
+    """Euler–Maruyama, path by path: z_{k+1} = z_k + f(z_k, u_k) h + diag(G(z_k)) dW_k."""
     n_steps, n_paths = dW.shape[0], z0.shape[0]
     out = torch.empty(n_steps + 1, *z0.shape, dtype=z0.dtype)
     for i in range(n_paths):
@@ -342,7 +342,7 @@ def em_reference(drift, diffusion, z0, h, u, dW):
 # and optional pre-drawn increments, validates its arguments (positive step, command grid as
 # long as the time grid, matching shapes) and never leaves the device. `icml26.dynamics.sde.CogSDE`
 # is
-# the parameterisation (3); its `certificate()` returns $(\alpha, \beta, L, K)$ of
+# the parameterisation {eq}`cogsde-eq-param`; its `certificate()` returns $(\alpha, \beta, L, K)$ of
 # {prf:ref}`cogsde-prop-param`, computed from the weights.
 
 # %%
@@ -572,7 +572,7 @@ icml26.claim(
 # **The models.** All share an encoder (the last 5 observations and commands → initial state), a
 # linear decoder (state → speed, turn rate) and the kinematic integration, and all have
 # 1.6–1.7 k trainable parameters:
-# - **CogSDE**: the dissipative controlled SDE (3), trained with `TRAIN_SAMPLES` sampled futures;
+# - **CogSDE**: the dissipative controlled SDE {eq}`cogsde-eq-param`, trained with `TRAIN_SAMPLES` sampled futures;
 # - **neural ODE** (a deterministic baseline of the same size): `UnconstrainedSDE` without
 #   diffusion, the same layers with a free linear part $A$, initialised small (`gain=0.1`, so
 #   $A$ starts with eigenvalues of modulus $pprox 0.1$/s, the usual near-neutral start of a
@@ -830,7 +830,7 @@ print(
 # ## Cross-check
 #
 # **`torchsde`.** `torchsde.sdeint(method="euler")` {cite}`li2020scalable` implements the same
-# scheme (4). It accepts any object implementing its `BaseBrownian` interface as `bm`; the
+# scheme {eq}`cogsde-eq-em`. It accepts any object implementing its `BaseBrownian` interface as `bm`; the
 # solver asks it for the increment over each step $[t_k, t_{k+1}]$, so a ten-line class that
 # returns our pre-drawn $\Delta W_k$ (`sde.FixedIncrements`) lets both solvers integrate the
 # *same* Brownian path. `sde.TorchsdeAdapter` presents the model as a torchsde SDE, reading the
@@ -932,7 +932,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # :label: cogsde-ex-tight
 #
 # Take the Ornstein–Uhlenbeck SDE $dz = -\lambda z\,dt + \varsigma\,dW$ in $\mathbb{R}^d$
-# (no command). Find the best $(\alpha, \beta)$ in (2), and show that
+# (no command). Find the best $(\alpha, \beta)$ in {eq}`cogsde-eq-dissipative`, and show that
 # {prf:ref}`cogsde-thm-ms` then holds with equality. Predict what the ratio of claim 05.1
 # becomes, and check it with `sde.euler_maruyama`.
 # ````
@@ -1014,7 +1014,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # $e^{16} \approx 10^7$ over 20 s. (b) Within a window the growth is moderate, and the encoder and
 # the linear decoder can place $z_0$ and read out $z_t$ so that the unstable direction is barely
 # excited or barely visible; the loss never sees $t > 2$ s, so nothing pushes $r$ below 0. A
-# penalty on $r$ (or, better, a parameterisation such as (3) that makes $r < 0$ impossible)
+# penalty on $r$ (or, better, a parameterisation such as {eq}`cogsde-eq-param` that makes $r < 0$ impossible)
 # removes the failure; the penalised model then behaves like the dissipative ODE. (c) A GRU's
 # state is a convex combination of the previous state and a $\tanh$ candidate, so it stays in
 # $[-1, 1]^d$ for ever whatever the weights: it is bounded by construction — the discrete-time
@@ -1026,7 +1026,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 #
 # - CogSDE models a latent decision state by a controlled SDE whose drift is steered by commands
 #   through an additive and a multiplicative channel, with a state-dependent diffusion.
-# - Dissipativity (2) bounds $\mathbb{E}\lVert z_t\rVert^2$ uniformly in time (Itô + Grönwall);
+# - Dissipativity {eq}`cogsde-eq-dissipative` bounds $\mathbb{E}\lVert z_t\rVert^2$ uniformly in time (Itô + Grönwall);
 #   a negative-definite-plus-skew linear part with bounded nonlinearities certifies $(\alpha,
 #   \beta)$ from the weights, and Euler–Maruyama keeps a bound for $h < \alpha/(2L^2)$.
 # - The batched kernel matches `torchsde`'s Euler path by path (to rounding error) and shows strong

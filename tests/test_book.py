@@ -13,7 +13,7 @@ from icml26.pipeline.notebooks import chapters
 
 pytestmark = pytest.mark.book
 
-PAGES = ("intro", "notation", "claims", "performance", "bibliography")
+PAGES = ("intro", "notation", "claims", "performance", "api", "bibliography")
 
 
 class Tags(HTMLParser):

@@ -175,3 +175,26 @@ def test_notebook_functions_loads_definitions_with_the_chapter_imports(tmp_path)
         notebook_functions(py, "missing")
     with pytest.raises(ValueError, match="py must name a chapter source"):
         notebook_functions(tmp_path / "nope.py", "area")
+
+
+def chapter_labels() -> set[str]:
+    """Every MyST label the chapters define (prf blocks, exercises, labelled equations)."""
+    labels = set()
+    for py in CHAPTERS:
+        text = py.read_text()
+        labels |= set(re.findall(r":label: ([\w-]+)", text))
+        labels |= set(re.findall(r"\$\$ \(([\w-]+)\)", text))
+    return labels
+
+
+def test_docstrings_cite_labels_that_exist_and_no_bare_numbers():
+    labels = chapter_labels()
+    problems = []
+    for f in sorted((ROOT / "lib" / "icml26").rglob("*.py")):
+        text = f.read_text()
+        for role, label in re.findall(r":(prf:ref|eq):`([^`]+)`", text):
+            if label not in labels:
+                problems.append(f"{f.name}: :{role}:`{label}` is not a chapter label")
+        for bare in re.findall(r"\b(?:Eq\.|Theorem|Proposition|Lemma) \(?\d", text):
+            problems.append(f"{f.name}: bare number {bare!r}; cite the chapter's label")
+    assert not problems, "\n".join(problems)

@@ -1,7 +1,7 @@
 """The book's matplotlib style: readable fonts and a colour-blind-safe palette.
 
 Figures are notebook outputs (no ``savefig``): a chapter calls :func:`use_book_style` once
-and draws with the colours in :data:`PALETTE` (Okabe & Ito, 2008).
+and draws with the colours in ``PALETTE`` (Okabe & Ito, 2008).
 """
 
 from __future__ import annotations
