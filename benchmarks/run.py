@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from benchmarks.registry import CASES
+from icml26.chapters import CHAPTERS
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,8 +48,9 @@ def _fmt(seconds: float) -> str:
 
 
 def main() -> int:
-    for path in sorted(HERE.glob("bench_*.py")):
-        importlib.import_module(f"benchmarks.{path.stem}")
+    for chapter in CHAPTERS:  # the registry names each chapter's benchmark module
+        if chapter.bench:
+            importlib.import_module(f"benchmarks.{chapter.bench}")
     if not CASES:
         print("no benchmark cases registered")
         return 0

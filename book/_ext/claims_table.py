@@ -16,6 +16,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from icml26.chapters import CHAPTERS
 from icml26.claims import parse_claim_line
 
 COLUMNS = ("Chapter", "Claim", "Kind", "Statement", "Measured", "Threshold", "Verdict")
@@ -24,7 +25,8 @@ COLUMNS = ("Chapter", "Claim", "Kind", "Statement", "Measured", "Threshold", "Ve
 def collect(notebook_dir: Path) -> list[tuple[str, object]]:
     """``(notebook stem, ClaimLine)`` for every claim line of every chapter, in order."""
     rows = []
-    for ipynb in sorted(notebook_dir.glob("[0-9][0-9]-*.ipynb")):
+    for chapter in CHAPTERS:  # the registry's chapters, in book order
+        ipynb = notebook_dir / f"{chapter.stem}.ipynb"
         nb = json.loads(ipynb.read_text())
         for cell in nb["cells"]:
             if "claim" not in cell.get("metadata", {}).get("tags", []):
