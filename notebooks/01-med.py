@@ -270,6 +270,7 @@ WELLER_R2_LIMIT_SMALL = 0.543
 #
 # Let $1 \le k < m$. If unit vectors are $\varepsilon$-robust for $k$ (any $d$; only the subsets
 # with $|S| = k$ are used), then
+#
 # $$
 # \varepsilon \le \varepsilon_\star(m, k) = \frac{m}{\sqrt{k (m-1)(m-k)}},
 # \qquad \varepsilon_\star(m, k) \to \frac{1}{\sqrt{k}} \quad (m/k \to \infty).
@@ -288,6 +289,7 @@ WELLER_R2_LIMIT_SMALL = 0.543
 # = k/m$ and $\mathbb{P}(i, j \in S) = k(k-1)/(m(m-1))$ for $i \ne j$, and $\sum_{i \ne j}
 # \langle y_i, y_j \rangle = \lVert \sum_i y_i \rVert^2 - \sum_i \lVert y_i \rVert^2 = -\sum_i
 # \lVert y_i \rVert^2$:
+#
 # $$
 # \mathbb{E} \Big\lVert \sum_{i \in S} y_i \Big\rVert^2
 # = \Big(\frac{k}{m} - \frac{k(k-1)}{m(m-1)}\Big) \sum_i \lVert y_i \rVert^2
@@ -340,12 +342,14 @@ WELLER_R2_LIMIT_SMALL = 0.543
 #
 # (b) *Deterministic margin.* If $\mu_\ast \le \mu < \frac{1}{2k-1}$, every $S$ with $1 \le |S|
 # \le k$ is retrieved by its normalised centroid query with
+#
 # $$
 # \operatorname{gap}_S(u_S) \ge g_k(\mu) = \frac{1 - (2k - 1)\mu}{\sqrt{k (1 + (k-1)\mu)}} .
 # $$
 #
 # (c) *Dimension for a prescribed margin.* For $0 < \varepsilon < 1/\sqrt{k}$ and $\delta \in (0,
 # 1)$, if
+#
 # $$
 # d \ge \frac{18\, k^2 \,\big(2 \ln m + \ln(1/\delta)\big)}{(1 - \varepsilon \sqrt{k})^2},
 # $$

@@ -307,8 +307,8 @@
 #
 # 1. At the start of epoch $k$ (round $t_k$): compute $\hat\theta_{t_k - 1}$, $V_{t_k - 1}$ and
 #    $\beta_{t_k - 1}$ from all data so far, and **freeze** them.
-# 2. For $t_k \le t < t_{k+1}$: play $A_t = \arg\max_a \langle \hat\theta_{t_k-1}, \phi_t(a)\rangle
-#    + \beta_{t_k - 1} \lVert\phi_t(a)\rVert_{V_{t_k-1}^{-1}}$; record $(\phi_t(A_t), r_t)$.
+# 2. For $t_k \le t < t_{k+1}$: play $A_t = \arg\max_a \langle \hat\theta_{t_k-1}, \phi_t(a)\rangle +
+#    \beta_{t_k - 1} \lVert\phi_t(a)\rVert_{V_{t_k-1}^{-1}}$; record $(\phi_t(A_t), r_t)$.
 # ```
 #  Why this helps, heuristically (our reading, not a proof): within an epoch the actions are
 # functions of the contexts and of data that ended at $t_k - 1$. Under the forgetting condition the

@@ -83,8 +83,8 @@
 # all $z \in \mathbb{R}^d$, $u \in \mathbb{R}^c$,
 #
 # $$
-# 2\langle z, f(z, u)\rangle + \lVert G(z)\rVert_F^2 \le -\alpha \lVert z\rVert^2
-# + \beta\,(1 + \lVert u\rVert^2).
+# 2\langle z, f(z, u)\rangle + \lVert G(z)\rVert_F^2 \le -\alpha \lVert z\rVert^2 +
+# \beta\,(1 + \lVert u\rVert^2).
 # $$ (cogsde-eq-dissipative)
 #
 # The left-hand side is $\mathcal{L}V(z)$, the Itô generator of {eq}`cogsde-eq-sde` applied to
@@ -101,8 +101,8 @@
 # $t \ge 0$
 #
 # $$
-# \mathbb{E}\lVert z_t\rVert^2 \le e^{-\alpha t}\,\mathbb{E}\lVert z_0\rVert^2
-# + \frac{\beta}{\alpha}\,(1 + U^2)\,\bigl(1 - e^{-\alpha t}\bigr).
+# \mathbb{E}\lVert z_t\rVert^2 \le e^{-\alpha t}\,\mathbb{E}\lVert z_0\rVert^2 +
+# \frac{\beta}{\alpha}\,(1 + U^2)\,\bigl(1 - e^{-\alpha t}\bigr).
 # $$
 #
 # In particular $\sup_t \mathbb{E}\lVert z_t\rVert^2 \le \max\{\mathbb{E}\lVert z_0\rVert^2,
@@ -117,8 +117,8 @@
 # $\nabla^2 V = 2I$) gives
 #
 # $$
-# dY_t = e^{\alpha t}\bigl(\alpha \lVert z_t\rVert^2 + 2\langle z_t, f(z_t,u_t)\rangle
-# + \lVert G(z_t)\rVert_F^2\bigr)\,dt + 2 e^{\alpha t} z_t^\top G(z_t)\,dW_t .
+# dY_t = e^{\alpha t}\bigl(\alpha \lVert z_t\rVert^2 + 2\langle z_t, f(z_t,u_t)\rangle +
+# \lVert G(z_t)\rVert_F^2\bigr)\,dt + 2 e^{\alpha t} z_t^\top G(z_t)\,dW_t .
 # $$
 #
 # By {eq}`cogsde-eq-dissipative` the $dt$ term is at most $e^{\alpha t}\beta(1 + U^2)$. Integrate from $0$ to
@@ -182,8 +182,8 @@
 # gives
 #
 # $$
-# 2\langle z, f\rangle \le -2\lambda\lVert z\rVert^2 + \lambda\lVert z\rVert^2
-# + \frac{(a + b\lVert u\rVert)^2}{\lambda}
+# 2\langle z, f\rangle \le -2\lambda\lVert z\rVert^2 + \lambda\lVert z\rVert^2 +
+# \frac{(a + b\lVert u\rVert)^2}{\lambda}
 # \le -\lambda\lVert z\rVert^2 + \frac{2a^2 + 2b^2\lVert u\rVert^2}{\lambda}.
 # $$
 #
@@ -244,8 +244,8 @@
 # $\rho = 1 - h\alpha + 2h^2L^2 \in (0, 1)$. Then the iterates of {eq}`cogsde-eq-em` satisfy
 #
 # $$
-# \mathbb{E}\lVert z_k\rVert^2 \le \rho^k\,\mathbb{E}\lVert z_0\rVert^2
-# + \frac{(\beta + hK)(1 + U^2)}{\alpha - 2hL^2}\,\bigl(1 - \rho^k\bigr),
+# \mathbb{E}\lVert z_k\rVert^2 \le \rho^k\,\mathbb{E}\lVert z_0\rVert^2 +
+# \frac{(\beta + hK)(1 + U^2)}{\alpha - 2hL^2}\,\bigl(1 - \rho^k\bigr),
 # $$
 #
 # which tends to the bound of {prf:ref}`cogsde-thm-ms` as $h \to 0$ (since
@@ -254,8 +254,8 @@
 #
 # ```{prf:proof}
 # $\Delta W_k$ is independent of $z_k$ with mean zero and covariance $hI$, so expanding the square,
-# $\mathbb{E}\lVert z_{k+1}\rVert^2 = \mathbb{E}\bigl[\lVert z_k\rVert^2 + 2h\langle z_k, f\rangle
-# + h^2\lVert f\rVert^2 + h\lVert G(z_k)\rVert_F^2\bigr]$ (the cross terms with $\Delta W_k$
+# $\mathbb{E}\lVert z_{k+1}\rVert^2 = \mathbb{E}\bigl[\lVert z_k\rVert^2 + 2h\langle z_k, f\rangle +
+# h^2\lVert f\rVert^2 + h\lVert G(z_k)\rVert_F^2\bigr]$ (the cross terms with $\Delta W_k$
 # vanish). By {eq}`cogsde-eq-dissipative` and the growth bound,
 # $m_{k+1} \le (1 - h\alpha + 2h^2L^2)\,m_k + h(\beta + hK)(1 + U^2)$. Since $\alpha \le \lambda \le
 # L$, $\rho \ge 1 - h\alpha + 2h^2\alpha^2 > 0$, and $\rho < 1$ exactly when $h < \alpha/(2L^2)$.
@@ -575,7 +575,7 @@ icml26.claim(
 # - **CogSDE**: the dissipative controlled SDE {eq}`cogsde-eq-param`, trained with `TRAIN_SAMPLES` sampled futures;
 # - **neural ODE** (a deterministic baseline of the same size): `UnconstrainedSDE` without
 #   diffusion, the same layers with a free linear part $A$, initialised small (`gain=0.1`, so
-#   $A$ starts with eigenvalues of modulus $pprox 0.1$/s, the usual near-neutral start of a
+#   $A$ starts with eigenvalues of modulus $\approx 0.1$/s, the usual near-neutral start of a
 #   neural ODE);
 # - **neural ODE, gain 1**: the same model with $A$ initialised as a standard Gaussian matrix
 #   scaled by $1/\sqrt{d}$ (the default of `UnconstrainedSDE`). It starts unstable, and training

@@ -245,8 +245,8 @@
 #
 # ```{prf:proof}
 # For fixed $x$, $\lambda \mapsto \mathcal{L}(x, \lambda)$ is affine, so its minimum over
-# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau
-# - x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
+# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau -
+# x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
 # reading: if $x$ meets the cap the opponent picks $\lambda = 0$ and the agent is paid its
 # helpfulness; if not, it pays $\bar\lambda$ per unit of excess risk:
 # $v(G) = \max_x \phi(x)$ with $\phi(x) = x^\top M - \bar\lambda (x^\top r - \tau)_+$, an

@@ -198,3 +198,39 @@ def test_docstrings_cite_labels_that_exist_and_no_bare_numbers():
         for bare in re.findall(r"\b(?:Eq\.|Theorem|Proposition|Lemma) \(?\d", text):
             problems.append(f"{f.name}: bare number {bare!r}; cite the chapter's label")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_markdown_math_is_well_formed(py):
+    from icml26.pipeline.mystlint import markdown_problems
+
+    problems = markdown_problems(py)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "problem"),
+    [
+        ("then\n$$\nx = 1\n$$", "without a blank line"),
+        ("$$\na = b\n+ c\n$$", "starts with '+'"),
+        ("play $a = b\n- c$ now", "starts with '-'"),
+        ("see $x = {ref}`lab`$", "role inside math"),
+        ("we get $$x$$ here", "middle of a line"),
+        ("half $x + y\n\nnext", "ends inside inline math"),
+        ("$\x07pprox$", "control character"),
+    ],
+)
+def test_the_math_checker_catches_each_pitfall(markdown, problem):
+    from icml26.pipeline.mystlint import math_problems
+
+    assert any(problem in p for p in math_problems(markdown)), math_problems(markdown)
+
+
+def test_the_math_checker_accepts_good_markdown():
+    from icml26.pipeline.mystlint import math_problems
+
+    good = (
+        "Text $a - b$ and\n$c$.\n\n$$\nx = a +\nb\n$$ (eq-x)\n\n```python\n$$ not math\n```\n"
+        "- a list item with $x$\n"
+    )
+    assert math_problems(good) == []
