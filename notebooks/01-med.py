@@ -47,7 +47,7 @@
 # $x(t) = (t, t^2, \dots, t^d)$. Weller et al. write $n$ for the number of documents; we keep $m$
 # except when quoting their "critical $n$".
 
-# %%
+# %% tags=["hide-input"]
 import itertools
 import math
 import os
@@ -80,30 +80,32 @@ def fresh_generator(offset: int) -> torch.Generator:
 gen = fresh_generator(0)
 DATA = os.path.join("..", "data", "limit-small-synth")
 
-# %% tags=["parameters"]
-TOP2_M = icml26.pick(ci=[8, 16, 32, 60], paper=[8, 16, 32, 64, 128, 200])  # objects, claim 1
-EPS_M = icml26.pick(ci=list(range(3, 25)), paper=list(range(3, 61)))  # simplex grid, claim 2
+# %% tags=["parameters", "hide-input"]
+TOP2_M = icml26.pick(
+    ci=[8, 16, 32, 60], paper=[8, 16, 32, 64, 128, 200]
+)  # objects, claims 01.1-01.2
+EPS_M = icml26.pick(ci=list(range(3, 25)), paper=list(range(3, 61)))  # simplex grid, claim 01.3
 EPS_K = icml26.pick(ci=[1, 2, 3, 4], paper=[1, 2, 3, 4])
-OPT_CASES = icml26.pick(  # (m, k, d) for max-margin optimisation, claim 2
+OPT_CASES = icml26.pick(  # (m, k, d) for max-margin optimisation, claim 01.4
     ci=[(5, 2, 4), (6, 2, 5), (6, 3, 5)],
     paper=[(5, 2, 4), (6, 2, 5), (6, 3, 5), (8, 2, 7), (8, 3, 7), (8, 4, 7), (10, 2, 6)],
 )
 OPT_STEPS = icml26.pick(ci=800, paper=5000)
-GAUSS_M = icml26.pick(  # numbers of objects, claim 3
+GAUSS_M = icml26.pick(  # numbers of objects, claim 01.5
     ci=[8, 12, 16, 24, 32, 48, 64, 96, 128], paper=[8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]
 )
 GAUSS_DRAWS = icml26.pick(ci=32, paper=128)  # independent configurations per m
 GAUSS_D_RANGE = (8, 512)  # bisection bracket for the dimension needed
 GAUSS_D = [16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192]  # margin curves
 GAUSS_CURVE_M, GAUSS_CURVE_DRAWS = [16, 32, 64, 128], 4  # which m and draws get full curves
-GAUSS_EPS = 0.25  # the fixed target margin of claim 3 (eps_star(m, 2) ~ 0.71)
-FREE_N = icml26.pick(  # dimension -> numbers of documents tried, claim 4
+GAUSS_EPS = 0.25  # the fixed target margin of claim 01.5 (eps_star(m, 2) ~ 0.71)
+FREE_N = icml26.pick(  # dimension -> numbers of documents tried, claims 01.6-01.7
     ci={2: range(3, 6), 3: range(3, 7), 4: range(5, 12), 5: range(7, 15), 6: range(10, 22)},
     paper={d: range(3, 4 * d + 6) for d in range(2, 11)},
 )
 FREE_STEPS = icml26.pick(ci=1500, paper=20000)
 FREE_RESTARTS = icml26.pick(ci=2, paper=4)
-BOW_D = icml26.pick(ci=8, paper=8)  # dimension of the trained bag-of-words encoder, claim 5
+BOW_D = icml26.pick(ci=8, paper=8)  # dimension of the trained bag-of-words encoder, claim 01.8
 BOW_STEPS = icml26.pick(ci=200, paper=1000)
 FREE_LIMIT_D = icml26.pick(ci=16, paper=16)
 FREE_LIMIT_STEPS = icml26.pick(ci=600, paper=3000)
@@ -387,7 +389,7 @@ WELLER_R2_LIMIT_SMALL = 0.543
 # and the constants are far from tight (the experiment below needs far fewer dimensions). Three
 # readings of (c):
 # - For a fixed target margin $\varepsilon$ the sufficient $d$ is linear in $\ln m$ — the trend
-#   claim 3 measures.
+#   claim 01.5 measures.
 # - The factor $(1 - \varepsilon\sqrt{k})^{-2}$ blows up as $\varepsilon$ approaches
 #   $1/\sqrt{k}$, consistently with {prf:ref}`med-thm-ceiling` ($\varepsilon_\star \to 1/\sqrt{k}$).
 # - The "$d = O(k^2 \log m/\varepsilon^2)$-type" form: for $\varepsilon \le 1/(2\sqrt{k})$ the
@@ -453,7 +455,7 @@ print("reference and kernels agree on", len(subs), "subsets")
 #
 # ## Experiments
 #
-# ### Claim 1: four dimensions retrieve every pair, for any number of objects
+# ### Claims 01.1–01.2: four dimensions retrieve every pair, for any number of objects
 #
 # *Claim (Theorem 3.3 of {cite}`wang2026med`; our {prf:ref}`med-thm-med`).* Points on the moment
 # curve in $\mathbb{R}^{2k}$ make every answer set of size $\le k$ retrievable, however large $m$
@@ -481,7 +483,7 @@ print("cyclic, explicit queries:  ", [f"{f:.3f}" for f in frac_cyclic])
 print("Gaussian in R^4, LP:       ", [f"{f:.3f}" for f in frac_gauss])
 print(f"cyclic at m={TOP2_M[-1]}, LP: {np.mean(lp_cyclic > 0):.3f} of pairs certified")
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Top-2 retrieval in $d = 4$. Points on the moment curve keep every pair retrievable as $m$ grows (claim 01.1), while Gaussian points in the same dimension lose most pairs (claim 01.2).", "name": "01-fig-cyclic"}}
 fig, ax = plt.subplots()
 ax.plot(
     TOP2_M, frac_cyclic, "o-", color=icml26.plotting.color(0), label="moment curve (explicit query)"
@@ -530,7 +532,7 @@ icml26.claim(
 print("smallest explicit-query margin per m:", [f"{g:.1e}" for g in min_poly_margin])
 
 # %% [markdown]
-# ### Claim 2: the margin ceiling $\varepsilon_\star(m,k)$ is exact
+# ### Claims 01.3–01.4: the margin ceiling $\varepsilon_\star(m,k)$ is exact
 #
 # *Claim (the feasibility ceiling of {cite}`wang2026med`; our {prf:ref}`med-thm-ceiling` and
 # {prf:ref}`med-prop-simplex`).* Normalised-centroid queries on the regular simplex achieve
@@ -556,13 +558,13 @@ for m, k, d in OPT_CASES:
     print(f"m={m} k={k} d={d}: optimised margin {g:.4f}, eps_star {med.eps_star(m, k):.4f}")
 print(f"max |simplex margin - eps_star| over the grid < 1e-12: {simplex_err < 1e-12}")
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The margin ceiling $\\varepsilon_\\star(m, k)$: the regular simplex attains it exactly and max-margin optimisation reaches it but never exceeds it (claims 01.3 and 01.4).", "name": "01-fig-ceiling"}}
 fig, ax = plt.subplots()
 mm = np.arange(3, max(EPS_M) + 1)
 for k in EPS_K:
     c = icml26.plotting.color(k - 1)
     ok = mm >= 2 * k
-    ax.plot(mm[ok], [med.eps_star(int(m), k) for m in mm[ok]], color=c, label=f"eps_star(m, {k})")
+    ax.plot(mm[ok], [med.eps_star(int(m), k) for m in mm[ok]], color=c, label=f"ε⋆(m, {k})")
     ax.axhline(1 / math.sqrt(k), color=c, ls=":", lw=1)
     pts = np.array(simplex_pts[k])
     ax.plot(pts[:, 0], pts[:, 1], "o", ms=3, color=c)
@@ -605,7 +607,7 @@ icml26.claim(
 # The optimiser reaches the ceiling to four decimals (printed above) when $d = m - 1$, so the
 # bound is not only an upper bound for the optimiser but attained by it.
 #
-# ### Claim 3: Gaussian centroids need only $O(\log m)$ dimensions for a fixed margin
+# ### Claim 01.5: Gaussian centroids need only $O(\log m)$ dimensions for a fixed margin
 #
 # *Claim ({cite}`wang2026med`, Gaussian centroid witness; our {prf:ref}`med-thm-gauss`).* With
 # random unit vectors and normalised centroid queries, the smallest margin over *all* pairs
@@ -621,7 +623,7 @@ icml26.claim(
 # it below). (Bisection assumes that the margin rises
 # with $d$, which holds on average but not at every step; it returns *a* crossing point in
 # the bracket $[8, 512]$.) With these settings (9 values of $m$ from 8 to 128, 32 draws each) the
-# $R^2$ of the fit stayed between 0.991 and 0.998 over ten other seeds in our side runs, well clear
+# $R^2$ of the fit stayed between 0.991 and 0.998 over ten other seeds over ten other seeds, well clear
 # of the 0.95 threshold; with 5 draws, 4 values of $m$ and grid interpolation it had ranged
 # 0.93–0.997.
 
@@ -673,8 +675,8 @@ k_, a_ = 2, GAUSS_EPS * math.sqrt(2)
 bound = 18 * k_**2 * (2 * math.log(GAUSS_M[-1]) + math.log(2)) / (1 - a_) ** 2
 print(f"Theorem (c), k=2, eps=0.25, delta=1/2, m={GAUSS_M[-1]}: d >= {bound:.0f} suffices")
 
-# %%
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the normalised-centroid margin of Gaussian configurations rises with $d$. Right: the dimension needed for margin 0.25 grows like $\\ln m$ (claim 01.5).", "name": "01-fig-gauss"}}
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.3))
 for a, m in enumerate(GAUSS_CURVE_M):
     ax1.plot(
         GAUSS_D,
@@ -721,7 +723,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### Claim 4: the free-embedding "critical n" measures the optimiser, not the geometry
+# ### Claims 01.6–01.7: the free-embedding "critical n" measures the optimiser, not the geometry
 #
 # *Claim ({cite}`wang2026med`, Section 5.1, against the free-embedding experiment of
 # {cite}`weller2025limits`).* Weller et al. train free unit document and query vectors for all
@@ -730,7 +732,7 @@ icml26.claim(
 # fit in dimension $d$ the *critical n*, and fit the cubic
 # $n(d) = -10.5322 + 4.0309 d + 0.0520 d^2 + 0.0037 d^3$ ($r^2 = 0.999$ in
 # {cite}`weller2025limits`; we quote the coefficients as reproduced in secondary summaries of the
-# paper and could not re-read the PDF offline). We rerun the protocol, all $(d, n)$ problems
+# paper; the chapter could not check them against the original table). We rerun the protocol, all $(d, n)$ problems
 # batched into one padded tensor (`med.train_free_embeddings`, two random restarts each, far
 # fewer steps than their 100 000), and compare with what exact geometry allows for *unit*
 # vectors: $n = 3$ in $d = 2$ (a polygon has only adjacent pairs as edges), $n = 4$ in $d = 3$
@@ -768,7 +770,7 @@ print("d:            ", list(critical))
 print("critical n:   ", list(critical.values()))
 print("Weller cubic: ", [f"{weller_cubic(d):.1f}" for d in critical])
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Free embeddings trained with InfoNCE stall near Weller et al.'s cubic, while unit vectors on the trigonometric moment curve fit every $n$ exactly in $d \\ge 4$ (claims 01.6 and 01.7).", "name": "01-fig-free"}}
 Xt, tt = med.trig_moment_curve(60, 2, device=DEVICE)
 pairs60 = med.all_subsets(60, 2, device=DEVICE)
 trig_gap = med.subset_margins(Xt, med.trig_moment_queries(tt, pairs60, 2), pairs60)
@@ -830,17 +832,17 @@ icml26.claim(
 # ("for web-scale search, even the largest embedding dimensions with ideal test-set optimization
 # are not enough", {cite}`weller2025limits`) therefore extrapolates the optimiser.
 #
-# ### Claim 5: simple trained retrievers overfit LIMIT-small
+# ### Claims 01.8–01.9: simple trained retrievers overfit LIMIT-small
 #
 # *Claim ({cite}`wang2026med`, Section 5.2).* On LIMIT-small, simple single-vector retrievers beat
 # the best single-vector LLM embedding baseline reported by Weller et al.
 #
 # **The number we compare with** is one value from one source: **recall@2 = 0.543 of Promptriever
 # Llama3 8B** {cite}`weller2025promptriever` (a single-vector embedding model, $d = 4096$) **on the
-# official LIMIT-small**, as reported by Weller et al. {cite}`weller2025limits`. We took it from
+# official LIMIT-small**, as reported by Weller et al. {cite}`weller2025limits`. It is quoted from
 # Section 5.2 of {cite}`wang2026med`, which names it "the strongest comparable single-vector
-# embedding result reported by" Weller et al. (0.030 on the full LIMIT); we did not re-read
-# Weller et al.'s table offline. We have no certain recall@10 or recall@20 for this model, so the
+# embedding result reported by" Weller et al. (0.030 on the full LIMIT); it is not checked here against
+# Weller et al.'s own table. We have no certain recall@10 or recall@20 for this model, so the
 # comparison is recall@2 only.
 #
 # **Our data are generated, not the official LIMIT files.** Nothing is downloaded: the loader
@@ -852,7 +854,7 @@ icml26.claim(
 # matching much harder. The 0.543 was measured on different data, so the comparison below is
 # between our toy and a reported number, not a head-to-head run. Retrievers: BM25
 # {cite}`robertson2009bm25` with `bm25s` {cite}`lu2024bm25s`; all-MiniLM-L6-v2
-# {cite}`wang2020minilm,reimers2019sbert` (384-d, offline); and three single-vector retrievers that
+# {cite}`wang2020minilm,reimers2019sbert` (384-d, shipped with its Python package); and three single-vector retrievers that
 # *use the task's own qrels*: a bag-of-word-n-grams encoder ($d = 8$, trained), free embeddings
 # ($d = 16$, trained), and the exact
 # trigonometric-moment-curve overfit ($d = 4$, constructed by {prf:ref}`med-prop-trig`).
@@ -887,8 +889,8 @@ print(f"\n{'retriever':34s} recall@2  recall@10  recall@20")
 for name, (r2_, r10, r20) in table.items():
     print(f"{name:34s} {r2_:8.3f} {r10:10.3f} {r20:10.3f}")
 
-# %%
-fig, ax = plt.subplots(figsize=(8, 4))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Recall on LIMIT-small-style data: encoders trained on the test relevance judgements memorise them (claim 01.8); the moment curve solves the task exactly (claim 01.9).", "name": "01-fig-limit"}}
+fig, ax = plt.subplots(figsize=(7, 3.6))
 names = list(table)
 for j, k in enumerate((2, 10, 20)):
     ax.bar(
@@ -947,7 +949,7 @@ icml26.claim(
 # `limit.generate_limit(..., n_distractors=LIMIT_DOCS - 46)` with the same seed draws the
 # distractors *after* everything else, so its 46 core documents, 1000 queries and 2000 qrels are
 # exactly those of `limit-small-synth`, and the corpus order is shuffled. It runs the same five
-# retrievers on it, with the same settings, on the GPU when there is one. At `ci` scale it does
+# retrievers on it, with the same settings, on the GPU when there is one. At the default scale it does
 # nothing, and the claims above are made on the 46-document set at both scales.
 #
 # One number needs care. The trigonometric curve with $m$ points is exact in real arithmetic for
@@ -1009,6 +1011,8 @@ if LIMIT_DOCS > len(data.doc_ids):  # paper scale only
     )
     del big_scores, Sb, exact
     torch.set_num_threads(1)
+else:
+    print(f"the LIMIT-sized run ({50_000} documents) runs at ICML26_SCALE=paper, on a GPU")
 
 # %% [markdown]
 # ## Cross-check
@@ -1099,7 +1103,7 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #   the official LIMIT-small, not on our data.
 # - **LIMIT size.** The committed notebook runs the 46-document set only. The LIMIT-sized run
 #   (50 000 generated documents, not the official files) is coded for the `paper` scale, was
-#   smoke-tested on CPU with 2000 documents, and enters no claim; the official full LIMIT is not
+#   run on CPU with 2000 documents only, and enters no claim; the official full LIMIT is not
 #   loaded.
 # - **Not tested.** The paper's random token-sum construction, the
 #   Radon-sharpened constants beyond $k = 2$, Euclidean robust margins, and the packing lower bound
@@ -1110,10 +1114,10 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #
 # ````{exercise} Predict the spherical control
 # :label: med-ex-gauss
-# In claim 1 the Gaussian control loses pairs as $m$ grows. Replace it by *unit* vectors
+# In claim 01.2 the Gaussian control loses pairs as $m$ grows. Replace it by *unit* vectors
 # (`med.gaussian_unit(m, 4, generator=gen)`). Predict how the retrievable fraction scales with $m$
 # before running it, using the fact that for points in convex position a pair is retrievable iff it
-# spans an edge of their convex hull (the cross-check below tests this).
+# spans an edge of their convex hull (the Cross-check section tests this).
 # ````
 #
 # ````{solution} med-ex-gauss
@@ -1174,7 +1178,7 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #
 # ````{exercise} Change the temperature
 # :label: med-ex-temp
-# Rerun claim 4 with `temperature=0.05` and `0.5` (an argument of `med.train_free_embeddings`).
+# Rerun the experiment of claims 01.6–01.7 with `temperature=0.05` and `0.5` (an argument of `med.train_free_embeddings`).
 # Predict the direction of the change in critical $n$ before running, and explain what it implies
 # about reading the critical $n$ as a geometric quantity.
 # ````

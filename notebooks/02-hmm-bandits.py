@@ -165,7 +165,7 @@
 # The lemma is the mechanism by which HMM estimation enters the regret: errors in the parameters
 # do not accumulate along the trajectory, because the filter forgets them at rate $\tau(\hat P)$.
 # It is our reconstruction of the role filter stability plays in {cite}`li2026direct`; the paper's
-# own perturbation bound (whose constants we could not consult) is of the same form, an estimation
+# own perturbation bound (whose constants are not reproduced here) is of the same form, an estimation
 # error divided by a forgetting gap.
 #
 # ### The simplified model and its reduction
@@ -326,14 +326,14 @@
 # the fully adaptive periodic-update strategy of {cite}`li2026direct` has, with high probability,
 # sublinear regret in the natural model, with constants that depend on the model only through the
 # HMM estimation. A secondary summary of the paper gives the rate as $\tilde O(T^{7/8})$; we
-# could not check this exponent, its conditions or its constants against the paper, so read it as
+# cannot confirm this exponent, its conditions or its constants against the paper, so read it as
 # indicative. That with *known* HMM parameters the same epoch analysis should give $\tilde
 # O(\sqrt T)$ up to epoch and forgetting terms is our expectation, not a result we can attribute
 # to the paper.
 # ```
 #
 # ```{prf:proof}
-# (Structure only, not a proof.) We could not consult the paper's full text; what follows is our
+# (Structure only, not a proof.) The paper's full proof is not reproduced here; what follows is a
 # reconstruction of how such a proof is organised, and no step below is carried out. (1)
 # *Decomposition*: regret = regret of the idealised learner that knows the HMM + the cost of
 # estimated beliefs ({prf:ref}`hmmb-lem-perturbation`). (2) *Epochs*: within epoch $k$ the frozen
@@ -347,7 +347,7 @@
 # sublinear exponent; we have not derived $7/8$ ourselves.
 # ```
 
-# %%
+# %% tags=["hide-input"]
 import math
 import time
 
@@ -373,7 +373,7 @@ def below(err: float, floor: float = 1e-8) -> str:
     return f"< {floor:.0e}" if err < floor else f"{err:.1e}"
 
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 RUNS = icml26.pick(ci=64, paper=256)  # independent runs, batched
 T = icml26.pick(ci=10_000, paper=50_000)  # rounds per run
 T_NAT = icml26.pick(ci=5_000, paper=50_000)  # rounds per run in the natural model
@@ -549,7 +549,7 @@ print(
 # background, the belief $b_t(s)$ with known and with estimated parameters, and the posterior
 # from the current context alone.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The forward filter tracks the persistent hidden state; one context on its own does not.", "name": "02-fig-filter"}}
 run, window = 0, slice(T_WARM, T_WARM + 600)
 tt = np.arange(T)[window]
 fig, axes = plt.subplots(N_STATES, 1, figsize=(7.0, 5.2), sharex=True)
@@ -622,7 +622,7 @@ print(
     f"tau(P) = {tau:.3f}, |lambda_2(P)| = {lam2:.3f}"
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Two filters started from different initial laws forget them geometrically, faster with informative contexts (the Birkhoff check).", "name": "02-fig-forget"}}
 fig, ax = plt.subplots()
 for i, (name, d) in enumerate(forget.items()):
     q = torch.quantile(d, torch.tensor([0.1, 0.5, 0.9], **to_dev), dim=0).cpu()
@@ -780,7 +780,7 @@ print(
 )
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Regret of belief-based OFUL grows like $\\sqrt t$ with the known HMM (claim 02.3) and linearly for the context-only learner (claim 02.8).", "name": "02-fig-regret"}}
 def regret_band(ax, reg, label, i, ls="-"):
     """Mean cumulative regret with a band of +- 2 standard errors over runs (log-log)."""
     t_ax = np.arange(1, reg.shape[1] + 1)
@@ -903,8 +903,8 @@ print(
     f"single fit {post_single[:, -1].mean():.0f}, re-estimated {post_re[:, -1].mean():.0f}"
 )
 
-# %%
-fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 4.0))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Re-estimating the HMM on doubling epochs bends the regret (claims 02.6 and 02.7); a single fit stays linear. Right: belief error and extra regret per epoch.", "name": "02-fig-reestimate"}}
+fig, (ax, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 regret_band(ax, post_known, "known HMM", 0)
 regret_band(ax, post_single, f"fitted once (late slope {slope_late['single']:.2f})", 1)
 regret_band(ax, post_re, f"re-estimated (late slope {slope_late['re']:.2f})", 2)
@@ -1059,7 +1059,7 @@ print(
     "(linear, the price of never seeing S_t)"
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The natural model: periodic-update OFUL and the every-round learner are both sublinear at this scale (claim 02.9).", "name": "02-fig-natural"}}
 fig, ax = plt.subplots()
 regret_band(ax, reg_every, f"update every round (slope {slope_every_late:.2f} for t >= 1000)", 3)
 regret_band(
@@ -1178,7 +1178,7 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 #   {prf:ref}`hmmb-prop-estimated` are our reconstructions (with complete proofs of what they
 #   state, except the heuristic rate for a re-estimated HMM, which is marked as such); they may
 #   differ from the paper's own statements and constants. The $\tilde O(T^{7/8})$ rate in
-#   {prf:ref}`hmmb-thm-natural` comes from a secondary summary that we could not check against the
+#   {prf:ref}`hmmb-thm-natural` comes from a secondary summary of the paper and is not checked against the
 #   paper, and only the structure of its proof is sketched.
 # - **Estimation.** The paper estimates the HMM online with a spectral method (finite contexts,
 #   full-rank emissions, invertible $P$) and re-estimates over time. We use Gaussian contexts and

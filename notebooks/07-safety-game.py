@@ -263,7 +263,7 @@
 # {ref}`sg-ex-multiplier` explores $\bar\lambda < \lambda^\star$.)
 # ```
 
-# %%
+# %% tags=["hide-input"]
 import time
 import warnings
 
@@ -281,7 +281,7 @@ icml26.plotting.use_book_style()
 DEVICE = icml26.device()
 gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 N_RANDOM_GAMES = icml26.pick(ci=150, paper=2000)  # random games for LP duality (07.1)
 MAX_SIZE = icml26.pick(ci=8, paper=12)  # largest m, n of those games
 N_NASH_GAMES = icml26.pick(ci=40, paper=300)  # small games checked against nashpy
@@ -477,7 +477,7 @@ print("(query, w) pairs where a fixed policy beats the equilibrium's worst case:
 # grey crosses are the single candidates. Right: how the equilibrium splits its probability
 # among the candidates.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One query: left, the exact frontier of guaranteed helpfulness against worst-case risk, with the equilibrium as the safety weight $w$ varies; right, the equilibrium's mixed strategy.", "name": "07-fig-frontier"}}
 q_star = int((eq_worst[N_WEIGHTS // 2] - pure_worst[N_WEIGHTS // 2].max(-1)).argmax())
 Hq, Rq = H_all[q_star], R_all[q_star]
 caps = np.linspace(0.0, Rq.max(1).max(), N_CAPS)  # from the refusal to the riskiest answer
@@ -487,7 +487,7 @@ front_help = [s.value for s in frontier]
 w_dense = np.linspace(0.0, 1.0, 41)
 eq_dense = [zerosum.maximin_lp((1 - w) * Hq - w * Rq).strategy for w in w_dense]
 
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 ax0.plot(front_risk, front_help, color="black", lw=1.5, label="Pareto frontier (risk-capped LP)")
 pts = ax0.scatter(
     [(x @ Rq).max() for x in eq_dense],
@@ -575,7 +575,7 @@ assert joint(x_eq) >= joint(x_sep) - 1e-12 and separate(x_sep) >= separate(x_eq)
 # Over the whole benchmark, the game's guarantee dominates both baselines at every weight — by a
 # wide margin in the middle, where neither refusing nor answering in full is right:
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Mean worst-case payoff over queries: the equilibrium's guarantee dominates every fixed policy (best single candidate, always most helpful, always safest) at every weight $w$.", "name": "07-fig-mixing"}}
 fig, ax = plt.subplots()
 ax.plot(weights, eq_worst.mean(1), marker="o", label="equilibrium (LP)")
 ax.plot(weights, pure_worst.max(-1).mean(1), ls="--", label="best single candidate (per query)")
@@ -661,8 +661,8 @@ print(
 assert ratio_T <= 1.0, "an LP value lies outside Hedge's bracket"
 print(f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ 1")
 
-# %%
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Batched Hedge: the duality gap falls like $1/\\sqrt T$ over a thousand games (claim 07.3), and the LP value always lies in Hedge's bracket.", "name": "07-fig-hedge"}}
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 lo, hi = np.quantile(gaps, 0.1, axis=1), np.quantile(gaps, 0.9, axis=1)
 ax0.fill_between(Ts, lo, hi, alpha=0.25, color=icml26.plotting.color(0), label="10–90% of games")
 ax0.loglog(Ts, gaps.mean(1), marker="o", color=icml26.plotting.color(0), label="mean gap")
@@ -764,7 +764,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "From noisy judges, the value error shrinks like $1/\\sqrt n$ (claim 07.5) and never exceeds the payoff error $\\lVert \\hat A - A\\rVert_{\\max}$ (claim 07.6).", "name": "07-fig-estimation"}}
 fig, ax = plt.subplots()
 ax.loglog(
     ns,

@@ -234,3 +234,11 @@ def test_the_math_checker_accepts_good_markdown():
         "- a list item with $x$\n"
     )
     assert math_problems(good) == []
+
+
+def test_forthcoming_and_written_chapters_do_not_overlap():
+    from icml26.chapters import FORTHCOMING
+
+    written = {c.number for c in REGISTRY}
+    assert not written & set(FORTHCOMING), "a written chapter is still listed as forthcoming"
+    assert all(part in PARTS for part, _ in FORTHCOMING.values())
