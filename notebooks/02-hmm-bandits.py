@@ -805,7 +805,7 @@ ax.set_xlim(10, T)
 ax.set_ylim(1, 2 * T)
 ax.set_xlabel("round t")
 ax.set_ylabel("cumulative regret $R_t$ (reward units)")
-ax.set_title("Known-HMM beliefs: regret ~ sqrt(t); ignoring the chain: linear")
+ax.set_title("Known-HMM beliefs: regret ∝ √t; ignoring the chain: linear")
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
