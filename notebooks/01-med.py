@@ -115,6 +115,36 @@ LIMIT_DOCS = icml26.pick(ci=46, paper=50_000)  # documents of the LIMIT-sized ru
 WELLER_R2_LIMIT_SMALL = 0.543
 
 # %% [markdown]
+# The picture to keep in mind, in the plane: objects are unit vectors, a query is a direction,
+# and a pair $S$ is retrieved when a direction scores both of its members above every other
+# object, with some margin $\varepsilon$ between the worst member and the best outsider.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Exact top-2 retrieval in the plane: the normalised centroid $u_S$ of a pair of neighbouring unit vectors scores both above every other object; the margin $\\varepsilon$ is the gap between the worst member and the best outsider. A pair of non-neighbours has no such direction.", "name": "01-fig-picture"}}
+m_pic = 7
+ang = np.linspace(0, 2 * np.pi, m_pic, endpoint=False) + 0.3
+pts = np.stack([np.cos(ang), np.sin(ang)], 1)
+u = pts[0] + pts[1]
+u /= np.linalg.norm(u)
+sc = pts @ u
+fig, ax = plt.subplots(figsize=(4.2, 4.0))
+ax.add_patch(plt.Circle((0, 0), 1, fill=False, color="0.8"))
+ax.scatter(pts[2:, 0], pts[2:, 1], color=icml26.plotting.color(0), zorder=3, label="other objects")
+ax.scatter(pts[:2, 0], pts[:2, 1], color=icml26.plotting.color(1), s=60, zorder=3, label="pair $S$")
+ax.annotate("", xy=1.25 * u, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "lw": 1.6})
+ax.text(*(1.3 * u), "$u_S$", fontsize=12)
+perp = np.array([-u[1], u[0]])
+for level, style in ((sc[:2].min(), "-"), (sc[2:].max(), "--")):
+    ax.plot(
+        *np.stack([level * u - 1.4 * perp, level * u + 1.4 * perp], 1), style, color="0.4", lw=1
+    )
+ax.text(*(0.5 * (sc[:2].min() + sc[2:].max()) * u + 1.05 * perp), "$\\varepsilon$", fontsize=12)
+ax.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), aspect="equal", xticks=[], yticks=[])
+ax.set_title("A query retrieves a pair with a margin")
+ax.legend(loc="lower left", fontsize=8)
+plt.show()
+
+
+# %% [markdown]
 # ## Theory
 #
 # ### Exact retrieval and the three scores

@@ -393,6 +393,38 @@ REWARD_SD = 0.7  # reward noise of the simplified model
 NATURAL_SD = 0.5  # reward noise of the natural model
 
 # %% [markdown]
+# The model at a glance: a hidden Markov chain emits the contexts; the learner never sees the
+# state, filters the contexts into a belief, and plays OFUL on belief features.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The setting: the hidden state $S_t$ follows the chain $P$ and emits the context $X_t$; the learner filters $X_{1:t}$ into the belief $b_t$, chooses $A_t$ by OFUL on features of $b_t$, and receives a reward that depends on the hidden state.", "name": "02-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 3.2))
+icml26.plotting.diagram(
+    ax,
+    {
+        "s0": (0.1, 0.8, "$S_{t-1}$"),
+        "s1": (0.42, 0.8, "$S_t$"),
+        "s2": (0.74, 0.8, "$S_{t+1}$"),
+        "x": (0.42, 0.5, "context $X_t$"),
+        "b": (0.12, 0.15, "belief $b_t$ (filter)"),
+        "a": (0.5, 0.15, "action $A_t$ (OFUL)"),
+        "r": (0.88, 0.15, "reward $r_t$"),
+    },
+    [
+        ("s0", "s1", "$P$"),
+        ("s1", "s2", "$P$"),
+        ("s1", "x", ""),
+        ("x", "b", "filter"),
+        ("b", "a", "features"),
+        ("a", "r", ""),
+        ("s1", "r", "hidden"),
+    ],
+    colors={"s0": 1, "s1": 1, "s2": 1, "x": 0, "b": 2, "a": 2, "r": 0},
+)
+ax.set_title("Hidden states (orange), what the learner sees (blue), what it computes (green)")
+plt.show()
+
+
+# %% [markdown]
 # ## Implementation
 #
 # The environment: $N = 3$ states that persist ($P_{ii} = 0.98$, so a state lasts 50 rounds on

@@ -317,6 +317,38 @@ EVAL_SAMPLES = icml26.pick(ci=64, paper=256)
 LR = 1e-2
 
 # %% [markdown]
+# The model at a glance: an encoder turns the recent past into the latent state $z_0$; the
+# controlled SDE carries it forward under the commands and its own noise; a decoder reads the
+# motion out of the latent path. Many noise draws give an ensemble of futures.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The CogSDE pipeline: the past gives the initial latent state, the commands drive the latent SDE through its drift, the diffusion adds the agent's variability, and a decoder maps the latent path to motion. Sampling the Brownian path gives an ensemble of predicted futures.", "name": "05-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 3.0))
+icml26.plotting.diagram(
+    ax,
+    {
+        "past": (0.1, 0.75, "past motion\nand commands"),
+        "enc": (0.33, 0.75, "encoder"),
+        "sde": (0.6, 0.5, "latent SDE\n$dz = f(z, u)\\,dt + G(z)\\,dW$"),
+        "u": (0.22, 0.2, "command $u_t$"),
+        "dw": (0.6, 0.13, "noise $dW_t$"),
+        "dec": (0.9, 0.75, "decoder"),
+        "out": (0.9, 0.3, "predicted\nmotion"),
+    },
+    [
+        ("past", "enc", ""),
+        ("enc", "sde", "$z_0$"),
+        ("u", "sde", "drift"),
+        ("dw", "sde", ""),
+        ("sde", "dec", "$z_t$"),
+        ("dec", "out", ""),
+    ],
+    colors={"past": 0, "enc": 2, "sde": 1, "u": 0, "dw": 3, "dec": 2, "out": 0},
+)
+ax.set_title("From commands to an ensemble of predicted futures")
+plt.show()
+
+
+# %% [markdown]
 # ## Implementation
 #
 # The readable reference is {eq}`cogsde-eq-em` written literally: one path at a time, one step at a time.

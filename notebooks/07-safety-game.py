@@ -305,6 +305,36 @@ HOEFFDING_BETA = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability
 HOEFFDING_QUERIES = icml26.pick(ci=1024, paper=8192)
 
 # %% [markdown]
+# The game at a glance: for one query the agent mixes over its candidate answers, the opponent
+# over intents (or judges), and judges score each pair for helpfulness and risk.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The safety game for one query: the agent mixes its $m$ candidate answers with $x$, the opponent picks an intent with $y$, and judges turn each (answer, intent) pair into helpfulness and risk; the weight $w$ combines them into the payoff $A$, and the value of the game is what the agent can guarantee.", "name": "07-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 3.0))
+icml26.plotting.diagram(
+    ax,
+    {
+        "q": (0.1, 0.5, "query"),
+        "c": (0.33, 0.8, "$m$ candidate\nanswers, mix $x$"),
+        "i": (0.33, 0.2, "$n$ intents,\nmix $y$"),
+        "j": (0.6, 0.5, "judges: $H_{ij}$, $R_{ij}$"),
+        "A": (0.88, 0.75, "payoff\n$A = (1-w)H - wR$"),
+        "v": (0.88, 0.22, "value\n$\\max_x \\min_y x^\\top A y$"),
+    },
+    [
+        ("q", "c", ""),
+        ("q", "i", ""),
+        ("c", "j", ""),
+        ("i", "j", ""),
+        ("j", "A", ""),
+        ("A", "v", "LP or Hedge"),
+    ],
+    colors={"q": 0, "c": 2, "i": 1, "j": 3, "A": 0, "v": 2},
+)
+ax.set_title("Answers against intents, scored by judges")
+plt.show()
+
+
+# %% [markdown]
 # ## Implementation
 #
 # A readable reference first: Hedge for one game, a plain loop over rounds, exactly

@@ -89,7 +89,7 @@ CHAPTERS: tuple[Chapter, ...] = (
 
 
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
-#: chapter lands; a chapter's entry moves from here to :data:`CHAPTERS`.
+#: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
     "03": ("sequential", "Informed asymmetric actor-critic with privileged signals"),
     "04": ("sequential", "Goal-oriented clarification with an information-gain reward"),
