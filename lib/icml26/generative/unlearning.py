@@ -71,7 +71,9 @@ def _density(name: str, p: object, z: torch.Tensor | None = None) -> torch.Tenso
     if p.ndim < 1:
         raise ValueError(f"{name} must have a grid axis (last), got a scalar")
     if z is not None and p.shape[-1] != z.shape[0]:
-        raise ValueError(f"{name} must have {z.shape[0]} grid points (last axis), got {p.shape[-1]}")
+        raise ValueError(
+            f"{name} must have {z.shape[0]} grid points (last axis), got {p.shape[-1]}"
+        )
     checks.finite(name, p)
     if bool((p < 0).any()):
         raise ValueError(f"{name} must be non-negative")
@@ -410,8 +412,9 @@ def error_grid(
 
         KL(p_r ‖ p̂⁽ᵀ⁾) = ∫ p_r ln p_r − (1/T) ∫ p_r ln p − ∫ p_r ln η̂ + ln Z_T,
 
-    so only the normalisers ``Z_T = ∫ p^{1/T} η̂`` (one matrix product per spike) and the forget
-    error (on the support of ``p_f`` only) need per-configuration work on the grid.
+    (the last term weighted by ∫ p_r on the grid), so only the normalisers
+    ``Z_T = ∫ p^{1/T} η̂`` (one power of p per spike and T, shared by all classifiers) and the
+    forget error (on the support of ``p_f`` only) need per-configuration work on the grid.
     """
     z = _grid_arg(z)
     p_r = _density("p_r", p_r, z)
@@ -437,18 +440,24 @@ def error_grid(
     f_logeta = xlogy(p_f, eta_hat) @ w
     f_logr = xlogy(p_f, p_r) @ w
     f_mass = p_f @ w
+    r_mass = p_r @ w
     S, C, K = p_f.shape[0], eta_hat.shape[0], T.shape[0]
     Z = torch.empty(C, S, K, dtype=z.dtype, device=z.device)
     fe = torch.empty(C, S, K, dtype=z.dtype, device=z.device)
-    for s in range(S):
-        pw = torch.exp(log_p[s][None, :] * inv_t[:, None])  # (K, G): p^{1/T}
-        Z[:, s, :] = (eta_hat[:, s, :] * w) @ pw.T
+    for s in range(S):  # per spike and temperature: (C, G)-sized work that stays in cache
         on = torch.nonzero(p_f[s] > 0).flatten()
         lo, hi = (int(on[0]), int(on[-1]) + 1) if on.numel() else (0, 0)
-        q = eta_hat[:, s, None, lo:hi] * pw[None, :, lo:hi] / Z[:, s, :, None]  # (C, K, G_s)
-        fe[:, s, :] = (q - p_r[lo:hi]).abs() @ (p_f[s, lo:hi] * w[lo:hi])
+        e_w = eta_hat[:, s, :] * w  # (C, G)
+        e_on = eta_hat[:, s, lo:hi]
+        pr_on, fw_on = p_r[lo:hi], p_f[s, lo:hi] * w[lo:hi]
+        for k in range(K):
+            pw = torch.exp(log_p[s] * inv_t[k])  # p^{1/T}, (G,)
+            zk = e_w @ pw  # (C,)
+            Z[:, s, k] = zk
+            q = e_on * (pw[lo:hi] / zk[:, None])  # (C, G_s)
+            fe[:, s, k] = (q.sub_(pr_on)).abs_() @ fw_on
     log_z = torch.log(Z)
-    kl = r_logr - inv_t * r_logp[None, :, None] - r_logeta[:, :, None] + log_z
+    kl = r_logr - inv_t * r_logp[None, :, None] - r_logeta[:, :, None] + r_mass * log_z
     ell = (
         inv_t * f_logp[None, :, None]
         + f_logeta[:, :, None]
