@@ -14,10 +14,11 @@ and torch's element-wise float64 transcendentals are several times slower than N
 The kernel therefore saves work instead of overhead: the retain KL and the log-likelihood
 separate in log space, so per configuration it needs only the normaliser Z_T (one power of p
 per spike and temperature, shared by all classifiers) and the forget error on the support of
-p_f. Measured with one torch thread: 2.7× on the chapter grid, 6.8× on the sweep; the saving
-grows with the number of classifiers. With torch's default two OpenMP threads on a loaded
+p_f. Measured with one torch thread: 2.7–3.0× on the chapter grid and 6.8–8.8× on the sweep;
+the saving grows with the number of classifiers. With torch's default two OpenMP threads on a loaded
 2-core machine the thread pool contends with other processes and the kernel can fall below
-the reference; the chapter's notebook sets one thread.
+the reference; the chapter's notebook sets one thread, and so does the timed kernel here
+(restoring the previous setting afterwards).
 
 - Case 1: the chapter's grid, 4 spikes × 3 classifiers × 5 temperatures, 10⁵ points.
 - Case 2: a tuning sweep, 4 spikes × 8 shrinkage levels κ × 21 temperatures, 10⁵ points.
@@ -50,6 +51,20 @@ error_grid_reference = _ref["error_grid_reference"]
 _zn, _prn, _pfn = _z.numpy(), _p_r.numpy(), [pf.numpy() for pf in _p_f]
 
 
+def _one_thread(fn):
+    """Run ``fn`` with one torch thread, as the notebook does, then restore the setting."""
+
+    def run():
+        n = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return fn()
+        finally:
+            torch.set_num_threads(n)
+
+    return run
+
+
 def _case(E: torch.Tensor, T: list[float], label: str) -> None:
     Tt = torch.tensor(T, dtype=torch.float64)
     En = [e.numpy() for e in E]
@@ -58,7 +73,7 @@ def _case(E: torch.Tensor, T: list[float], label: str) -> None:
         chapter="09",
         name=f"T3 error grid, {label}: {S} σ_f × {C} classifiers × {K} T on 10⁵ grid points "
         "(separable kernel vs per-configuration NumPy loop)",
-        kernel=lambda: t3.error_grid(_z, _p_r, _p_f, GAMMA, Tt, E),
+        kernel=_one_thread(lambda: t3.error_grid(_z, _p_r, _p_f, GAMMA, Tt, E)),
         reference=lambda: error_grid_reference(_zn, _prn, _pfn, GAMMA, T, En),
         repeats=3,
     )
