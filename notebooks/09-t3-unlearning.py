@@ -12,8 +12,9 @@
 # different view. The base model is a mixture of a *retain* and a *forget* distribution, and the
 # retain distribution is the base model reweighted by a density ratio. A small classifier that
 # tells retain from forget examples estimates this ratio, and the frozen base model is *tilted*
-# by it at generation time. This is classifier guidance {cite}`dhariwal2021diffusion` with the
-# FUDGE-style decoding of {cite:t}`yang2021fudge`, a classical density-ratio idea
+# by it at generation time. This is the idea of classifier guidance in diffusion models
+# {cite}`dhariwal2021diffusion` and of classifier-steered decoding in language models
+# {cite}`yang2021fudge`, applied to a classical density-ratio identity
 # {cite}`sugiyama2012density`.
 #
 # The paper observes that plain classifier guidance fails exactly where unlearning matters
@@ -395,9 +396,11 @@ def error_grid_reference(z, p_r, p_f_list, gamma, T_list, eta_hats):
 
 
 # %% [markdown]
-# The kernel `icml26.generative.unlearning.error_grid` computes the same grid in one
-# vectorised pass, in log space, with tensors shaped (classifier, spike, temperature, grid
-# point). It must agree with the reference.
+# The kernel `icml26.generative.unlearning.error_grid` computes the same grid without
+# repeating the loop's work. In log space the retain KL and the log-likelihood separate into
+# integrals that do not depend on the configuration, plus $\ln Z_T$. Per configuration it
+# needs only the normaliser $Z_T$ (one power of $p$ per spike and temperature, shared by all
+# classifiers) and the forget error on the support of $p_f$. It must agree with the reference.
 
 # %%
 z = t3.grid(-10.0, 10.0, GRID_N, device=DEVICE)
@@ -440,7 +443,7 @@ print(
 #
 # ### 09.1–09.2 · The exact tilt, and why the class prior matters
 #
-# *Claim* ({prf:ref}`t3-prop-tilt`, the note's t3-1, corrected by its audit): with the Bayes
+# *Claim* ({prf:ref}`t3-prop-tilt`, design t3-1, in its corrected form): with the Bayes
 # classifier and $T = 1$, the tilt reproduces $p_r$ to quadrature precision. We test this on
 # every spike of the grid and on a forget component that **overlaps** the retain distribution,
 # $p_f = \mathcal N(4, 0.3^2)$. The grid truncates the $\mathcal N(4, 1)$ component at $z = 10$,
@@ -497,14 +500,14 @@ icml26.claim(
 )
 
 # %% [markdown]
-# The audit of the research note found that the original design of this test was
-# impossible. With the spike in the gap of $p_r$, the uncorrected tilt has KL $\approx 10^{-4}$
-# (printed above), below any reasonable threshold. There $c \approx \eta \in \{0, 1\}$, and the
-# prior changes nothing. The correction matters where retain and forget *overlap*.
+# A first design of this test used the spike in the gap of $p_r$, and could not work: there the
+# uncorrected tilt has KL $\approx 10^{-4}$ (printed above), below any reasonable threshold.
+# There $c \approx \eta \in \{0, 1\}$, and the prior changes nothing. The correction matters
+# where retain and forget *overlap*.
 #
 # ### 09.3–09.5 · Guidance amplifies the spike; tempering tames it
 #
-# *Claims* ({prf:ref}`t3-thm-amplify`, {prf:ref}`t3-thm-temper`; the note's t3-2 and t3-3):
+# *Claims* ({prf:ref}`t3-thm-amplify`, {prf:ref}`t3-thm-temper`; designs t3-2 and t3-3):
 # with the controlled classifier ($\kappa = 0.1$, excess risk $\le 0.069$ for every spike), the
 # log–log slope of the forget error against $\lVert p_f\rVert_\infty$ over the four spikes lies
 # in $[0.8, 1.2]$ at $T = 1$ (theory: 1) and in $[0.3, 0.7]$ at $T = 2$ (theory: $1/T$). At the
@@ -637,17 +640,17 @@ plt.show()
 # the curves bend and the fitted slopes at $T > 1$ fall slightly below $1/T$. The lower bound
 # {eq}`t3-eq-lower` is almost attained at $T = 1$ for the sharp spikes: the whole forget error
 # *is* the floor $\kappa/2$ times the spike.
-# The logit-space error gives a flat curve, the pitfall the research note warns about. A
+# The logit-space error gives a flat curve, a well-known pitfall of such toys. A
 # perturbation that scales a tiny posterior by a bounded factor leaves $p\hat\eta$ of the
 # order of $p_r$, and nothing is amplified.
 #
 # ### 09.6–09.8 · The tempering bias and the best temperature
 #
-# *Claims* ({prf:ref}`t3-prop-bias`, {prf:ref}`t3-cor-interior`; the note's t3-4): with the
+# *Claims* ({prf:ref}`t3-prop-bias`, {prf:ref}`t3-cor-interior`; design t3-4): with the
 # exact $\eta$ the retain KL is 0 at $T = 1$ and strictly increasing over the temperature
 # grid. With the controlled classifier at $\sigma_f = 0.01$ the total error
 # $\mathrm{KL} + \mathcal E_f$ is minimised at an interior grid temperature, neither $T = 1$ nor
-# $T = 5$. The audit of the research note measured that this holds **only for the sharpest
+# $T = 5$. On this coarse grid the interior optimum holds **only for the sharpest
 # spike** on the coarse grid. {prf:ref}`t3-cor-interior` predicts more: wherever the forget
 # error decreases at $T = 1$, a temperature slightly above 1 beats guidance. We check that on a
 # fine grid of temperatures for every spike.
@@ -754,20 +757,20 @@ plt.show()
 # %% [markdown]
 # The exact bias is close to the quadratic approximation of {eq}`t3-eq-bias` at small $s$
 # (0.035 against 0.027 at $T = 1.5$) and exceeds it more and more at larger $s$, where the
-# higher cumulants of $\ln p$ enter. The audit's numbers at
-# $\sigma_f = 0.01$ are 0 / 0.035 / 0.091 / 0.195 / 0.342, and they are reproduced above. On the
+# higher cumulants of $\ln p$ enter. The values at $\sigma_f = 0.01$, 0 / 0.035 / 0.091 /
+# 0.195 / 0.342, agree with an independent quadrature on twice as fine a grid. On the
 # coarse grid the best temperature is interior only for $\sigma_f = 0.01$; for blunter spikes
 # $T = 1$ wins against $T = 1.5$. The fine grid shows that this is an artefact of the grid. For
 # every spike whose forget error falls at $T = 1$, a slightly tempered model is better than
 # guidance, as {prf:ref}`t3-cor-interior` predicts. The best temperature grows as the spike
 # sharpens: 1.05, 1.2 and 1.45 for $\sigma_f = 0.1$, $0.03$ and $0.01$ (and 1.76 for
-# $\sigma_f = 0.003$ at the paper scale), as {ref}`t3-ex-bias` derives. For the bluntest spike ($\sigma_f = 0.3$) the
-# forget error does not fall at all. There the spike term is no larger than the retain term of
-# {eq}`t3-eq-temper`, and tempering has nothing to tame.
+# $\sigma_f = 0.003$ at the paper scale), as {ref}`t3-ex-bias` derives. For the bluntest
+# spike ($\sigma_f = 0.3$) the forget error does not fall at all. There the spike term is no
+# larger than the retain term of {eq}`t3-eq-temper`, and tempering has nothing to tame.
 #
 # ### 09.9 · A learned classifier: its risk drives the error
 #
-# *Claim* (the note's t3-5, in the form its audit specifies): a logistic regression on 50
+# *Claim* (design t3-5, with the regularisation made explicit): a logistic regression on 50
 # Gaussian RBF features, fitted with `LogisticRegression(C=1)`'s convention (the penalty is on
 # the summed loss, so it fades as $n$ grows), on $n$ labelled samples of $p$ at
 # $\sigma_f = 0.01$. Averaged over independent training sets, its forget error decreases
@@ -862,19 +865,19 @@ plt.show()
 # %% [markdown]
 # Small dots are single training sets, large ones the means. The forget error of both
 # methods falls roughly in proportion to $\hat\delta$. At every sample size tempering with
-# $T = 2$ is about six times better than guidance. The audit of the research note found that
-# this claim depends on the regularisation convention. With a fixed per-sample penalty,
-# $C = 1/(\lambda n)$ with $\lambda = 10^{-3}$, the excess risk stalls near 0.012 and the forget
-# error is flat in $n$ (see {ref}`t3-ex-penalty`). The interior optimum of 09.7 survives with the
-# learned classifier for $n \le 2000$. At $n = 8000$ the classifier has nearly learned the spike,
-# and guidance is sometimes best.
+# $T = 2$ is about six times better than guidance. This claim depends on the regularisation
+# convention. With a fixed per-sample penalty, $C = 1/(\lambda n)$ with $\lambda = 10^{-3}$,
+# the excess risk stalls near 0.012 and the forget error is flat in $n$ (see
+# {ref}`t3-ex-penalty`). The interior optimum of 09.7 survives with the learned classifier for
+# $n \le 2000$. At $n = 8000$ the classifier has nearly learned the spike, and guidance is
+# sometimes best.
 #
 # ### 09.10–09.11 · A forget-quality measure that can discriminate
 #
 # TOFU's *forget quality* is the p-value of a two-sample Kolmogorov–Smirnov (KS) test between a
 # likelihood statistic of the unlearned model and that of a model retrained on the retain data,
-# evaluated on the forget set. The research note planned the analogue: a KS test between
-# $\ln\hat p(z)$ and $\ln p_r(z)$ for $z \sim p_f$. Its audit showed that this cannot
+# evaluated on the forget set. The natural analogue here is a KS test between
+# $\ln\hat p(z)$ and $\ln p_r(z)$ for $z \sim p_f$. This cannot
 # discriminate. The two samples are completely separated for every $T$, so the p-value is
 # $\approx 10^{-300}$ throughout (printed below). We test instead the quantity such a
 # statistic summarises, the **excess forget log-likelihood**
@@ -1160,7 +1163,7 @@ print(
 #   versions, in terms of the sup-norm error $\varepsilon_\infty$ and the controlled
 #   classifier. The paper states bounds in terms of the excess risk $\delta$ whose constants we
 #   have not seen. The claims 09.3–09.5 test the exponents $1$ and $1/T$, which both versions share.
-# - **Thresholds changed by the note's audit.** Claim 09.2 uses an overlapping forget component,
+# - **Designs changed after measurement.** Claim 09.2 uses an overlapping forget component,
 #   because on the gap spike the uncorrected KL is only $\sim 10^{-4}$. Claim 09.1 compares with the
 #   grid-normalised $p_r$ at $10^{-8}$. Claim 09.9 uses the `C = 1` convention; with a fixed
 #   per-sample penalty the claim fails. The planned TOFU-style KS claim ("p ≥ 0.05 for T3,
@@ -1170,7 +1173,7 @@ print(
 #   sharpest spike (09.7). The fine-grid check 09.8 shows that guidance is never optimal when
 #   the forget error falls at $T = 1$, but the gain at blunt spikes is tiny.
 # - **Scale.** `ICML26_SCALE=paper` refines the grid, adds a sharper spike and more training
-#   sets. The research note's GPU variant (a small GPT trained on synthetic TOFU-like facts) is
+#   sets. A GPU-sized variant (a small GPT trained on synthetic TOFU-like facts) is
 #   not implemented.
 
 # %% [markdown]
