@@ -85,6 +85,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
     ),
+    Chapter(
+        "09",
+        "t3-unlearning",
+        "generative",
+        "Temper-then-tilt: unlearning a generative model by tempering and classifier guidance",
+        ("icml26.generative.unlearning",),
+        bench="bench_09_t3_unlearning",
+    ),
 )
 
 
