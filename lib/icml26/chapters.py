@@ -103,7 +103,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "04": ("sequential", "Goal-oriented clarification with an information-gain reward"),
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
-    "09": ("generative", "Temper-then-tilt unlearning"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
     "12": ("agents", "Just-in-time compilation for computer-use agents"),
