@@ -8,8 +8,8 @@ import torch
 from sklearn.metrics import recall_score
 
 from benchmarks.registry import register
-from icml26.retrieval import med
 from icml26.pipeline.notebooks import notebook_functions
+from icml26.retrieval import med
 
 _gen = torch.Generator().manual_seed(0)
 

@@ -1,5 +1,6 @@
-"""The paired notebooks: in sync, clean outputs, claim cells, parameters, table of contents."""
+"""The paired notebooks: in sync, clean outputs, claim cells, references, registry, contents."""
 
+import ast
 import re
 from pathlib import Path
 
@@ -8,6 +9,8 @@ import pytest
 import yaml
 from nbval.plugin import get_sanitize_patterns
 
+from icml26.chapters import CHAPTERS as REGISTRY
+from icml26.chapters import PARTS
 from icml26.claims import parse_claim_line
 from icml26.pipeline.notebooks import NOTEBOOKS, ROOT, chapters, output_problems, sync_problem, twin
 
@@ -45,16 +48,54 @@ def test_claim_cells(py):
     nb = nbformat.read(twin(py), as_version=4)
     claims = cells_tagged(nb, "claim")
     assert len(claims) >= 2, f"{py.name}: the standard asks for at least two claim cells"
-    ids = []
+    parsed_all = []
     for cell in claims:
+        assert "# fails if:" in cell.source, f"{py.name}: claim cell without `# fails if:`"
+        assert cell.source.count("icml26.claim(") == 1, f"{py.name}: one claim() per claim cell"
         lines = [ln for ln in stream_text(cell).splitlines() if ln.startswith("CLAIM ")]
         assert len(lines) == 1, f"{py.name}: a claim cell must print one claim line: {lines}"
         parsed = parse_claim_line(lines[0])
         assert parsed is not None, f"{py.name}: malformed claim line {lines[0]!r}"
-        assert parsed.status == "OK"
         assert parsed.id.startswith(py.name[:2] + "."), f"{py.name}: claim id {parsed.id}"
-        ids.append(parsed.id)
+        parsed_all.append(parsed)
+    ids = [c.id for c in parsed_all]
     assert len(set(ids)) == len(ids), f"{py.name}: duplicate claim ids {ids}"
+    held = sum(c.holds for c in parsed_all)
+    assert 2 * held >= len(parsed_all), f"{py.name}: fewer than half of the claims hold"
+
+
+def reference_functions(py: Path) -> list[str]:
+    """Names of the top-level functions defined in a chapter's `reference`-tagged cells."""
+    nb = nbformat.read(twin(py), as_version=4)
+    names = []
+    for cell in cells_tagged(nb, "reference"):
+        tree = ast.parse(cell.source)
+        names += [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    return names
+
+
+def _loaders_and_definitions() -> tuple[str, set[str]]:
+    text, defined = "", set()
+    for f in [*(ROOT / "tests").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")]:
+        src = f.read_text()
+        text += src
+        defined |= {
+            n.name
+            for n in ast.walk(ast.parse(src))
+            if isinstance(n, ast.FunctionDef | ast.ClassDef)
+        }
+    return text, defined
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_references_are_loaded_never_copied(py):
+    names = reference_functions(py)
+    assert names, f"{py.name}: no cell tagged `reference` defines a function"
+    text, defined = _loaders_and_definitions()
+    loaded = [n for n in names if re.search(rf"notebook_functions\([^)]*{n}", text, re.S)]
+    assert loaded, f"{py.name}: no test or benchmark loads {names} with notebook_functions"
+    copied = sorted(set(names) & defined)
+    assert not copied, f"{py.name}: tests or benchmarks re-define the reference {copied}"
 
 
 @pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
@@ -98,6 +139,20 @@ def test_toc_lists_exactly_the_chapters():
     assert listed == {f"notebooks/{p.stem}" for p in CHAPTERS}
     for f in toc_files():
         assert any((ROOT / "book" / f).with_suffix(s).exists() for s in (".md", ".ipynb")), f
+
+
+def test_registry_matches_notebooks_and_toc_parts():
+    assert [c.stem for c in REGISTRY] == IDS, "icml26.chapters lists exactly the chapters, in order"
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    part_of = {c["file"]: part["caption"] for part in toc["parts"] for c in part["chapters"]}
+    for c in REGISTRY:
+        assert part_of[f"notebooks/{c.stem}"] == PARTS[c.part], f"{c.stem} under the wrong part"
+        for module in c.modules:
+            assert (ROOT / "lib" / (module.replace(".", "/") + ".py")).is_file(), module
+            shared = module.count(".") == 1  # a kernel two parts share sits at the top level
+            assert shared or module.split(".")[1] == c.part, f"{module} outside part {c.part}"
+        if c.bench:
+            assert (ROOT / "benchmarks" / f"{c.bench}.py").is_file(), c.bench
 
 
 def test_notebook_folder_holds_only_pairs():

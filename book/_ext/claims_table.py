@@ -1,8 +1,9 @@
 """The ``claims-table`` directive: every claim cell of every chapter, in one table.
 
 The table is generated at build time from the committed outputs of ``notebooks/*.ipynb``:
-each code cell tagged ``claim`` prints one ``CLAIM <id>: ... OK`` line (see
-:func:`icml26.claim`), which is parsed here. Nothing on the page is typed by hand.
+each code cell tagged ``claim`` prints one ``CLAIM <id> [kind]: ... OK`` (or ``NOT
+REPRODUCED``) line (see :func:`icml26.claim`), which is parsed here. Nothing on the page is
+typed by hand; claims that the toy does not reproduce are counted and shown as such.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from icml26.claims import parse_claim_line
 
-COLUMNS = ("Chapter", "Claim", "Statement", "Measured", "Threshold", "Status")
+COLUMNS = ("Chapter", "Claim", "Kind", "Statement", "Measured", "Threshold", "Verdict")
 
 
 def collect(notebook_dir: Path) -> list[tuple[str, object]]:
@@ -49,7 +50,7 @@ class ClaimsTable(SphinxDirective):
         table = nodes.table(classes=["claims-table"])
         group = nodes.tgroup(cols=len(COLUMNS))
         table += group
-        for width in (8, 8, 52, 12, 12, 8):
+        for width in (7, 7, 11, 43, 10, 12, 10):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
         head += self._row([nodes.Text(c) for c in COLUMNS])
@@ -65,11 +66,12 @@ class ClaimsTable(SphinxDirective):
                 refwarn=True,
             )
             ref += nodes.inline(text=stem[:2])
-            status = nodes.strong(text=c.status) if c.status != "OK" else nodes.Text(c.status)
+            status = nodes.strong(text=c.status) if not c.holds else nodes.Text("✓ " + c.status)
             body += self._row(
                 [
                     ref,
                     nodes.literal(text=c.id),
+                    nodes.Text(c.kind),
                     nodes.Text(c.statement),
                     nodes.Text(c.measured),
                     nodes.Text(c.threshold),
@@ -77,9 +79,12 @@ class ClaimsTable(SphinxDirective):
                 ]
             )
         group += body
+        held = sum(c.holds for _, c in rows)
+        theorems = sum(c.kind == "theorem" for _, c in rows)
         summary = nodes.paragraph(
-            text=f"{len(rows)} claims from {len({s for s, _ in rows})} chapters; "
-            f"{sum(c.status == 'OK' for _, c in rows)} hold."
+            text=f"{len(rows)} claims from {len({s for s, _ in rows})} chapters "
+            f"({len(rows) - theorems} reproductions of the papers' results, {theorems} theorems "
+            f"checked numerically): {held} hold, {len(rows) - held} not reproduced."
         )
         return [summary, table]
 

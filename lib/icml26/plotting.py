@@ -9,6 +9,11 @@ from __future__ import annotations
 import matplotlib as mpl
 from cycler import cycler
 
+__all__ = [
+    "color",
+    "use_book_style",
+]
+
 #: Okabe–Ito colour-blind-safe palette, in the order the book uses it.
 PALETTE: tuple[str, ...] = (
     "#0072B2",  # blue

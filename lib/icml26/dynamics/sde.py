@@ -37,7 +37,7 @@ __all__ = [
     "AnimalData",
     "Certificate",
     "CogSDE",
-    "FixedIncrements",
+    "FixedIncrements",  # noqa: F822 (built lazily by __getattr__, to defer torchsde)
     "GRUBaseline",
     "LatentSDEModel",
     "TorchsdeAdapter",
@@ -308,6 +308,16 @@ def unicycle_positions(speed_turn: Tensor, dt: float, heading0: Tensor | None = 
     ``θ_{k+1} = θ_k + ω_k h``, ``p_{k+1} = p_k + v_k (cos θ_k, sin θ_k) h``, from ``p_0 = 0``.
     """
     h = checks.real("dt", dt, low=0.0, strict=True)
+    checks.tensor("speed_turn", speed_turn, floating=True)
+    if speed_turn.ndim < 2 or speed_turn.shape[-1] != 2:
+        raise ValueError(f"speed_turn must have shape (..., T, 2), got {tuple(speed_turn.shape)}")
+    if heading0 is not None:
+        checks.tensor("heading0", heading0, floating=True)
+        if tuple(heading0.shape) != tuple(speed_turn.shape[:-2]):
+            raise ValueError(
+                f"heading0 must have shape {tuple(speed_turn.shape[:-2])}, "
+                f"got {tuple(heading0.shape)}"
+            )
     v, w = speed_turn[..., 0], speed_turn[..., 1]
     th0 = torch.zeros_like(v[..., :1]) if heading0 is None else heading0.unsqueeze(-1)
     theta = torch.cat([th0, th0 + torch.cumsum(w * h, dim=-1)[..., :-1]], dim=-1)
@@ -522,38 +532,48 @@ def command_alignment(speed_turn: Tensor, commands: Tensor) -> Tensor:
 
 
 # --------------------------------------------------------------------------- torchsde bridge
-def _torchsde_base() -> type:
+def _fixed_increments_class() -> type:
+    """Build :class:`FixedIncrements` on first use, so that torchsde is imported lazily."""
     import torchsde
 
-    return torchsde.BaseBrownian
+    class FixedIncrements(torchsde.BaseBrownian):
+        """A torchsde Brownian motion that hands out pre-drawn increments (chapter 05, Cross-check).
+
+        ``torchsde.sdeint(..., bm=FixedIncrements(dW, h), method="euler", dt=h)`` then integrates
+        the same Brownian path as :func:`euler_maruyama` with ``dW``: the solver asks for the
+        increment over each step ``[t_k, t_k + h]``, and gets ``dW[k]`` (shape ``(n, ..., m)``).
+        """
+
+        def __init__(self, dW: Tensor, h: float) -> None:
+            if not isinstance(dW, Tensor) or dW.ndim < 2:
+                raise ValueError("dW must be a tensor of increments with shape (n_steps, ...)")
+            self.dW, self.h = dW, checks.real("h", h, low=0.0, strict=True)
+
+        def __call__(self, ta, tb=None, return_U=False, return_A=False) -> Tensor:
+            k = round(float(ta) / self.h)
+            if not 0 <= k < self.dW.shape[0]:
+                raise ValueError(
+                    f"ta={float(ta)} lies outside the grid of {self.dW.shape[0]} steps"
+                )
+            return self.dW[k]
+
+        def __repr__(self) -> str:
+            return f"FixedIncrements(n_steps={self.dW.shape[0]}, h={self.h})"
+
+        dtype = property(lambda self: self.dW.dtype)
+        device = property(lambda self: self.dW.device)
+        shape = property(lambda self: self.dW.shape[1:])
+        levy_area_approximation = property(lambda self: "none")
+
+    return FixedIncrements
 
 
-class FixedIncrements(_torchsde_base()):
-    """A torchsde Brownian motion that hands out pre-drawn increments (chapter 05, Cross-check).
-
-    ``torchsde.sdeint(..., bm=FixedIncrements(dW, h), method="euler", dt=h)`` then integrates
-    the same Brownian path as :func:`euler_maruyama` with ``dW``: the solver asks for the
-    increment over each step ``[t_k, t_k + h]``, and gets ``dW[k]`` (shape ``(n, ..., m)``).
-    """
-
-    def __init__(self, dW: Tensor, h: float) -> None:
-        if not isinstance(dW, Tensor) or dW.ndim < 2:
-            raise ValueError("dW must be a tensor of increments with shape (n_steps, ...)")
-        self.dW, self.h = dW, checks.real("h", h, low=0.0, strict=True)
-
-    def __call__(self, ta, tb=None, return_U=False, return_A=False) -> Tensor:
-        k = round(float(ta) / self.h)
-        if not 0 <= k < self.dW.shape[0]:
-            raise ValueError(f"ta={float(ta)} lies outside the grid of {self.dW.shape[0]} steps")
-        return self.dW[k]
-
-    def __repr__(self) -> str:
-        return f"FixedIncrements(n_steps={self.dW.shape[0]}, h={self.h})"
-
-    dtype = property(lambda self: self.dW.dtype)
-    device = property(lambda self: self.dW.device)
-    shape = property(lambda self: self.dW.shape[1:])
-    levy_area_approximation = property(lambda self: "none")
+def __getattr__(name: str) -> object:
+    if name == "FixedIncrements":  # torchsde is heavy: import it only when it is needed
+        cls = _fixed_increments_class()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TorchsdeAdapter(nn.Module):

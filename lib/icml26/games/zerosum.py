@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from scipy.optimize import linprog
 
-from icml26 import checks
+from icml26 import checks, stats
 
 __all__ = [
     "GameSolution",
@@ -216,12 +216,8 @@ def _single_thread(device: torch.device) -> Iterator[None]:
     if device.type != "cpu":
         yield
         return
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with stats.one_thread():
         yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def mwu(

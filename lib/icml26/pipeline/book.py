@@ -12,6 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+__all__ = [
+    "BOOK",
+    "FLAGS",
+    "ROOT",
+    "build",
+]
+
 ROOT = Path(__file__).resolve().parents[3]
 BOOK = ROOT / "book"
 FLAGS = ("-W", "-n", "--keep-going")

@@ -20,7 +20,19 @@ import math
 
 import torch
 
-from icml26 import checks
+from icml26 import checks, stats
+
+__all__ = [
+    "belief_features",
+    "block_features",
+    "context_features",
+    "loglog_slope",
+    "natural_features",
+    "oful_radius",
+    "oracle_actions",
+    "regret",
+    "run_linucb",
+]
 
 
 # ----------------------------------------------------------------------------- features
@@ -208,13 +220,10 @@ def loglog_slope(cum_regret: torch.Tensor, t_min: int, t_max: int | None = None)
 
     Points are log-spaced (50 of them) so that every decade weighs the same.
     """
-    if cum_regret.ndim != 2:
-        raise ValueError("cum_regret must have shape (R, T)")
-    t_hi = cum_regret.shape[1] if t_max is None else t_max
+    checks.tensor("cum_regret", cum_regret, ndim=2)
+    n_steps = cum_regret.shape[1]
+    t_hi = n_steps if t_max is None else checks.integer("t_max", t_max, low=2, high=n_steps)
     t_lo = checks.integer("t_min", t_min, low=1, high=t_hi - 1)
-    mean = cum_regret.mean(0).to(torch.float64)
+    mean = cum_regret.mean(0).to(torch.float64).cpu()
     ts = torch.unique(torch.logspace(math.log10(t_lo), math.log10(t_hi), 50).round().long())
-    y = mean[ts - 1].clamp_min(1e-300).log()
-    x = ts.to(torch.float64).log()
-    xc = x - x.mean()
-    return float((xc * (y - y.mean())).sum() / (xc * xc).sum())
+    return stats.loglog_fit(ts, mean[ts - 1].clamp_min(1e-300))[0]

@@ -31,6 +31,26 @@ import torch
 
 from icml26 import checks
 
+__all__ = [
+    "LOG_2PI",
+    "align_states",
+    "baum_welch",
+    "birkhoff_coefficient",
+    "dobrushin_coefficient",
+    "doubling_epochs",
+    "epoch_beliefs",
+    "fit_contraction_rate",
+    "forward_backward",
+    "forward_filter",
+    "gaussian_loglik",
+    "hilbert_distance",
+    "kmeans_init",
+    "permute_hmm",
+    "second_eigenvalue_modulus",
+    "simulate",
+    "tv_distance",
+]
+
 LOG_2PI = math.log(2.0 * math.pi)
 
 
@@ -208,8 +228,10 @@ def kmeans_init(x: torch.Tensor, n_states: int, *, iters: int = 10) -> torch.Ten
 
     A deterministic initialisation of the Gaussian means for :func:`baum_welch`, (R, N, p).
     """
+    checks.tensor("x", x, ndim=3, floating=True)
     t_max, p = x.shape[1:]
     n = checks.integer("n_states", n_states, low=1, high=t_max)
+    checks.integer("iters", iters, low=0)
     order = x[..., 0].argsort(dim=1)
     pos = ((torch.arange(n, device=x.device) + 0.5) * t_max / n).long()
     idx = order[:, pos]  # (R, N)
@@ -373,6 +395,15 @@ def tv_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 def hilbert_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     """Hilbert projective distance ``log max_i (p_i/q_i) - log min_i (p_i/q_i)`` (chapter 02)."""
+    checks.tensor("p", p, floating=True)
+    checks.tensor("q", q, floating=True)
+    if p.shape[-1] != q.shape[-1] or p.shape[-1] == 0:
+        raise ValueError(
+            f"p and q must have the same non-empty last axis, got {p.shape}, {q.shape}"
+        )
+    for name, v in (("p", p), ("q", q)):
+        if not (torch.isfinite(v).all() and (v > 0).all()):
+            raise ValueError(f"{name} must have strictly positive finite entries")
     lr = p.log() - q.log()
     return lr.amax(-1) - lr.amin(-1)
 
@@ -409,8 +440,7 @@ def fit_contraction_rate(dist: torch.Tensor, t_min: int = 1, t_max: int | None =
 
     ``dist`` is (R, T) (e.g. Hilbert distances between two filters); steps ``t_min..t_max-1``.
     """
-    if dist.ndim != 2:
-        raise ValueError(f"dist must have shape (R, T), got {tuple(dist.shape)}")
+    checks.tensor("dist", dist, ndim=2, floating=True)
     t_hi = dist.shape[1] if t_max is None else checks.integer("t_max", t_max, low=2)
     t_lo = checks.integer("t_min", t_min, low=0, high=t_hi - 2)
     y = dist[:, t_lo:t_hi].clamp_min(1e-300).log().mean(0).to(torch.float64)
