@@ -1277,13 +1277,12 @@ print(
 #
 # With a truthful user a yes/no question splits the goals into two cells; its EIG is the
 # binary entropy $h$ of the cells' masses, and after the answer the MAP agent succeeds with the
-# sum over cells of the largest goal probability in the cell. Take $P(G) = (0.3, 0.3, 0.1, 0.1,
-# 0.1, 0.1)$ over six goals (four goals do not suffice for a strict reversal with two questions
-# of this kind, so we use six). Question A, "$\{1, 2\}$ or $\{3, 4, 5, 6\}$?", has EIG
-# $h(0.4) = 0.673$ nats and success $0.3 + 0.1 = 0.4$. Question B, "is it goal 1?", has EIG
-# $h(0.3) = 0.611$ nats and success $0.3 + 0.3 = 0.6$. Greedy information picks A, greedy
-# success picks B: A spreads information over many improbable goals without separating the two
-# likely ones. Information is a proxy for success. A policy trained long enough on the success
+# sum over cells of the largest goal probability in the cell. Take $P(G) = (0.3, 0.3, 0.2, 0.2)$.
+# Question A, "$\{1, 2\}$ or $\{3, 4\}$?", has EIG $h(0.6) = 0.673$ nats and success
+# $0.3 + 0.2 = 0.5$. Question B, "is it goal 1?", has EIG $h(0.3) = 0.611$ nats and success
+# $0.3 + 0.3 = 0.6$. Greedy information picks A, greedy success picks B: A balances the
+# cells (high entropy) without separating the two likely goals. Information is a proxy for
+# success. A policy trained long enough on the success
 # reward can therefore match or overtake one trained on information, which is why the chapter
 # compares them early in training (04.13–04.15), where the dense reward's advantage lies.
 # ````
