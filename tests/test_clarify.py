@@ -190,7 +190,9 @@ def test_commit_map_and_temperature(env) -> None:
 def test_group_advantages_match_trl_formula() -> None:
     r = torch.randn(6, 8, generator=torch.Generator().manual_seed(0), dtype=DT)
     assert np.allclose(grpo.group_advantages(r).numpy(), grpo_ref(r.numpy()), atol=1e-12)
-    assert torch.allclose(grpo.group_advantages(torch.ones(2, 4, dtype=DT)), torch.zeros(2, 4, dtype=DT))
+    assert torch.allclose(
+        grpo.group_advantages(torch.ones(2, 4, dtype=DT)), torch.zeros(2, 4, dtype=DT)
+    )
     centred = grpo.group_advantages(r, scale=False)
     assert torch.allclose(centred.sum(1), torch.zeros(6, dtype=DT), atol=1e-12)
 
