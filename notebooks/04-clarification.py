@@ -1186,11 +1186,11 @@ print(
 #   for this reason — the success-trained clarifier has caught up, not overtaken: the IG-trained
 #   clarifier is at least as good in 4 of 5 seeds at update 20 (mean gap 0.075) but in 3 of 5
 #   at update 40 (0.013). With 20 seeds (`ICML26_SCALE=paper`) the picture is sharper: 90 % of
-#   the seeds at update 20 (gap 0.055), 45 % at update 40 (gap 0.001) — a tie, so at that scale 04.14
-#   fails as well. The note's thresholds ask for an advantage at 40 updates that this toy, whose
-#   linear clarifier converges within about 35 updates, does not have. The time to 90 % of the
-#   oracle (5–10 updates for IG against 20–25 for success) and the mean success over the first
-#   60 updates are the robust measures, and both favour the dense reward.
+#   the seeds at update 20 (gap 0.055), 45 % at update 40 (gap 0.001) — a tie, so at that scale
+#   04.14 fails as well. The note's thresholds ask for an advantage at 40 updates that this
+#   toy, whose linear clarifier converges within about 35 updates, does not have. The time to
+#   90 % of the oracle (5–10 updates for IG against 20–25 for success) and the mean success
+#   over the first 60 updates are the robust measures, and both favour the dense reward.
 # - **The budget curve is built in.** The non-monotonic success-vs-budget curve reported for the
 #   paper is drawn with an assumed pollution rate; nothing here supports or refutes it.
 # - **Paper scale.** `ICML26_SCALE=paper` enlarges the same toy (100 pairs, 10⁶ draws each,
