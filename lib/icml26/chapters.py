@@ -70,6 +70,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_02_hmm_bandits",
     ),
     Chapter(
+        "04",
+        "clarification",
+        "sequential",
+        "Goal-oriented clarification with an information-gain reward",
+        ("icml26.sequential.clarify", "icml26.grpo"),
+        bench="bench_04_clarification",
+    ),
+    Chapter(
         "05",
         "cogsde",
         "dynamics",
