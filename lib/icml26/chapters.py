@@ -85,6 +85,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
     ),
+    Chapter(
+        "12",
+        "agent-jit",
+        "agents",
+        "Just-in-time compilation for computer-use agents: plans, cost models and scheduling",
+        ("icml26.agents.jit",),
+        bench="bench_12_agent_jit",
+    ),
 )
 
 
