@@ -69,6 +69,7 @@
 # | $L$ | length of a plan (tool calls) |
 # | $\varepsilon_o$ | probability that an adjacent pair of calls is swapped |
 # | $r$, $R$, $k$ | repair probability per error and round; repair rounds; candidates |
+# | $W$ | wall-clock latency of a task (s) |
 # | $s$ | share of the loop agent's latency spent in LLM inference (0.73) |
 # | $\sigma \in \{\text{serial}, \text{parallel}, \text{hedge}\}$ | scheduling strategy |
 # | $\ell_e \sim F_e$ | latency of UI element $e$; $F_e$ fitted on offline traces |
@@ -209,16 +210,16 @@
 # ```{prf:proposition} Amdahl's bound on removing model calls
 # :label: jit-prop-amdahl
 #
-# If a share $s$ of an agent's latency $T$ is model inference and the rest, $(1-s)T$, is
+# If a share $s$ of an agent's latency $W$ is model inference and the rest, $(1-s)W$, is
 # actions, a method that removes all model calls but performs the same actions has speed-up at
-# most $1/(1-s)$. A method observed to run in $T' < (1-s)T$ must have cut action time by a factor
-# of at least $(1-s)T/T'$.
+# most $1/(1-s)$. A method observed to run in $W' < (1-s)W$ must have cut action time by a factor
+# of at least $(1-s)W/W'$.
 # ```
 #
 # ```{prf:proof}
-# The new latency is at least the time of the actions it still performs. Same actions: $T' \ge
-# (1-s)T$, so $T/T' \le 1/(1-s)$. In general $T'_{act} \le T'$, so the action time fell by
-# $(1-s)T / T'_{act} \ge (1-s)T/T'$.
+# The new latency is at least the time of the actions it still performs. Same actions: $W' \ge
+# (1-s)W$, so $W/W' \le 1/(1-s)$. In general the new action time is $W'_{act} \le W'$, so the
+# action time fell by a factor $(1-s)W / W'_{act} \ge (1-s)W/W'$.
 # ```
 #
 # ```{prf:definition} Scheduling strategies (Monte Carlo cost)
