@@ -100,6 +100,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Temper-then-tilt: unlearning a generative model by tempering and classifier guidance",
         ("icml26.generative.unlearning",),
         bench="bench_09_t3_unlearning",
+        "12",
+        "agent-jit",
+        "agents",
+        "Just-in-time compilation for computer-use agents: plans, cost models and scheduling",
+        ("icml26.agents.jit",),
+        bench="bench_12_agent_jit",
     ),
 )
 
@@ -108,7 +114,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
     "03": ("sequential", "Informed asymmetric actor-critic with privileged signals"),
-    "04": ("sequential", "Goal-oriented clarification with an information-gain reward"),
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
