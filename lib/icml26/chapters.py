@@ -100,6 +100,8 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Temper-then-tilt: unlearning a generative model by tempering and classifier guidance",
         ("icml26.generative.unlearning",),
         bench="bench_09_t3_unlearning",
+    ),
+    Chapter(
         "12",
         "agent-jit",
         "agents",
@@ -118,7 +120,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
-    "12": ("agents", "Just-in-time compilation for computer-use agents"),
     "13": ("agents", "Action-observer beam search"),
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
