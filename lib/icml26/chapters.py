@@ -85,6 +85,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
     ),
+    Chapter(
+        "17",
+        "threshold-watermark",
+        "trust",
+        "(t, K)-threshold watermarking in federated learning",
+        ("icml26.trust.watermark", "icml26.trust.shamir"),
+        bench="bench_17_threshold_watermark",
+    ),
 )
 
 
