@@ -35,14 +35,14 @@
 # | $K$, $k \in [K]$ | number of clients, a client |
 # | $D_k$, $n_k$, $w_k = n_k / \sum_j n_j$ | client $k$'s shard, its size, its FedAvg weight |
 # | $\theta = (\theta_1, \dots, \theta_L)$ | parameters: $L$ tensors, $d_\ell$ entries each |
-# | $R$, $r$ | federated rounds, a round |
+# | $R$, $r$ | federated rounds (the book's horizon), a round |
 # | $\tau = (\tau_\ell)_\ell$ | watermark key, $\tau_\ell \in \{\pm d_\ell^{-1/2}\}^{d_\ell}$ |
 # | $c$, $\beta$ | watermark strength, EMA factor of the update norms |
 # | $\Delta_{k,\ell}$, $a_{k,\ell}$ | client $k$'s update of layer $\ell$, its embedding strength |
 # | $S(\theta)$, $\sigma_0$, $z$ | mean layer cosine with $\tau$, its null sd, $z = S/\sigma_0$ |
 # | $p$, $\mathbb{F}_p$ | a prime, the field of integers modulo $p$ (here $p = 2^{61}-1$) |
 # | $t$ | threshold: the smallest coalition that can verify |
-# | $T \subseteq [K]$, $\lambda_i^T$ | a coalition, the Lagrange weights of its evaluation points |
+# | $T \subseteq [K]$, $\lambda_i^T$ | a coalition (not a horizon here), its Lagrange weights |
 # | $y_i \in \mathbb{F}_p^{d}$ | client $i$'s Shamir share of the encoded key |
 # | $f$, $\tilde x = \mathrm{round}(2^f x) \bmod p$ | fixed-point bits, field encoding of $x$ |
 #
@@ -385,12 +385,13 @@ def fedavg_round_reference(theta, X, y, shards, key, c, lr, wd, beta=0.9):
 # %% [markdown]
 # The kernels live in `icml26.trust.shamir` and `icml26.trust.watermark`. Field elements are
 # int64 tensors; a product of two elements of $\mathbb F_{2^{61}-1}$ needs 122 bits, so
-# `shamir.mulmod` splits each factor into 31-bit halves and folds with $2^{61} \equiv 1$ —
-# every intermediate stays below $2^{63}$, and sharing a million coordinates is a handful of
-# vectorised sweeps. `watermark.fedavg` holds the $K$ clients' parameters as one tensor per
-# layer with a leading client axis: a round is one batched forward/backward pass
-# (`(K, m, 64) @ (K, 64, 128)`, ...), one AdamW update of all clients, the strengths
-# {eq}`tw-eq-strength` and a weighted mean. Both must agree with the references on random cases.
+# `shamir.mulmod` splits each factor into 31-bit halves and folds with $2^{61} \equiv 1$ — every
+# intermediate stays below $2^{63}$, and sharing costs one vectorised Horner sweep per
+# polynomial coefficient over all shares and coordinates. `watermark.fedavg` holds the $K$
+# clients' parameters as one tensor per layer with a leading client axis: a round is one batched
+# forward/backward pass (`(K, m, 64) @ (K, 64, 128)`, ...), one AdamW update of all clients, the
+# strengths {eq}`tw-eq-strength` and a weighted mean. Both must agree with the references on
+# random cases.
 
 # %%
 Xtr, ytr, Xte, yte = watermark.digits_data(0.2, seed=0, device=DEVICE)
@@ -771,7 +772,7 @@ print(
 # fails if: σ₀ is mis-derived (e.g. Gaussian keys or a missing 1/L), or keys correlate with θ
 icml26.claim(
     "17.4",
-    "|mean z| of a clean model over 2000 random keys",
+    f"|mean z| of a clean model over {N_NULL_KEYS} random keys",
     abs(z_null.mean()),
     at_most=0.1,
     kind="theorem",
@@ -781,7 +782,7 @@ icml26.claim(
 # fails if: Var cos ≠ 1/d_ℓ, i.e. the analytic σ₀ does not calibrate the z-test
 icml26.claim(
     "17.5",
-    "sd of z of a clean model over 2000 random keys",
+    f"sd of z of a clean model over {N_NULL_KEYS} random keys",
     z_null.std(),
     between=(0.9, 1.1),
     kind="theorem",
@@ -791,7 +792,7 @@ icml26.claim(
 # fails if: the null has heavy tails (tiny layers dominating S), so z ≥ 4 is not rare
 icml26.claim(
     "17.6",
-    "random keys with z ≥ 4 out of 2000 (expected 0.06)",
+    f"random keys with z ≥ 4 of {N_NULL_KEYS} (expected {N_NULL_KEYS * stats.norm.sf(4):.2f})",
     int((z_null >= 4).sum()),
     at_most=2,
     kind="theorem",
@@ -930,7 +931,7 @@ icml26.claim(
 # fails if: heterogeneous shards (Dirichlet α = 0.5) make the embedding strengths cancel
 icml26.claim(
     "17.9",
-    "min z of the shared mark, non-IID, K = 8, 32",
+    f"min z of the shared mark, non-IID, K = {', '.join(map(str, K_NONIID))}",
     min(z_noniid),
     at_least=4,
     kind="reproduction",
@@ -1078,7 +1079,7 @@ z_ft, acc_ft = curves["20% data"]
 # fails if: fine-tuning moves the weights far enough from τ to push z below 4
 icml26.claim(
     "17.13",
-    "z after fine-tuning on 20% of the data (30 epochs)",
+    f"z after fine-tuning on 20% of the data ({ATTACK_EPOCHS} epochs)",
     float(z_ft[-1]),
     at_least=4,
     kind="reproduction",
@@ -1334,12 +1335,13 @@ print(
 # ````{exercise} Removing the mark by projection
 # :label: tw-ex-projection
 #
-# An attacker who knew $\tau$ could remove its component: $\theta_\ell \leftarrow \theta_\ell
-# - \langle\theta_\ell, \tau_\ell\rangle\tau_\ell$. (a) Do it to `model_wm["params"]` and report
-# $z$ and the test accuracy. (b) A client in the untrusted setting does not know $\tau$, but
-# sees every global model. Estimate $\tau_\ell$ by the sign of the accumulated global update
-# $\theta^{(R)}_\ell - \theta^{(0)}_\ell$ of a watermarked run and project *that* out. What
-# are $z$ and the accuracy now, and what does this say about the threshold guarantee?
+# An attacker who knew $\tau$ could remove its component:
+# $\theta_\ell \leftarrow \theta_\ell - \langle\theta_\ell, \tau_\ell\rangle\tau_\ell$.
+# (a) Do it to `model_wm["params"]` and report $z$ and the test accuracy. (b) A client in the
+# untrusted setting does not know $\tau$, but sees every global model. Estimate $\tau_\ell$ by
+# the sign of the accumulated global update $\theta^{(R)}_\ell - \theta^{(0)}_\ell$ of a
+# watermarked run and project *that* out. What are $z$ and the accuracy now, and what does this
+# say about the threshold guarantee?
 # ````
 #
 # ````{solution} tw-ex-projection
@@ -1349,14 +1351,14 @@ print(
 # the accuracy of the $K = 32$ model fell by about half a point: the watermark component is a
 # tiny part of the weights (17.10). (b) The accumulated update $\theta^{(R)} - \theta^{(0)}$
 # contains the mark with the same sign in every round, so its sign pattern is correlated with
-# $\tau_\ell$: in our run the cosines were $0.14$–$0.31$ in the weight matrices, against a null
-# scale of $d_\ell^{-1/2} \approx 0.01$. Projecting this estimate out lowered $z$ from about 12
-# to about 2 — but the test accuracy collapsed to about 25 %, because the estimate is dominated
-# by the learned update itself. A better attacker separates the two (for example with a clean
-# reference run, or by tracking which coordinates move consistently in every round). The
-# lesson is the one the released code tracks as an "attack cosine": secrecy of the *shares*
-# does not make the embedded *direction* secret, because
-# training exposes it to every participant who sees the global models.
+# $\tau_\ell$: in a run like 17.13 the cosines were about $0.2$ in the weight matrices, against
+# a null scale of $d_\ell^{-1/2} \le 0.04$. Projecting this estimate out lowered $z$ from about
+# 12 to about 2 — but the test accuracy collapsed to about 25 %, because the estimate is
+# dominated by the learned update itself. A better attacker separates the two (for example with
+# a clean reference run, or by tracking which coordinates move consistently in every round). The
+# lesson is the one the released code tracks as an "attack cosine": secrecy of the *shares* does
+# not make the embedded *direction* secret, because training exposes it to every participant who
+# sees the global models.
 # ````
 #
 # ## Summary
