@@ -25,7 +25,7 @@ import random
 import shamirs
 import torch
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
 from icml26.trust import shamir, watermark
 
@@ -95,4 +95,20 @@ register(
     library=_library_shamir,
     library_name="shamirs (pure-Python prime-field Shamir)",
     repeats=3,
+)
+
+
+def _round_at(clients: int):
+    shards = watermark.iid_partition(len(y), clients, generator=torch.Generator().manual_seed(1))
+    return lambda: watermark.fedavg(
+        X, y, shards, None, INIT, rounds=1, lr=3e-3, strength=1.0, key=KEY
+    )
+
+
+register_scaling(
+    "17",
+    "one FedAvg round with a shared watermark (MLP on digits), all clients batched",
+    make=_round_at,
+    sizes=(4, 16, 64, 256),
+    size_label="clients",
 )

@@ -315,6 +315,58 @@ ADAPTIVE_LR = icml26.pick(ci=1e-2, paper=1e-2)  # the "adaptive" attacker: lr ×
 ATTACK_K = icml26.pick(ci=32, paper=32)  # the attacked model: shared key, K = 32, IID
 
 # %% [markdown]
+# The protocol at a glance: a dealer (or a distributed protocol) Shamir-shares the key, the
+# clients embed it while FedAvg trains the model, and any $t$ of them verify a suspect model
+# from their shares.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Collaborative threshold watermarking: the key $\\tau$ is Shamir-shared among the $K$ clients; every round each client embeds the mark in its upload and the server averages; a coalition of $t$ clients verifies a suspect model by Lagrange-combining one scalar per member, without reconstructing $\\tau$.", "name": "17-fig-protocol"}}
+fig, ax = plt.subplots(figsize=(7.4, 3.2))
+boxes = {  # name: (x, y, text, half-width, half-height) in axes units
+    "key": (0.09, 0.8, "key $\\tau$\n(dealer/MPC)", 0.085, 0.12),
+    "sh": (0.09, 0.13, "Shamir shares\n$y_1, \\dots, y_K$", 0.09, 0.12),
+    "cl": (0.4, 0.8, "$K$ clients: local\nstep + mark", 0.095, 0.12),
+    "sv": (0.4, 0.42, "server: FedAvg\n(secure sum)", 0.095, 0.12),
+    "m": (0.68, 0.56, "model $\\theta$", 0.07, 0.08),
+    "v": (0.9, 0.13, "$t$ clients:\n$z \\geq 4$?", 0.075, 0.12),
+}
+icml26.plotting.diagram(
+    ax,
+    {k: b[:3] for k, b in boxes.items()},
+    [],
+    colors={"key": 1, "sh": 1, "cl": 0, "sv": 0, "m": 2, "v": 3},
+    fontsize=9.5,
+)
+for a, b, label in [
+    ("key", "sh", "split"),
+    ("key", "cl", "embed"),
+    ("cl", "sv", "uploads"),
+    ("sv", "m", ""),
+    ("m", "v", "suspect"),
+    ("sh", "v", "one scalar each"),
+]:
+    (xa, ya, _, wa, ha), (xb, yb, _, wb, hb) = boxes[a], boxes[b]
+    dx, dy = xb - xa, yb - ya
+    fa = min(wa / abs(dx) if dx else 1, ha / abs(dy) if dy else 1) + 0.02
+    fb = min(wb / abs(dx) if dx else 1, hb / abs(dy) if dy else 1) + 0.02
+    ax.annotate(
+        "",
+        xy=(xb - fb * dx, yb - fb * dy),
+        xytext=(xa + fa * dx, ya + fa * dy),
+        arrowprops={"arrowstyle": "-|>", "color": "0.3", "lw": 1.2},
+    )
+    if label:
+        ax.text(
+            xa + dx / 2 + (0.03 if dx == 0 else 0),
+            ya + dy / 2 + (0.03 if dy == 0 else 0),
+            label,
+            ha="left" if dx == 0 else "center",
+            fontsize=8,
+            color="0.25",
+        )
+ax.set_title("One shared key, embedded by all K clients, verified by any t of them")
+plt.show()
+
+# %% [markdown]
 # ## Implementation
 #
 # Readable references first, one object at a time and with plain Python or per-client loops:
@@ -559,7 +611,7 @@ icml26.claim(
 # an observer of $t - 1$ shares learns about $s$. The picture below is the intuition of
 # {prf:ref}`tw-thm-shamir`, drawn over the reals.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Shamir's threshold, drawn over the reals: $t = 3$ shares fix the quadratic and its value $f(0)$ at zero (left); through $t - 1 = 2$ shares passes one quadratic for every candidate secret (right), which is why they reveal nothing.", "name": "17-fig-shamir"}}
 xs_plot = np.linspace(0, 6.3, 300)
 fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.2), sharey=True)
 true_coef = np.array([2.0, 1.5, -0.3])  # f(x) = 2 + 1.5 x − 0.3 x²: the secret is f(0) = 2
@@ -798,7 +850,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Null calibration (claims 17.4–17.6): $z$ of a clean model against 2000 random keys follows $\\mathcal N(0, 1)$ with the analytic $\\sigma_0$; the watermarked model scores far beyond the threshold $z = 4$.", "name": "17-fig-null"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 grid = np.linspace(-4.5, 4.5, 300)
 ax.hist(
@@ -883,7 +935,7 @@ icml26.claim(
 # up to 128, with IID and non-IID partitions, and test accuracy stays within 2 points of
 # unwatermarked FedAvg trained from the same initialisation on the same shards.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The detection score over the federated rounds for $K = 8, 32, 128$ IID clients: the shared mark rises above $z = 4$ within a few dozen rounds; per-client marks (left, dashed) and the clean models (right, dotted) stay near zero.", "name": "17-fig-rounds"}}
 fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.6), sharey=True)
 rounds_axis = np.arange(0, ROUNDS + 1, 5)
 for j, K in enumerate(K_LIST):
@@ -997,7 +1049,7 @@ icml26.claim(
     kind="reproduction",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the shared mark against each client's own mark, whose $z$ falls like the shared one divided by $K$ (claim 17.11). Right: test accuracy with and without the shared mark, IID and non-IID (claim 17.10).", "name": "17-fig-dilution"}}
 fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.3))
 Ks = np.array(K_LIST)
 zs_sh = [runs["iid", K]["shared"]["z_sign"] for K in K_LIST]
@@ -1095,7 +1147,7 @@ icml26.claim(
     kind="reproduction",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The fine-tuning attack (claims 17.13–17.14): $z$ and test accuracy over the attacker's epochs, with 5, 10 and 20 % of the training data and with ten times the learning rate.", "name": "17-fig-finetune"}}
 fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.3))
 for j, (name, (zc, ac)) in enumerate(curves.items()):
     axes[0].plot(np.arange(len(zc)), zc, color=icml26.plotting.color(j), label=name)

@@ -1,7 +1,7 @@
 """Shamir secret sharing over a prime field, vectorised in torch int64 (chapter 17).
 
-Implements {prf:ref}`tw-def-shamir`, {prf:ref}`tw-thm-shamir` and the reconstruction-free
-verification of {prf:ref}`tw-lem-verify` (chapter 17, threshold-watermark).
+Implements :prf:ref:`tw-def-shamir`, :prf:ref:`tw-thm-shamir` and the reconstruction-free
+verification of :prf:ref:`tw-lem-verify` (chapter 17, threshold-watermark).
 
 Two families of prime moduli are supported exactly with int64 arithmetic:
 
@@ -162,7 +162,10 @@ def decode(v: torch.Tensor, frac_bits: int, p: int = PRIME) -> torch.Tensor:
 
 
 def lagrange_at_zero(xs: Sequence[int] | torch.Tensor, p: int = PRIME) -> torch.Tensor:
-    """Lagrange weights ``λ_i = Π_{j≠i} x_j / (x_j − x_i) mod p`` of the basis at 0."""
+    """Lagrange weights ``λ_i = Π_{j≠i} x_j / (x_j − x_i) mod p`` of the basis at 0.
+
+    The weights of :eq:`tw-eq-lagrange`.
+    """
     p = _modulus(p)
     pts = [int(x) for x in (xs.tolist() if isinstance(xs, torch.Tensor) else xs)]
     if not pts:
@@ -210,7 +213,7 @@ def combine(shares: torch.Tensor, xs: Sequence[int] | torch.Tensor, p: int = PRI
     """``Σ_i λ_i y_i mod p``: the polynomial's value at 0 from the shares at points ``xs``.
 
     With ``len(xs) >= t`` shares of a degree-``(t−1)`` sharing this is the secret; applied to
-    share statistics ``r_i = ⟨v, y_i⟩`` it gives ``⟨v, secret⟩`` ({prf:ref}`tw-lem-verify`).
+    share statistics ``r_i = ⟨v, y_i⟩`` it gives ``⟨v, secret⟩`` (:prf:ref:`tw-lem-verify`).
     """
     p = _modulus(p)
     shares = _field("shares", shares, p)
@@ -224,7 +227,10 @@ def combine(shares: torch.Tensor, xs: Sequence[int] | torch.Tensor, p: int = PRI
 
 
 def inner_products(v: torch.Tensor, shares: torch.Tensor, p: int = PRIME) -> torch.Tensor:
-    """``r_i = ⟨v, y_i⟩ mod p`` for every share ``y_i`` (rows of ``shares``, last axis summed)."""
+    """``r_i = ⟨v, y_i⟩ mod p`` for every share ``y_i`` (rows of ``shares``, last axis summed).
+
+    The members' scalars of :eq:`tw-eq-verify`.
+    """
     p = _modulus(p)
     v, shares = _field("v", v, p), _field("shares", shares, p)
     if shares.ndim < 1 or v.shape[-1:] != shares.shape[-1:]:

@@ -2,12 +2,12 @@
 
 Implements, for chapter 17 (threshold-watermark):
 
-- federated averaging of {prf:ref}`tw-def-fedavg` with all ``K`` clients' parameters held as
+- federated averaging of :prf:ref:`tw-def-fedavg` with all ``K`` clients' parameters held as
   one tensor per layer with a leading client axis, each client running AdamW on its shard;
-- the watermark embedding rule of {prf:ref}`tw-def-fedavg` (shared key, or one key per
-  client for the dilution baseline of {prf:ref}`tw-prop-dilution`);
-- the detection statistic of {prf:ref}`tw-def-detect` and its exact null moments
-  ({prf:ref}`tw-prop-null`), plus the sign statistic with exact unit null variance;
+- the watermark embedding rule of :prf:ref:`tw-def-fedavg` (shared key, or one key per
+  client for the dilution baseline of :prf:ref:`tw-prop-dilution`);
+- the detection statistic of :prf:ref:`tw-def-detect` and its exact null moments
+  (:prf:ref:`tw-prop-null`), plus the sign statistic with exact unit null variance;
 - the fine-tuning attack.
 
 The model is the chapter's MLP ``64 → 128 → 64 → 10`` (ReLU), stored as the list
@@ -278,7 +278,10 @@ def cosines(params: Sequence[torch.Tensor], key: Sequence[torch.Tensor]) -> torc
 
 
 def null_sigma(dims: Sequence[int]) -> float:
-    """Null standard deviation of the layer-mean cosine: ``σ₀ = √(Σ_ℓ 1/d_ℓ) / L``."""
+    """Null standard deviation of the layer-mean cosine: ``σ₀ = √(Σ_ℓ 1/d_ℓ) / L``.
+
+    :eq:`tw-eq-sigma0` of :prf:ref:`tw-prop-null`.
+    """
     if len(dims) == 0:
         raise ValueError("dims must list at least one layer size")
     ds = [checks.integer(f"dims[{i}]", d, low=1) for i, d in enumerate(dims)]
@@ -290,7 +293,7 @@ def detection_z(
 ) -> torch.Tensor:
     """``z = S / σ₀`` with ``S`` the mean cosine over layers with ``d_ℓ ≥ min_dim``.
 
-    {prf:ref}`tw-def-detect`, with the analytic ``σ₀`` of {prf:ref}`tw-prop-null` (μ₀ = 0).
+    :prf:ref:`tw-def-detect`, with the analytic ``σ₀`` of :prf:ref:`tw-prop-null` (μ₀ = 0).
     ``min_dim=1`` gives the all-layer statistic.
     """
     params = _params("params", params)
@@ -391,9 +394,9 @@ def fedavg(
     Each round: broadcast ``θ``; every client takes one full-shard AdamW step (optimiser state
     kept per client across rounds), forms ``Δ_k = θ_k − θ``, updates ``ḡ_k ← β ḡ_k +
     (1−β)·mean_ℓ‖Δ_{k,ℓ}‖``, adds ``a_{k,ℓ} τ_ℓ`` with ``a_{k,ℓ} = c·ḡ_k·‖Δ_{k,ℓ}‖``; the server
-    averages the uploads weighted by shard size. ``key`` is one key (shared watermark, layer
-    shapes of one model) or a batch of ``K`` keys (one per client); ``strength=0`` is clean
-    FedAvg.
+    averages the uploads weighted by shard size (strengths of :eq:`tw-eq-strength`). ``key``
+    is one key (shared watermark, layer shapes of one model) or a batch of ``K`` keys (one per
+    client); ``strength=0`` is clean FedAvg.
     """
     X = checks.tensor("X", X, ndim=2, floating=True)
     y = checks.tensor("y", y, ndim=1, dtype=torch.int64)
