@@ -109,6 +109,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.jit",),
         bench="bench_12_agent_jit",
     ),
+    Chapter(
+        "17",
+        "threshold-watermark",
+        "trust",
+        "(t, K)-threshold watermarking in federated learning",
+        ("icml26.trust.watermark", "icml26.trust.shamir"),
+        bench="bench_17_threshold_watermark",
+    ),
 )
 
 
@@ -124,7 +132,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "16": ("trust", "Debiasing for robustness to prompt perturbations"),
-    "17": ("trust", "(t,K)-threshold watermarking in federated learning"),
     "18": ("trust", "ExPLAIND: AdamW training as a kernel machine"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
