@@ -281,7 +281,7 @@ icml26.plotting.use_book_style()
 DEVICE = icml26.device()
 gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 N_ATTRIBUTES = icml26.pick(ci=4, paper=4)  # K: item, colour, size, payment
 N_VALUES = icml26.pick(ci=4, paper=4)  # V values per attribute: 256 goals
 EPS_USER = icml26.pick(ci=0.1, paper=0.1)  # ε: the user's error probability
@@ -421,7 +421,7 @@ print(
 # 256 goals (right): the expected posterior entropy is $H(G \mid x) - I(G; A \mid x, Q)$.
 # Asking about an attribute that is already known, or a vague question, leaves it where it was.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The clarification loop. Which question shrinks the belief most.", "name": "04-fig-1"}}
 task_one = clarify.Tasks(
     torch.tensor([int(tasks_chk.goal[0])], device=env.prior.device),
     torch.tensor([[False, True, False, False]], device=env.prior.device),
@@ -634,7 +634,7 @@ icml26.claim(
 # correct answer to `ask` earns up to $\log V$ nats, a wrong one costs about as much; the mean
 # (dashed) stays positive.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "R is negative after a noisy answer. How often the reward is negative.", "name": "04-fig-2"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.2))
 groups = {
     "ask (unrevealed)": np.concatenate([samples[i] for i in range(N_PAIRS - 6)]),
@@ -745,7 +745,7 @@ icml26.claim(
     "04.7", "success of IG clarifier / oracle greedy-EIG (mean of agents)", of_oracle, at_least=0.95
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One question (B = 1) helps every agent; the trained clarifier ≈ the oracle.", "name": "04-fig-3"}}
 fig, ax = plt.subplots(figsize=(7.5, 3.6))
 width = 0.2
 for j, (name, (s, q)) in enumerate(res_b1.items()):
@@ -877,7 +877,7 @@ icml26.claim(
 # it, the zero-reward tie is broken by what the policy learned on underspecified tasks, and it
 # always spends its whole budget.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "A cost per question makes the clarifier stop when nothing is missing.", "name": "04-fig-4"}}
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
 for j, (name, (_, q)) in enumerate(res_b3.items()):
     per = [q[n_revealed == r].mean() for r in range(N_ATTRIBUTES + 1)]
@@ -992,7 +992,7 @@ icml26.claim(
     at_least=0,
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The dense IG reward learns faster; both end near the oracle.", "name": "04-fig-5"}}
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
 for j, (reward, label) in enumerate((("ig", "IG reward, per-step"), ("success", "success reward"))):
     c = curves[reward]
@@ -1024,7 +1024,7 @@ plt.show()
 # spoils the agent's decision with probability 0.03 — and show the curve for the oracle
 # clarifier. It illustrates the mechanism; it proves nothing.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Built-in context pollution turns the budget curve over.", "name": "04-fig-6"}}
 budget_curves = {0.0: [], POLLUTION: []}
 for pollution in budget_curves:
     for B in BUDGETS:

@@ -310,7 +310,7 @@ def stream(offset: int) -> np.random.Generator:
     return np.random.default_rng(SEED + offset)
 
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 N_PROTOCOL_PLANS = icml26.pick(ci=2000, paper=20000)  # sampled plans checked and run (12.1)
 TRIPS = (2, 6)  # loop trip counts at run time (12.1), inclusive
 EPS_ORDER = icml26.pick(ci=0.175, paper=0.175)  # ordering-error probability per adjacent pair
@@ -628,7 +628,7 @@ icml26.claim("12.3", "pass@3 of the 19-call plan with ≤ 2 repair rounds", with
 # pass@$k$ as a function of $k$, for a short and the long task, with and without repair (lines:
 # {prf:ref}`jit-prop-passk`; dots: the sampled rates of 12.2 and 12.3):
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Repair, not more samples, rescues long plans.", "name": "12-fig-1"}}
 ks = np.arange(1, 11)
 fig, ax = plt.subplots(figsize=(6.5, 4))
 for i, (L, rounds) in enumerate([(7, 0), (19, 0), (7, 2), (19, 2)]):
@@ -757,7 +757,7 @@ icml26.claim(
 # fails if: the candidates do not differ enough for the choice to matter (paper: 5.3×)
 icml26.claim("12.6", "median worst/best candidate latency ratio", np.median(spread), at_least=3.0)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Within a task, cost and latency rise together.", "name": "12-fig-2"}}
 fig, ax = plt.subplots(figsize=(7, 4.5))
 sc = None
 for t, c, lat_ in rank_rows:
@@ -912,7 +912,7 @@ icml26.claim("12.8", "JIT-Planner success − agent-loop success", success_gain,
 # The figure shows one task of 12 steps as a timeline (top: what each agent does, in order), and
 # the latency distributions and their decomposition over all runs beside the paper's means.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One 12-step task: a model call per element vs one plan and coarse tools. Latency per run.", "name": "12-fig-3"}}
 fig = plt.figure(figsize=(7.5, 7))
 gs = fig.add_gridspec(2, 2, height_ratios=[1, 1.3])
 ax0 = fig.add_subplot(gs[0, :])
@@ -1100,7 +1100,7 @@ icml26.claim(
 # the runner-up (height), and where the Monte Carlo scheduler disagrees (crosses), as the number
 # of independent sub-tasks $m$ and the stall probability vary.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Serial wins short tasks, parallel wide ones, hedging stalled ones.", "name": "12-fig-4"}}
 fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.4), sharey=True)
 cols = [icml26.plotting.color(i) for i in range(3)]
 for ax, p in zip(axes, (0.0, 0.1, 0.3), strict=True):
@@ -1160,7 +1160,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Hedging cuts stalls; parallel waits for them. True p_st = …: one lognormal.", "name": "12-fig-5"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.6))
 ns = np.arange(1, 9)
 for i, p in enumerate(curves):

@@ -291,7 +291,7 @@ DEVICE = icml26.device()
 gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
 torch.set_num_threads(1)
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 K_LIST = icml26.pick(ci=[8, 32, 128], paper=[8, 32, 128])  # clients (IID)
 K_NONIID = icml26.pick(ci=[8, 32], paper=[8, 32, 64])  # clients (Dirichlet non-IID)
 ALPHA = icml26.pick(ci=0.5, paper=0.5)  # Dirichlet concentration of the label split

@@ -11,12 +11,12 @@ The "τ-toy retail" environment of chapter 04, batched over tasks, on any torch 
   :func:`likelihood_matrix`);
 - the belief is the exact Bayesian posterior over goals (:func:`update`), the reward is the
   paper's information gain ``R = log P(G*|x,Q,A) − log P(G*|x)`` (:func:`ig_reward`,
-  {prf:ref}`clarify-def-ig`), and :func:`eig` gives its expectation in closed form for every
-  action ({prf:ref}`clarify-thm-eig`), :func:`mutual_information` by enumerating answers;
+  :prf:ref:`clarify-def-ig`), and :func:`eig` gives its expectation in closed form for every
+  action (:prf:ref:`clarify-thm-eig`), :func:`mutual_information` by enumerating answers;
 - agents of different competence commit to a goal by sampling the tempered belief
   (:func:`commit`; temperature 0 is the MAP);
 - a linear-softmax clarifier (:func:`features`, :func:`softmax_policy`) is trained with
-  group-normalised policy gradients ({prf:ref}`clarify-def-grpo`) on the IG reward or on the
+  group-normalised policy gradients (:prf:ref:`clarify-def-grpo`) on the IG reward or on the
   sparse success reward (:func:`train_clarifier`), and compared with the oracle greedy-EIG
   clarifier (:func:`oracle_policy`) and a random-question one (:func:`random_policy`) by
   :func:`rollout` and :func:`evaluate`.
@@ -284,7 +284,7 @@ def _entropy(p: torch.Tensor, dim: int = -1) -> torch.Tensor:
 def eig(env: RetailEnv, belief: torch.Tensor) -> torch.Tensor:
     """Exact expected information gain ``I(G; A | x, Q)`` of every action: ``(n, K + 3)``.
 
-    Closed forms of {prf:ref}`clarify-thm-eig`: ``ask(k)`` gains ``H(A) − H(A | G)`` with the
+    Closed forms of :prf:ref:`clarify-thm-eig`: ``ask(k)`` gains ``H(A) − H(A | G)`` with the
     answer's predictive ``(1 − eps) m_k + eps / V`` (``m_k``: the belief's marginal of attribute
     ``k``); ``confirm`` gains ``h(P(yes)) − h(eps)`` with the binary entropy ``h``; ``vague`` and
     ``no-ask`` gain 0.
@@ -396,7 +396,7 @@ def _update(
 def ig_reward(before: torch.Tensor, after: torch.Tensor, goal: torch.Tensor) -> torch.Tensor:
     """The paper's reward ``log P(G* | x, Q, A) − log P(G* | x)`` (n,).
 
-    Implements {prf:ref}`clarify-def-ig`, chapter 04.
+    Implements :prf:ref:`clarify-def-ig`, chapter 04.
     """
     checks.tensor("before", before, ndim=2, floating=True)
     checks.tensor("after", after, ndim=2, floating=True)
