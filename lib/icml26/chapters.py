@@ -85,6 +85,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
     ),
+    Chapter(
+        "13",
+        "v-abs",
+        "agents",
+        "Action-observer driven beam search for dynamic visual reasoning",
+        ("icml26.agents.beam",),
+        bench="bench_13_v_abs",
+    ),
 )
 
 
