@@ -5,7 +5,8 @@ the top-left cell, goal at the bottom-right, holes elsewhere. A simulated **Thin
 each candidate action *before* it is executed, from an imagined map in which some holes are
 invisible; a simulated **Observer** scores the state reached *after* the Actor executed it.
 Everything the search needs is a table over ``(map, state, action)``, so the search itself is
-pure indexing and runs on a whole batch of maps and beams at once, on any device.
+pure indexing and runs on a whole batch of maps and beams at once, on any device. Grids are at
+most ``8 × 8``: a path's visited cells are one 64-bit mask.
 
 - :func:`random_maps`, :func:`grid_moves`, :func:`goal_distance`, :func:`action_values` — the
   maps (gymnasium's generator), deterministic transitions, BFS distances and true action values;
@@ -63,7 +64,7 @@ def random_maps(n_maps: int, size: int, p_frozen: float, seed: int) -> np.ndarra
     from gymnasium.envs.toy_text.frozen_lake import generate_random_map
 
     n_maps = checks.integer("n_maps", n_maps, low=1)
-    size = checks.integer("size", size, low=2, high=16)
+    size = checks.integer("size", size, low=2, high=8)
     p_frozen = checks.real("p_frozen", p_frozen, low=0.0, high=1.0, strict=True)
     seed = checks.integer("seed", seed, low=0)
     maps = [generate_random_map(size=size, p=p_frozen, seed=seed + i) for i in range(n_maps)]
@@ -76,7 +77,7 @@ def grid_moves(size: int) -> tuple[torch.Tensor, torch.Tensor]:
     States are ``row * size + col``. A move off the grid leaves the agent in place (as in
     gymnasium) and is flagged in ``wall``.
     """
-    size = checks.integer("size", size, low=2, high=16)
+    size = checks.integer("size", size, low=2, high=8)
     s = torch.arange(size * size)
     r, c = s // size, s % size
     nxt, wall = [], []
@@ -92,9 +93,9 @@ def _holes(name: str, hole: object) -> torch.Tensor:
     if isinstance(hole, np.ndarray):
         hole = torch.from_numpy(hole)
     checks.tensor(name, hole, ndim=3, dtype=torch.bool)
-    if hole.shape[1] != hole.shape[2] or not 2 <= hole.shape[1] <= 16 or hole.shape[0] < 1:
+    if hole.shape[1] != hole.shape[2] or not 2 <= hole.shape[1] <= 8 or hole.shape[0] < 1:
         raise ValueError(
-            f"{name} must have shape (B, n, n) with 2 <= n <= 16, got {tuple(hole.shape)}"
+            f"{name} must have shape (B, n, n) with 2 <= n <= 8, got {tuple(hole.shape)}"
         )
     if hole[:, 0, 0].any() or hole[:, -1, -1].any():
         raise ValueError(f"{name} must keep the start and the goal free of holes")
@@ -142,7 +143,7 @@ def action_values(hole: object) -> torch.Tensor:
 def manhattan_progress(size: int) -> torch.Tensor:
     """The heuristic ``F_heur(v, a)``, ``(S, 4)``: 1 if the move shortens the Manhattan distance to
     the goal, else 0."""
-    size = checks.integer("size", size, low=2, high=16)
+    size = checks.integer("size", size, low=2, high=8)
     nxt, _ = grid_moves(size)
     s = torch.arange(size * size)
     md = (size - 1 - s // size) + (size - 1 - s % size)
@@ -388,13 +389,17 @@ def beam_search(
     fdt = world.prior.dtype
     nxt, wall = world.next_state.to(dev), world.wall.to(dev)
     rev = torch.tensor(REVERSE, device=dev)
-    rows = torch.arange(B, device=dev)[:, None]
+    # rows of F_pri, F_obs, F_heur and the transitions, addressed by map * S + state
+    tables = [x.reshape(B * S, 4) for x in (world.prior, world.observer, world.heuristic)]
+    nxt_wall = torch.cat([nxt, wall.long()], 1)  # (S, 8)
+    hole_flat = world.hole.reshape(-1)
+    base = torch.arange(B, device=dev)[:, None] * S
+    one = torch.ones((), dtype=torch.long, device=dev)
     state = torch.zeros(B, K, dtype=torch.long, device=dev)
     alive = torch.zeros(B, K, dtype=torch.bool, device=dev)
     alive[:, 0] = True
     prev = torch.full((B, K), -1, dtype=torch.long, device=dev)
-    visited = torch.zeros(B, K, S, dtype=torch.bool, device=dev)
-    visited[:, :, 0] = True
+    visited = torch.ones(B, K, dtype=torch.long, device=dev)  # bit s set: cell s visited
     G = torch.zeros(B, K, dtype=fdt, device=dev)
     best_mean = torch.full((B,), -float("inf"), dtype=fdt, device=dev)
     best_state = torch.zeros(B, dtype=torch.long, device=dev)
@@ -405,13 +410,13 @@ def beam_search(
     log: list[dict[str, torch.Tensor]] = []
     actions = torch.arange(4, device=dev)
     for t in range(1, D + 1):
-        child = nxt[state]  # (B, K, 4)
-        cand = alive[:, :, None] & ~wall[state]
-        cand &= ~torch.gather(visited, 2, child)
+        moves = nxt_wall.index_select(0, state.reshape(-1)).reshape(B, K, 8)
+        child, blocked = moves[..., :4], moves[..., 4:]
+        bit = torch.bitwise_left_shift(one, child)
+        cand = alive[:, :, None] & (blocked == 0) & ((visited[:, :, None] & bit) == 0)
         cand &= actions != torch.where(prev >= 0, rev[prev.clamp_min(0)], -1)[:, :, None]
-        fp = world.prior[rows, state]
-        fo = world.observer[rows, state]
-        fh = world.heuristic[rows, state]
+        row = (base + state).reshape(-1)
+        fp, fo, fh = (x.index_select(0, row).reshape(B, K, 4) for x in tables)
         H = _entropy(fp, cand)
         if shuffle_entropy is not None:
             pool = H[alive]
@@ -421,26 +426,31 @@ def beam_search(
             wp = torch.sigmoid(-beta * (H - mu))
         else:
             wp = torch.full_like(H, weight)
-        skip = (H < skip_below) if skip_below is not None else torch.zeros_like(alive)
-        wp = torch.where(skip, 1.0, wp)
+        if skip_below is not None:
+            skip = H < skip_below
+            wp = torch.where(skip, 1.0, wp)
+            obs_calls += (cand & ~skip[:, :, None]).sum((1, 2))
+        else:
+            obs_calls += cand.sum((1, 2))
         prior_calls += cand.sum((1, 2))
-        obs_calls += (cand & ~skip[:, :, None]).sum((1, 2))
         step = (wp[..., None] * fp + (1 - wp[..., None]) * fo + w_h * fh) / (1 + w_h)
         score = torch.where(cand, G[..., None] + step, -float("inf")).reshape(B, 4 * K)
-        order = torch.sort(score, dim=1, descending=True, stable=True).indices[:, :K]
-        top = torch.gather(score, 1, order)
+        order, top = _top(score, K)
         keep = torch.isfinite(top)
         parent, action = order // 4, order % 4
         new_state = torch.gather(child.reshape(B, 4 * K), 1, order)
-        new_visited = visited[rows, parent]
-        new_visited.scatter_(2, new_state[:, :, None], True)
-        is_hole = world.hole[rows, new_state]
+        new_visited = torch.gather(visited, 1, parent) | torch.gather(
+            bit.reshape(B, 4 * K), 1, order
+        )
+        is_hole = hole_flat[base + new_state]
         terminal = keep & (is_hole | (new_state == goal))
         mean = torch.where(terminal, top / t, -float("inf"))
         m, slot = mean.max(1)
         better = m > best_mean
         best_mean = torch.where(better, m, best_mean)
-        best_state = torch.where(better, new_state[rows[:, 0], slot], best_state)
+        best_state = torch.where(
+            better, torch.gather(new_state, 1, slot[:, None])[:, 0], best_state
+        )
         best_t = torch.where(better, t, best_t)
         best_slot = torch.where(better, slot, best_slot)
         if trace:
@@ -465,8 +475,8 @@ def beam_search(
             break
     found = torch.isfinite(best_mean)
     success = found & (best_state == goal)
-    fell = found & world.hole[rows[:, 0], best_state]
-    fell_hidden = fell & world.hidden[rows[:, 0], best_state]
+    fell = found & hole_flat[base[:, 0] + best_state]
+    fell_hidden = fell & world.hidden.reshape(-1)[base[:, 0] + best_state]
     return BeamResult(
         success,
         fell,
@@ -476,6 +486,22 @@ def beam_search(
         log if trace else None,
         (best_t, best_slot) if trace else None,
     )
+
+
+def _top(score: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The ``k`` largest entries of each row, ties broken by the lower index (a stable top-k).
+
+    ``k`` passes of ``argmax`` (which returns the first maximum) — cheaper than a stable sort of
+    the row. Once a row runs out of finite entries, the remaining picks are ``-inf``.
+    """
+    s = score.clone()
+    order, top = [], []
+    for _ in range(k):
+        i = s.argmax(1, keepdim=True)
+        order.append(i)
+        top.append(torch.gather(s, 1, i))
+        s.scatter_(1, i, -float("inf"))
+    return torch.cat(order, 1), torch.cat(top, 1)
 
 
 def greedy(world: World, *, depth: int = 14) -> BeamResult:
