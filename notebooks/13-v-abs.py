@@ -279,6 +279,73 @@ SKIP_CLAIM = 0.8  # the threshold whose trade-off is claimed (see 13.13)
 # %% [markdown]
 # ## Implementation
 #
+# One depth of the search, for one node of the beam, as a diagram: the Thinker scores every
+# candidate before anything is executed, the entropy of those scores sets the weights, the Actor
+# executes every candidate and the Observer scores what it sees; the mixed scores of all
+# children of all nodes compete for the $K$ places of the next beam.
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots(figsize=(7.4, 3.0))
+ax.set(xlim=(0, 10), ylim=(0, 4.2), xticks=[], yticks=[])
+ax.axis("off")
+boxes = {
+    "node": (0.1, 1.6, "beam node $v$\ncandidates $\\mathcal{A}_t(v)$", "0.9"),
+    "thinker": (2.3, 2.8, "Thinker\n$F_{\\rm pri}(a \\mid v)$ (imagined)", "#cfe3f3"),
+    "weight": (
+        4.8,
+        2.8,
+        "entropy $H_t$ of the prior\n$w_p = \\sigma(-\\beta(H_t - \\mu))$",
+        "#fde2c8",
+    ),
+    "actor": (2.3, 0.4, "Actor executes $a$\n$v' = T(v, a)$", "#d9ead3"),
+    "observer": (4.8, 0.4, "Observer\n$F_{\\rm obs}$ of $v'$ (seen)", "#cfe3f3"),
+    "score": (7.4, 1.6, "score $S(a)$, path $G$\ntop $K$ over the beam", "0.9"),
+}
+for x, y, text, color in boxes.values():
+    ax.add_patch(Rectangle((x, y), 2.1, 1.0, facecolor=color, edgecolor="0.3", lw=1))
+    ax.text(x + 1.05, y + 0.5, text, ha="center", va="center", fontsize=8.5)
+
+
+def arrow(p, q, text=""):
+    ax.annotate("", q, p, arrowprops={"arrowstyle": "->", "color": "0.2", "lw": 1.2})
+    if text:
+        ax.text((p[0] + q[0]) / 2, (p[1] + q[1]) / 2 + 0.12, text, fontsize=7.5, ha="center")
+
+
+arrow((2.2, 2.3), (2.3, 3.2))
+arrow((2.2, 1.9), (2.3, 0.9))
+ax.text(1.55, 2.95, "score each $a$\nbefore execution", fontsize=7.5, ha="center")
+ax.text(1.55, 0.75, "execute each $a$", fontsize=7.5, ha="center")
+arrow((4.4, 3.3), (4.8, 3.3))
+arrow((4.4, 0.9), (4.8, 0.9))
+arrow((6.9, 3.1), (7.4, 2.4))
+ax.text(7.45, 2.85, "$w_p F_{\\rm pri}$", fontsize=8)
+arrow((6.9, 0.9), (7.4, 1.8))
+ax.text(7.45, 1.15, "$(1 - w_p) F_{\\rm obs}$", fontsize=8)
+ax.annotate(
+    "",
+    (1.15, 2.6),
+    (8.45, 2.6),
+    arrowprops={
+        "arrowstyle": "->",
+        "color": "0.5",
+        "lw": 1,
+        "ls": "--",
+        "connectionstyle": "arc3,rad=0.35",
+    },
+)
+ax.text(
+    4.8,
+    4.25,
+    "next depth: the surviving children become beam nodes",
+    fontsize=7.5,
+    ha="center",
+    color="0.4",
+)
+ax.set_title("One depth of V-ABS: imagine, weigh, execute, observe, select", fontsize=10, pad=14)
+plt.show()
+
+# %% [markdown]
 # The reference below is V-ABS on **one** map, one node at a time, exactly as
 # {prf:ref}`vabs-def-search` reads. It takes the tables of one map — Thinker, Observer and
 # heuristic scores for every (state, action), the holes, the transitions — so that it and the
