@@ -11,13 +11,13 @@ most ``8 × 8``: a path's visited cells are one 64-bit mask.
 - :func:`random_maps`, :func:`grid_moves`, :func:`goal_distance`, :func:`action_values` — the
   maps (gymnasium's generator), deterministic transitions, BFS distances and true action values;
 - :func:`make_world` — Thinker, Observer and heuristic tables of one batch of maps
-  ({prf:ref}`vabs-def-world`);
+  (:prf:ref:`vabs-def-world`);
 - :func:`prior_entropy`, :func:`adaptive_weight` — the normalised prior entropy and the
-  entropy-adaptive weight ({prf:ref}`vabs-def-weight`, {prf:ref}`vabs-prop-weight`);
+  entropy-adaptive weight (:prf:ref:`vabs-def-weight`, :prf:ref:`vabs-prop-weight`);
 - :func:`beam_search` — batched V-ABS, fixed-weight and one-sided beam searches, with optional
-  observer skipping ({prf:ref}`vabs-def-search`); :func:`greedy` — direct greedy decoding;
+  observer skipping (:prf:ref:`vabs-def-search`); :func:`greedy` — direct greedy decoding;
 - :func:`kendall_tau` — batched Kendall τ-b between prior and observer scores (IAO bias,
-  {prf:ref}`vabs-def-iao`);
+  :prf:ref:`vabs-def-iao`);
 - :func:`sft_features` — the verification features of the SFT analog.
 """
 
@@ -203,7 +203,7 @@ def make_world(
     informative: bool = True,
     generator: torch.Generator | None = None,
 ) -> World:
-    """Simulated Thinker, Observer and heuristic for a batch of maps ({prf:ref}`vabs-def-world`).
+    """Simulated Thinker, Observer and heuristic for a batch of maps (:prf:ref:`vabs-def-world`).
 
     Thinker: each hole is invisible with probability ``hide``; on the imagined map the prior
     logit is ``κ(v) (q̃(v, a) − ½) + N(0, prior_noise²)`` with ``κ = kappa_flat`` where a
@@ -278,7 +278,7 @@ def make_world(
 
 
 def prior_entropy(prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Normalised entropy ``H`` of the prior over the candidates ({prf:ref}`vabs-def-weight`).
+    """Normalised entropy ``H`` of the prior over the candidates (:prf:ref:`vabs-def-weight`).
 
     ``prior`` and boolean ``mask`` have shape ``(..., A)``; the Yes-probabilities of the masked
     candidates are normalised to ``p`` and ``H = −Σ p log p / log |A_t| ∈ [0, 1]``. Nodes with one
@@ -306,7 +306,7 @@ def _entropy(prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def adaptive_weight(entropy: object, beta: float = 2.0, mu: float = 0.5) -> torch.Tensor:
-    """The prior weight ``w_p = 1 / (1 + exp(β (H − μ)))`` ({prf:ref}`vabs-def-weight`)."""
+    """The prior weight ``w_p = 1 / (1 + exp(β (H − μ)))`` (:prf:ref:`vabs-def-weight`)."""
     beta = checks.real("beta", beta, low=0.0)
     mu = checks.real("mu", mu)
     h = (
@@ -360,9 +360,9 @@ def beam_search(
     shuffle_entropy: torch.Generator | None = None,
     trace: bool = False,
 ) -> BeamResult:
-    """Batched beam search over all maps ({prf:ref}`vabs-def-search`, chapter 13).
+    """Batched beam search over all maps (:prf:ref:`vabs-def-search`, chapter 13).
 
-    ``weight=None`` is V-ABS (``w_p`` from the prior entropy, {prf:ref}`vabs-def-weight`); a
+    ``weight=None`` is V-ABS (``w_p`` from the prior entropy, :prf:ref:`vabs-def-weight`); a
     number is a fixed prior weight (``1``: prior only, ``0``: observer only). Each child ``a`` of
     a node scores ``S = (w_p F_pri + (1 − w_p) F_obs + w_h F_heur) / (1 + w_h)`` and its path
     accumulates ``G = G_parent + S``; the top ``width`` children over the whole beam survive
