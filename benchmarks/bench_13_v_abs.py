@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.agents import beam
 from icml26.pipeline.notebooks import notebook_functions
 
@@ -68,4 +68,20 @@ register(
     kernel=lambda: beam.beam_search(SMALL).success,
     reference=lambda: [_vabs_reference(*t) for t in SMALL_TABLES],
     repeats=3,
+)
+
+
+def _vabs_at(n_maps: int):
+    world = beam.make_world(
+        _HOLES[:n_maps], hide=0.5, crack=0.3, generator=torch.Generator().manual_seed(13)
+    )
+    return lambda: beam.beam_search(world).success
+
+
+register_scaling(
+    "13",
+    "batched V-ABS beam search, 6 × 6 maps, K = 3, D = 14",
+    make=_vabs_at,
+    sizes=(125, 500, 1000, 4000),
+    size_label="maps",
 )
