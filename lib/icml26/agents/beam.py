@@ -366,8 +366,8 @@ def beam_search(
     number is a fixed prior weight (``1``: prior only, ``0``: observer only). Each child ``a`` of
     a node scores ``S = (w_p F_pri + (1 − w_p) F_obs + w_h F_heur) / (1 + w_h)`` and its path
     accumulates ``G = G_parent + S``; the top ``width`` children over the whole beam survive
-    (stable order: ties keep the lower (slot, action)). Candidates exclude wall moves, the
-    reverse of the last move and visited cells. A child in a hole or at the goal is finished;
+    (ties go to the child expanded first). Candidates exclude wall moves, the reverse of the
+    last move and visited cells. A child in a hole or at the goal is finished;
     a map stops when its goal is selected; the returned node is the finished node with the
     best mean step score ``G / t``. ``skip_below``: skip the Observer at nodes with
     ``H < skip_below`` and score them with the prior alone. ``shuffle_entropy`` (a generator):
