@@ -110,6 +110,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_12_agent_jit",
     ),
     Chapter(
+        "13",
+        "v-abs",
+        "agents",
+        "Action-observer driven beam search for dynamic visual reasoning",
+        ("icml26.agents.beam",),
+        bench="bench_13_v_abs",
+    ),
+    Chapter(
         "17",
         "threshold-watermark",
         "trust",
@@ -128,7 +136,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
-    "13": ("agents", "Action-observer beam search"),
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "16": ("trust", "Debiasing for robustness to prompt perturbations"),
