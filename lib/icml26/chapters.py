@@ -85,6 +85,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
     ),
+    Chapter(
+        "18",
+        "explaind",
+        "trust",
+        "ExPLAIND: AdamW training as a kernel machine, and what it explains",
+        ("icml26.trust.pathkernel",),
+        bench="bench_18_explaind",
+    ),
 )
 
 
