@@ -226,9 +226,11 @@
 # ```
 
 # %% tags=["hide-input"]
+import itertools
 import math
 import time
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
@@ -569,7 +571,8 @@ plt.show()
 # The running reconstruction stays at round-off ($10^{-16}$–$10^{-15}$) over all 200 steps,
 # while each ablation is off by order one from the first steps on: without bias correction the
 # first updates are too small by a factor $1-\beta_1 = 0.1$ for the first moment but the
-# preconditioner is too large by $1/\sqrt{1-\beta_2}$, and coupled decay changes every update.
+# preconditioner is too large by $1/\sqrt{1-\beta_2} \approx 32$ — net, about three times too
+# large for the whole run — and coupled decay changes every update.
 #
 # **Data attribution** is one slice of the same sum. For one test point, the training examples
 # with the largest positive and negative contribution to its target log-probability:
@@ -871,28 +874,32 @@ ax1.set(
 )
 ax1.set_xscale("log")
 ax1.legend(fontsize=8, loc="center right")
-window = 25
-nwin = len(acc_va) // window
-signed = (G_in + D_in)[: nwin * window].reshape(nwin, window, -1).sum(1).T
-lim = np.abs(signed).max()
-im = ax2.pcolormesh(
-    np.arange(nwin + 1) * window + 1,
-    np.arange(len(names_b) + 1),
-    signed,
-    cmap="RdBu",
-    vmin=-lim,
-    vmax=lim,
-    shading="flat",
-)
+edges = np.unique(np.geomspace(1, len(acc_va) + 1, 45).astype(int))  # log-spaced step bins
+per_step = G_in + D_in
+binned = np.stack([per_step[a - 1 : b - 1].mean(0) for a, b in itertools.pairwise(edges)]).T
+lim = np.abs(binned).max()
+norm = matplotlib.colors.SymLogNorm(linthresh=lim / 300, vmin=-lim, vmax=lim)
+im = ax2.pcolormesh(edges, np.arange(len(names_b) + 1), binned, cmap="RdBu", norm=norm)
 ax2.set_yticks(np.arange(len(names_b)) + 0.5, names_b)
 for t in (tm, tg):
     ax2.axvline(t, color="black", lw=0.8, ls="--")
 ax2.set(
     xlabel="training step s (log scale)",
-    title=f"Component-wise influence on mean val log-prob (sum per {window} steps)",
+    title=r"Component influence $I_{s,G}$ on mean val log-prob (symlog)",
 )
-fig.colorbar(im, ax=ax2, label="Σ I_{s,G} (nats)", pad=0.01)
+fig.colorbar(
+    im, ax=[ax1, ax2], label=r"$I_{s,G}$ (nats per step, bin mean)", fraction=0.04, pad=0.02
+)
 plt.show()
+
+# %% [markdown]
+# Read the heat map from left to right. While the network memorises, every component *lowers*
+# the validation log-probability (red): fitting the training pairs makes the held-out pairs
+# less likely. Shortly after $t_{\mathrm{mem}}$ the hidden layer and the unembedding turn
+# positive, while the embedding keeps pulling the validation predictions down for a few
+# hundred more steps; only then do all three components push in the direction of
+# generalisation, long before validation *accuracy* moves. The split of each step into its
+# gradient and decay parts:
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7.0, 3.4))
@@ -1057,13 +1064,15 @@ print(
 #   float64, a deterministic forward pass and the logged optimiser state; in float32 over
 #   thousands of steps, or with dropout, it would not hold to this precision.
 # - **Pruning** (18.5–18.6) uses the paper code's absolute score on a small MLP trained for 200
-#   steps. ExPLAIND pruning beats random pruning by about 15 points at 70 % sparsity, but falls
-#   about 6 points behind magnitude pruning, just outside the 5-point band of "comparable"
-#   (18.6, NOT REPRODUCED), and much further behind at 80–90 %. The reason we see: at the end of
-#   this short run the weights are still mostly their random initial values (decay shrinks them
-#   by about 10 %), and a score that measures *how much training moved a parameter's
-#   contribution* ranks those initial random features poorly, although the network relies on
-#   them ({ref}`explaind-ex-prune`). The paper's comparison is against other
+#   steps. ExPLAIND pruning beats random pruning by about 12 points at 70 % sparsity, but falls
+#   about 9 points behind magnitude pruning, outside the 5-point band of "comparable" (18.6,
+#   NOT REPRODUCED), and much further behind at 80–90 %. The reason we see: at the end of
+#   this short run the weights are still dominated by their random initial values (training
+#   moved each weight matrix by 20–55 % of its initial norm, decay shrank it by about 10 %, and
+#   $\lvert\theta_N\rvert$ and $\lvert\theta_0\rvert$ correlate at 0.84 over the weights),
+#   and a score that measures *how much training moved a parameter's contribution* ranks those
+#   initial random features poorly, although the network relies on them
+#   ({ref}`explaind-ex-prune`). The paper's comparison is against other
 #   *attribution-based* pruning scores, on networks trained much longer; magnitude pruning is
 #   a stronger baseline than those at this size.
 # - **Grokking** (18.7) reproduces clearly: training accuracy is perfect after a few dozen
@@ -1113,27 +1122,29 @@ print(
 # ````{exercise} Which ablation hurts most, and when?
 # :label: explaind-ex-ablation
 #
-# Using `dec.variants`, plot the per-step error of each ablation against $s$. Show that the
-# no-bias-correction error is concentrated in the first $\approx 1/(1-\beta_2)$ steps relative
-# to its final size, and explain why the β₁ = 0 ablation stays wrong at every step even though
-# momentum "averages out".
+# Using `dec.variants`, plot the per-step error of each ablation against $s$. Explain the size
+# of the no-bias-correction error from the factor by which its updates differ from AdamW's,
+# and explain why the β₁ = 0 ablation stays wrong at every step even though momentum
+# "averages out".
 # ````
 #
 # ````{solution} explaind-ex-ablation
 # :class: dropdown
 #
 # Without bias correction the update is $\alpha m_s/(\sqrt{v_s}+\varepsilon)$ instead of
-# $\alpha \hat m_s/(\sqrt{\hat v_s}+\varepsilon)$; the ratio of the two is
-# $\sqrt{1-\beta_2^{s+1}}/(1-\beta_1^{s+1})$, which is $\approx 0.45$ at $s = 0$, above one for
-# intermediate $s$ (about $3$ near $s = 100$ for $\beta_2 = 0.999$) and tends to one only after
-# $\approx 1/(1-\beta_2) = 1000$ steps. With 200 steps every step is off, most in the first
-# few dozen. Without momentum the feature uses $g_s$ instead of $\hat m_s$; the two differ at
+# $\alpha \hat m_s/(\sqrt{\hat v_s}+\varepsilon)$; ignoring $\varepsilon$, the first is larger by
+# the factor $(1-\beta_1^{s+1})/\sqrt{1-\beta_2^{s+1}}$: $3.2$ at $s = 0$, still $3.2$ at
+# $s = 100$ (the first-moment correction is complete after a few dozen steps, the
+# second-moment one only after $\approx 1/(1-\beta_2) = 1000$) and $1.26$ at $s = 1000$. With
+# 200 steps every update is about three times too large, so the predicted change overshoots
+# the true one by order one — the measured relative error is about 5.
+# Without momentum the feature uses $g_s$ instead of $\hat m_s$; the two differ at
 # every step by the fresh gradient noise of the mini-batch (and by the lag of momentum), and
 # those per-step differences do not cancel in the prediction because each is multiplied by a
 # different $\Phi_s(x)$.
 # ````
 #
-# ````{exercise} Pruning with signed or per-example scores
+# ````{exercise} Which pruning score answers which question
 # :label: explaind-ex-prune
 #
 # (a) Replace the pruning score by the signed parameter-wise influence summed over steps,
@@ -1153,7 +1164,7 @@ print(
 # $\theta_N - \theta_0$, not of $\theta_N$: parameters whose value is mostly their initial one
 # get small scores even when the network relies on them. On a short run with small weight decay
 # (part A) this is most weights, and magnitude wins; with long training and strong decay (the
-# grokking model, where $\theta_0$ is forgotten: $(1-\alpha\lambda)^{s} \approx e^{-26}$ by
+# grokking model, where $\theta_0$ is forgotten: $(1-\alpha\lambda)^{s} \approx e^{-17}$ by
 # the end) the two views converge.
 # ````
 #
@@ -1191,7 +1202,7 @@ print(
 #   momentum breaks it by order one, and the tangent kernel by several per cent (18.2–18.3).
 # - Slicing the atoms gives step-wise, component-wise, data-wise and parameter-wise influence
 #   that add up exactly to the prediction change (18.4).
-# - Parameter-wise scores prune far better than chance, but at this scale fall just short of
+# - Parameter-wise scores prune better than random masks, but at this scale fall behind
 #   magnitude pruning (18.5–18.6).
 # - A small network groks modular addition within two thousand steps; its step-wise influence
 #   shows weight decay's share doubling after memorisation, while the phase signature we set

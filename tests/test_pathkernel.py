@@ -220,6 +220,7 @@ def test_models_and_modadd_data() -> None:
     tr, ytr, va, yva = pk.modadd_data(11, 0.6, generator=gen)
     assert len(tr) + len(va) == 11 * 12 // 2 and len(tr) == round(0.6 * 66)
     assert torch.equal(ytr, (tr[:, 0] + tr[:, 2]) % 11)
+    assert torch.equal(yva, (va[:, 0] + va[:, 2]) % 11)
     assert (tr[:, 0] <= tr[:, 2]).all() and (tr[:, 1] == 11).all() and (tr[:, 3] == 12).all()
     for model in (pk.modadd_model(11, 8, 2, 16), pk.modadd_mlp_model(11, 8, 16)):
         th = pk.init_params(model.spec, generator=gen, scale=0.5)
