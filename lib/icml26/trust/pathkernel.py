@@ -409,8 +409,9 @@ def adamw_updates(traj: Trajectory, variant: str = "adamw") -> Tensor:
     out = torch.empty_like(traj.grads)
     m = torch.zeros_like(traj.grads[0])
     v = torch.zeros_like(m)
+    lrs = traj.lrs.tolist()  # one host transfer, not one per step
     for s in range(traj.steps):
-        theta, g, lr = traj.thetas[s], traj.grads[s], float(traj.lrs[s])
+        theta, g, lr = traj.thetas[s], traj.grads[s], lrs[s]
         if variant == "coupled_l2":
             g = g + lam * theta
         m = b1 * m + (1 - b1) * g
@@ -567,15 +568,16 @@ def decompose(
     var_steps: dict[str, list[Tensor]] = {k: [] for k in variants}
     tan_acc = torch.zeros_like(f[0]) if tangent else None
     scores = torch.zeros(P, dtype=traj.thetas.dtype, device=traj.thetas.device)
+    lrs = traj.lrs.tolist()  # one host transfer, not one per step
     for s in range(traj.steps):
-        th, th_next, lr = traj.thetas[s], traj.thetas[s + 1], float(traj.lrs[s])
+        th, th_next, lr = traj.thetas[s], traj.thetas[s + 1], lrs[s]
         phi = test_features(model, th, th_next, x_test, nodes)  # (T, C, P)
         f.append(model(th_next, x_test).detach())
         bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
         denom = traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + eps
         decay_upd = -lr * lam * th
         if per_sample:
-            idx = traj.batches[s]
+            idx = traj.batches[s].to(u.device)
             g_k = -per_sample_grads(model, th, x_train[idx], y_train[idx])  # ∇ℓ_k
             u.mul_(b1)
             u.index_add_(0, idx, (1 - b1) * g_k / idx.numel())
