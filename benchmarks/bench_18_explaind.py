@@ -26,7 +26,7 @@ import math
 
 import torch
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
 from icml26.trust import pathkernel as pk
 
@@ -70,4 +70,18 @@ register(
     kernel=lambda: pk.per_sample_grads(_model, _theta0, _x_big, _y_big),
     reference=_loop_grads,
     repeats=3,
+)
+
+
+def _decompose_at(n_test: int):
+    x_test = torch.randn(n_test, 2, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    return lambda: pk.decompose(_model, _traj, _x, _y, x_test, nodes=8).reconstruction
+
+
+register_scaling(
+    chapter="18",
+    name="exact AdamW path-kernel decomposition (4 steps, 256 examples, 8 nodes)",
+    make=_decompose_at,
+    sizes=(4, 16, 64, 256),
+    size_label="test inputs",
 )

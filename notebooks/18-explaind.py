@@ -674,7 +674,10 @@ def prune_accuracies(seed):
     return out
 
 
-prune = [prune_accuracies(SEED + 100 * i) for i in range(PRUNE_SEEDS)]
+prune = [
+    prune_accuracies(SEED + 100 * i)
+    for i in icml26.progress(range(PRUNE_SEEDS), desc="pruning seeds")
+]
 prune = {k: np.mean([r[k] for r in prune], axis=0) for k in prune[0]}
 i70 = SPARSITIES.index(0.7)
 for k, v in prune.items():
@@ -751,6 +754,7 @@ model_b = (
 )
 theta0_b = pk.init_params(model_b.spec, generator=g_b, scale=INIT_SCALE).to(DEVICE)
 grad_infl, decay_infl, acc_tr, acc_va, dlogp = [], [], [], [], []
+bar = icml26.progress(total=MAX_STEPS_B, desc="grokking run")
 
 
 def record(s, theta, theta_next, grad_update):
@@ -765,6 +769,7 @@ def record(s, theta, theta_next, grad_update):
     acc_va.append((lv.argmax(-1) == lab_va).double().mean())  # stays on DEVICE
     acc_tr.append((lt.argmax(-1) == lab_tr).double().mean())
     dlogp.append(lv.gather(-1, lab_va[:, None]).mean())
+    bar.update()
 
 
 t0 = time.process_time()
@@ -781,6 +786,7 @@ traj_b = pk.train_adamw(
     record=False,
     on_step=record,
 )
+bar.close()
 acc_tr, acc_va = torch.stack(acc_tr).cpu().numpy(), torch.stack(acc_va).cpu().numpy()
 dlogp = torch.stack(dlogp).cpu().numpy()
 G_in, D_in = torch.stack(grad_infl).cpu().numpy(), torch.stack(decay_infl).cpu().numpy()

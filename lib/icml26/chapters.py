@@ -119,7 +119,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "16": ("trust", "Debiasing for robustness to prompt perturbations"),
     "17": ("trust", "(t,K)-threshold watermarking in federated learning"),
-    "18": ("trust", "ExPLAIND: AdamW training as a kernel machine"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
 

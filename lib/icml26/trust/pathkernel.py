@@ -3,12 +3,12 @@
 Implements, for chapter 18 (explaind):
 
 - a float64 AdamW that records every step (:func:`adamw_step`, :func:`train_adamw`), the
-  update of {prf:ref}`explaind-lem-adamw`;
+  update of :prf:ref:`explaind-lem-adamw`;
 - per-sample gradients with ``torch.func.vmap`` (:func:`per_sample_grads`) and the
-  path-integrated test feature map of {prf:ref}`explaind-lem-step` (:func:`test_features`);
-- the exact decomposition of {prf:ref}`explaind-thm-kernel` into (step, parameter group,
+  path-integrated test feature map of :prf:ref:`explaind-lem-step` (:func:`test_features`);
+- the exact decomposition of :prf:ref:`explaind-thm-kernel` into (step, parameter group,
   training example) contributions plus the weight-decay term (:func:`decompose`), and the
-  aggregations of {prf:ref}`explaind-def-influence` (:func:`step_influence`,
+  aggregations of :prf:ref:`explaind-def-influence` (:func:`step_influence`,
   :func:`explaind_scores`, :func:`prune_mask`);
 - the models of the chapter as functions of one flat parameter vector: a tanh MLP
   (:func:`mlp_model`) and the one-layer modular-addition transformer (:func:`modadd_model`,
@@ -273,7 +273,7 @@ def adamw_step(
     eps: float = 1e-8,
     weight_decay: float = 0.0,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """One AdamW step as in ``torch.optim.AdamW`` ({prf:ref}`explaind-lem-adamw`).
+    """One AdamW step as in ``torch.optim.AdamW`` (:prf:ref:`explaind-lem-adamw`).
 
     ``step`` counts from 1. Decay uses the pre-update ``theta``; ``eps`` is added after the
     square root of the bias-corrected second moment. Returns ``(theta_next, m, v)``.
@@ -394,7 +394,7 @@ def train_adamw(
 def adamw_updates(traj: Trajectory, variant: str = "adamw") -> Tensor:
     """The ``(N, P)`` updates that a given optimiser formula makes from the recorded gradients.
 
-    ``"adamw"`` is {prf:ref}`explaind-lem-adamw` (it must equal ``diff(thetas)``); the
+    ``"adamw"`` is :prf:ref:`explaind-lem-adamw` (it must equal ``diff(thetas)``); the
     ablations of chapter 18 are ``"no_bias_correction"`` (raw moments), ``"coupled_l2"``
     (``λθ`` added to the gradient inside Adam, no decoupled decay) and ``"beta1_zero"`` (no
     momentum: ``D_s g_s``, the recorded ``v̂_s`` kept).
@@ -463,7 +463,7 @@ def test_features(
 ) -> Tensor:
     """Test feature map ``Φ(x) = ∫₀¹ J(x; θ_a + t(θ_b − θ_a)) dt``, shape ``(T, C, P)``.
 
-    Implements {prf:ref}`explaind-lem-step` by quadrature: ``rule="gauss"`` (Gauss–Legendre),
+    Implements :prf:ref:`explaind-lem-step` by quadrature: ``rule="gauss"`` (Gauss–Legendre),
     ``"midpoint"`` (the paper code's rule) or ``"left"`` (``nodes`` must be 1: the tangent,
     NTK-style approximation ``J(x; θ_a)``).
     """
@@ -518,7 +518,7 @@ class Decomposition:
 
     @property
     def reconstruction(self) -> Tensor:
-        """``f(x; θ_0) + Σ_s (kernel part + decay part)``, which {prf:ref}`explaind-thm-kernel`
+        """``f(x; θ_0) + Σ_s (kernel part + decay part)``, which :prf:ref:`explaind-thm-kernel`
         says equals ``fN``."""
         return self.f0 + self.grad_steps.sum(0) + self.decay_steps.sum(0)
 
@@ -537,7 +537,7 @@ def decompose(
 ) -> Decomposition:
     """Decompose ``f(x_test; θ_N)`` exactly along the recorded AdamW path.
 
-    Implements {prf:ref}`explaind-thm-kernel`: per step, the test features
+    Implements :prf:ref:`explaind-thm-kernel`: per step, the test features
     (:func:`test_features`, Gauss–Legendre with ``nodes`` nodes) meet the train features
     ``ψ_s(x_k) = α_s u_{k,s} / ((1 − β₁^{s+1})(√v̂_s + ε))`` built from a per-sample momentum
     buffer ``u`` of shape ``(M, P)`` (every sample decays by β₁ each step; batch members add
@@ -628,7 +628,7 @@ def step_influence(
     """Step-wise influence of one step on the mean target log-probability, per component.
 
     Returns ``(gradient part, decay part)``, each ``(G,)``: ``Φ̄_G · Δθ_G`` with ``Φ̄`` the
-    path-integrated gradient of ``mean_x log p(y | x)`` ({prf:ref}`explaind-def-influence`
+    path-integrated gradient of ``mean_x log p(y | x)`` (:prf:ref:`explaind-def-influence`
     aggregated over data), the update split into ``grad_update`` and the decay
     ``(theta_next − theta) − grad_update``. Summed over components and parts it equals the
     change of the mean target log-probability up to quadrature error.
@@ -655,7 +655,7 @@ def step_influence(
 def explaind_scores(model: FlatModel, traj: Trajectory, x: Tensor, *, nodes: int = 2) -> Tensor:
     """Parameter-wise ExPLAIND pruning scores ``Σ_s Σ_{x,c} |Φ_s(x)_{c,p} Δθ_{s,p}|``, ``(P,)``.
 
-    The absolute parameter-wise influence of {prf:ref}`explaind-def-influence`, summed over
+    The absolute parameter-wise influence of :prf:ref:`explaind-def-influence`, summed over
     steps, the inputs ``x`` and all output classes (the paper code's score; its normalisation
     in the paper is not confirmed).
     """
