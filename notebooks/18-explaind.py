@@ -1109,8 +1109,10 @@ print(
 #   refinement comes from swapping and retraining experiments on its Transformer, which are
 #   not reproduced here ({ref}`explaind-ex-swap` sketches one).
 # - **Attribution quadrature.** Part B uses two Gauss–Legendre nodes per step, so its step-wise
-#   influences are exact only up to the curvature along each step; the sum over all steps
-#   matches the total change of the mean validation log-probability to the printed digits.
+#   influences are exact only up to the curvature along each step and the ReLU kinks it crosses
+#   (Gauss–Legendre converges slowly across a kink); the sum over all steps matches the total
+#   change of the mean validation log-probability to the printed digits. Part A's tanh network
+#   is smooth, which is why its exactness claims can be tested at $10^{-15}$.
 # - **Paper scale.** `ICML26_SCALE=paper` switches part B to the paper's Transformer with
 #   $p = 113$; those settings are sized for one GPU and have not been run for this page.
 # - **The paper's own package** could not be run (it needs Python ≥ 3.12).
