@@ -362,3 +362,19 @@ def test_bad_input_features_and_decomposition() -> None:
         pk.prune_mask(a, prunable[:-1], 0.5)
     with pytest.raises(ValueError, match="scores"):
         pk.prune_mask(a[None], prunable, 0.5)
+
+
+def test_quadrature_matches_scipy_quad_vec() -> None:
+    from scipy.integrate import quad_vec
+
+    model, x, _, traj = _run()
+    a, b = traj.thetas[0], traj.thetas[1]
+    delta = b - a
+
+    def integrand(t: float) -> np.ndarray:
+        jac = pk.test_features(model, a + t * delta, a + t * delta, x[:3], 1)
+        return (jac @ delta).flatten().numpy()
+
+    want, _ = quad_vec(integrand, 0.0, 1.0, epsabs=1e-14, epsrel=1e-13)
+    got = (pk.test_features(model, a, b, x[:3], 8) @ delta).flatten().numpy()
+    assert np.abs(got - want).max() < 1e-12
