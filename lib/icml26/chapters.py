@@ -125,6 +125,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.watermark", "icml26.trust.shamir"),
         bench="bench_17_threshold_watermark",
     ),
+    Chapter(
+        "18",
+        "explaind",
+        "trust",
+        "ExPLAIND: AdamW training as a kernel machine, and what it explains",
+        ("icml26.trust.pathkernel",),
+        bench="bench_18_explaind",
+    ),
 )
 
 
@@ -139,7 +147,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "16": ("trust", "Debiasing for robustness to prompt perturbations"),
-    "18": ("trust", "ExPLAIND: AdamW training as a kernel machine"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
 
