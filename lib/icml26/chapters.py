@@ -70,6 +70,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_02_hmm_bandits",
     ),
     Chapter(
+        "03",
+        "informed-critic",
+        "sequential",
+        "Informed asymmetric actor-critic: privileged signals for the critic",
+        ("icml26.sequential.critic",),
+        bench="bench_03_informed_critic",
+    ),
+    Chapter(
         "05",
         "cogsde",
         "dynamics",
