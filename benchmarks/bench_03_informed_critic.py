@@ -71,8 +71,8 @@ register(
     name=f"episode-level permutation HSIC, n = 6250 (250 episodes), B = {B}: batched vs "
     "one permutation per matrix product (chunk=1)",
     kernel=lambda: critic.permutation_hsic(X2, Y2, L, n_permutations=B, permutations=P2).p_value,
-    reference=lambda: critic.permutation_hsic(
-        X2, Y2, L, n_permutations=B, permutations=P2, chunk=1
-    ).p_value,
+    reference=lambda: (
+        critic.permutation_hsic(X2, Y2, L, n_permutations=B, permutations=P2, chunk=1).p_value
+    ),
     repeats=3,
 )

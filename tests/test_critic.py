@@ -42,12 +42,16 @@ def _critics(theta, E, gamma=GAMMA):
             [critic.conditional_mean(G[:, t], w, keys[:, t]) for t in range(E.horizon)], 1
         )
 
-    return w, G, {
-        "Qhia": cm((E.hist * nI + E.i) * A + E.a),
-        "Vhi": cm(E.hist * nI + E.i),
-        "Qha": cm(E.hist * A + E.a),
-        "Qsa": cm(E.s * A + E.a),
-    }
+    return (
+        w,
+        G,
+        {
+            "Qhia": cm((E.hist * nI + E.i) * A + E.a),
+            "Vhi": cm(E.hist * nI + E.i),
+            "Qha": cm(E.hist * A + E.a),
+            "Qsa": cm(E.s * A + E.a),
+        },
+    )
 
 
 def _grad_J(theta, E, gamma=GAMMA):
@@ -84,7 +88,10 @@ def test_autograd_gradient_matches_finite_differences() -> None:
     for j in range(0, E.n_logits, 7):
         e = torch.zeros_like(theta)
         e[j] = 1e-6
-        fd = (critic.exact_objective(theta + e, E, GAMMA) - critic.exact_objective(theta - e, E, GAMMA)) / 2e-6
+        fd = (
+            critic.exact_objective(theta + e, E, GAMMA)
+            - critic.exact_objective(theta - e, E, GAMMA)
+        ) / 2e-6
         assert abs(float(fd) - float(g[j])) < 1e-8
 
 
@@ -126,8 +133,14 @@ def test_informed_gradient_matches_notebook_reference() -> None:
     w, _, c = _critics(theta, E)
     g = critic.informed_gradient(theta, E, c["Qhia"], GAMMA)
     g_ref = ref(
-        theta.numpy(), E.hist.numpy(), E.a.numpy(), w.numpy(), c["Qhia"].numpy(),
-        E.n_hist, E.n_actions, GAMMA,
+        theta.numpy(),
+        E.hist.numpy(),
+        E.a.numpy(),
+        w.numpy(),
+        c["Qhia"].numpy(),
+        E.n_hist,
+        E.n_actions,
+        GAMMA,
     )
     assert np.abs(g.numpy() - g_ref).max() < 1e-12
 
@@ -145,7 +158,10 @@ def test_conditional_mean_matches_notebook_reference() -> None:
 def test_td_fixed_point_exact_for_state_and_biased_for_forgetting_signal() -> None:
     p0, T, O, R = critic.audit_pomdp()
     theta = torch.randn(84, generator=torch.Generator().manual_seed(4), dtype=DT)
-    for first, gap_expected in (([[1.0, 0.0], [0.0, 1.0]], False), ([[1.0, 0.0], [0.0, 1.0]], True)):
+    for first, gap_expected in (
+        ([[1.0, 0.0], [0.0, 1.0]], False),
+        ([[1.0, 0.0], [0.0, 1.0]], True),
+    ):
         sig = torch.tensor(first, dtype=DT).expand(3, 2, 2).clone()
         if gap_expected:
             sig[1:] = 0.5
@@ -178,7 +194,9 @@ def test_aliased_pomdp_and_rollout() -> None:
     assert torch.allclose(d["rewards"], env.features[d["states"]] @ env.weights)
     # empirical transition frequencies follow T
     s, a, s1 = d["states"][:, :-1], d["actions"][:, :-1], d["states"][:, 1:]
-    counts = torch.zeros(4, 20, 20, dtype=DT).index_put_((a, s, s1), torch.ones_like(s, dtype=DT), accumulate=True)
+    counts = torch.zeros(4, 20, 20, dtype=DT).index_put_(
+        (a, s, s1), torch.ones_like(s, dtype=DT), accumulate=True
+    )
     assert counts.sum() == 64 * 24
 
 
@@ -202,7 +220,9 @@ def test_nystrom_with_all_landmarks_is_exact_and_matches_sklearn() -> None:
     K = torch.exp(-torch.cdist(x, x).square() / (2 * s**2))
     phi = critic.rbf_nystrom_features(x, 300, bandwidth=s)
     assert float((phi @ phi.T - K).abs().max()) < 1e-6
-    phi_sk = Nystroem(gamma=1 / (2 * s**2), n_components=300, random_state=0).fit_transform(x.numpy())
+    phi_sk = Nystroem(gamma=1 / (2 * s**2), n_components=300, random_state=0).fit_transform(
+        x.numpy()
+    )
     assert np.abs(phi_sk @ phi_sk.T - K.numpy()).max() < 1e-6
 
 
@@ -215,7 +235,14 @@ def test_permutation_hsic_matches_notebook_reference() -> None:
     y = x**2 + torch.randn(200, 2, generator=g, dtype=DT)
     perms = torch.stack([torch.randperm(20, generator=g) for _ in range(30)])
     res = critic.permutation_hsic(x, y, 10, n_permutations=30, n_landmarks=200, permutations=perms)
-    stat, p = ref(x.numpy(), y.numpy(), 10, perms.numpy(), critic.median_bandwidth(x), critic.median_bandwidth(y))
+    stat, p = ref(
+        x.numpy(),
+        y.numpy(),
+        10,
+        perms.numpy(),
+        critic.median_bandwidth(x),
+        critic.median_bandwidth(y),
+    )
     assert math.isclose(res.statistic, stat, rel_tol=1e-6)
     assert res.p_value == p
     fx = critic.rbf_nystrom_features(x, 200)
@@ -226,13 +253,23 @@ def test_permutation_hsic_matches_notebook_reference() -> None:
 def test_permutation_hsic_power_and_level() -> None:
     g = torch.Generator().manual_seed(1)
     x = torch.randn(500, 1, generator=g, dtype=DT)
-    dep = critic.permutation_hsic(x, x**2 + 0.3 * torch.randn(500, 1, generator=g, dtype=DT), 10,
-                                  n_permutations=99, generator=g)
+    dep = critic.permutation_hsic(
+        x,
+        x**2 + 0.3 * torch.randn(500, 1, generator=g, dtype=DT),
+        10,
+        n_permutations=99,
+        generator=g,
+    )
     assert dep.p_value == 0.01
     pvals = [
-        critic.permutation_hsic(torch.randn(100, 1, generator=g, dtype=DT),
-                                torch.randn(100, 1, generator=g, dtype=DT), 10,
-                                n_permutations=39, n_landmarks=64, generator=g).p_value
+        critic.permutation_hsic(
+            torch.randn(100, 1, generator=g, dtype=DT),
+            torch.randn(100, 1, generator=g, dtype=DT),
+            10,
+            n_permutations=39,
+            n_landmarks=64,
+            generator=g,
+        ).p_value
         for _ in range(10)
     ]
     assert sum(p < 0.05 for p in pvals) <= 3  # level 0.05: binomial(10, 0.05) ≤ 3 w.p. 0.999
@@ -247,13 +284,24 @@ def test_hsic_agrees_with_hyppo_and_dcor_verdicts() -> None:
 
     rng = np.random.default_rng(2)
     x = rng.normal(size=(150, 1))
-    for y, dependent in ((x**2 + 0.3 * rng.normal(size=(150, 1)), True), (rng.normal(size=(150, 1)), False)):
-        ours = critic.permutation_hsic(torch.from_numpy(x), torch.from_numpy(y), 1, n_permutations=199,
-                                       n_landmarks=150, generator=torch.Generator().manual_seed(0)).p_value
+    for y, dependent in (
+        (x**2 + 0.3 * rng.normal(size=(150, 1)), True),
+        (rng.normal(size=(150, 1)), False),
+    ):
+        ours = critic.permutation_hsic(
+            torch.from_numpy(x),
+            torch.from_numpy(y),
+            1,
+            n_permutations=199,
+            n_landmarks=150,
+            generator=torch.Generator().manual_seed(0),
+        ).p_value
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p_h = Hsic().test(x, y, reps=199, random_state=0).pvalue
-        p_d = dcor.independence.distance_covariance_test(x, y, num_resamples=199, random_state=0).pvalue
+        p_d = dcor.independence.distance_covariance_test(
+            x, y, num_resamples=199, random_state=0
+        ).pvalue
         assert (ours < 0.05) == (p_h < 0.05) == (p_d < 0.05) == dependent
 
 
@@ -264,7 +312,9 @@ def test_hsic_nonnegative_and_symmetric(seed, n) -> None:
     fx = torch.randn(n, 3, generator=g, dtype=DT)
     fy = torch.randn(n, 4, generator=g, dtype=DT)
     h = critic.hsic_from_features(fx, fy)
-    assert h >= 0 and math.isclose(h, critic.hsic_from_features(fy, fx), rel_tol=1e-12, abs_tol=1e-15)
+    assert h >= 0 and math.isclose(
+        h, critic.hsic_from_features(fy, fx), rel_tol=1e-12, abs_tol=1e-15
+    )
 
 
 def test_cross_fit_predict_is_out_of_fold() -> None:
@@ -289,11 +339,17 @@ def test_prediction_gain_and_ttest_against_scipy() -> None:
     E, L = 300, 10
     X = torch.randn(E, L, 3, generator=g, dtype=DT)
     i = torch.randn(E, L, 1, generator=g, dtype=DT)
-    G = X @ torch.tensor([1.0, -1.0, 0.5], dtype=DT) + 2 * i[..., 0] + 0.1 * torch.randn(E, L, generator=g, dtype=DT)
+    G = (
+        X @ torch.tensor([1.0, -1.0, 0.5], dtype=DT)
+        + 2 * i[..., 0]
+        + 0.1 * torch.randn(E, L, generator=g, dtype=DT)
+    )
     gains = critic.prediction_gains(X, torch.cat([X, i], -1), G, generator=g)
     t, p = critic.gain_ttest(gains)
     ref = ttest_1samp(gains.numpy(), 0.0, alternative="greater")
-    assert math.isclose(t, ref.statistic, rel_tol=1e-10) and math.isclose(p, ref.pvalue, rel_tol=1e-8, abs_tol=1e-300)
+    assert math.isclose(t, ref.statistic, rel_tol=1e-10) and math.isclose(
+        p, ref.pvalue, rel_tol=1e-8, abs_tol=1e-300
+    )
     assert p < 1e-10
     # a redundant column changes no prediction: gains are zero, the test does not reject
     red = critic.prediction_gains(X, torch.cat([X, X[..., :1]], -1), G, generator=g)
@@ -376,11 +432,17 @@ def test_conditional_mean_and_td_validation() -> None:
     with pytest.raises(ValueError, match="n_keys"):
         critic.conditional_mean(v, w, k, n_keys=0)
     with pytest.raises(ValueError, match="reward"):
-        critic.td_fixed_point(w, torch.ones(3, 2, dtype=DT), torch.zeros(3, 2, dtype=torch.long), 0.9)
+        critic.td_fixed_point(
+            w, torch.ones(3, 2, dtype=DT), torch.zeros(3, 2, dtype=torch.long), 0.9
+        )
     with pytest.raises(ValueError, match="keys"):
-        critic.td_fixed_point(w, torch.ones(4, 2, dtype=DT), torch.zeros(4, 3, dtype=torch.long), 0.9)
+        critic.td_fixed_point(
+            w, torch.ones(4, 2, dtype=DT), torch.zeros(4, 3, dtype=torch.long), 0.9
+        )
     with pytest.raises(ValueError, match="gamma"):
-        critic.td_fixed_point(w, torch.ones(4, 2, dtype=DT), torch.zeros(4, 2, dtype=torch.long), 1.1)
+        critic.td_fixed_point(
+            w, torch.ones(4, 2, dtype=DT), torch.zeros(4, 2, dtype=torch.long), 1.1
+        )
 
 
 def test_synthetic_validation() -> None:
@@ -437,7 +499,9 @@ def test_hsic_validation() -> None:
     with pytest.raises(ValueError, match="chunk"):
         critic.permutation_hsic(x, x, 5, chunk=0)
     with pytest.raises(ValueError, match="permutations"):
-        critic.permutation_hsic(x, x, 5, n_permutations=2, permutations=torch.zeros(2, 4, dtype=torch.long))
+        critic.permutation_hsic(
+            x, x, 5, n_permutations=2, permutations=torch.zeros(2, 4, dtype=torch.long)
+        )
 
 
 def test_cross_fit_and_gain_validation() -> None:

@@ -406,7 +406,9 @@ def rollout(
     }
 
 
-def history_window(obs: torch.Tensor, actions: torch.Tensor, n_actions: int, k: int) -> torch.Tensor:
+def history_window(
+    obs: torch.Tensor, actions: torch.Tensor, n_actions: int, k: int
+) -> torch.Tensor:
     """History features ``z_t``: the last ``k`` observations and one-hot previous actions.
 
     ``obs`` (E, L, d), ``actions`` (E, L). Entries before the episode start are zero, with one
@@ -415,7 +417,7 @@ def history_window(obs: torch.Tensor, actions: torch.Tensor, n_actions: int, k: 
     """
     obs = checks.tensor("obs", obs, ndim=3, floating=True)
     actions = checks.tensor("actions", actions, ndim=2)
-    E, L, d = obs.shape
+    E, L, _ = obs.shape
     checks.shape("actions", actions, (E, L))
     A = checks.integer("n_actions", n_actions, low=1)
     k = checks.integer("k", k, low=1)
@@ -506,7 +508,9 @@ def rbf_nystrom_features(
     generator: torch.Generator | None = None,
     rel_tol: float = 1e-14,
 ) -> torch.Tensor:
-    """Nystrom features ``Phi`` (n, r) with ``Phi Phi^T ~ K``, ``K_jk = exp(-|x_j - x_k|^2 / 2 sigma^2)``.
+    """Nystrom features ``Phi`` (n, r) with ``Phi Phi^T ~ K`` for the Gaussian kernel.
+
+    ``K_jk = exp(-|x_j - x_k|^2 / (2 sigma^2))``, ``sigma`` the median heuristic by default.
 
     Landmarks are ``n_landmarks`` rows drawn without replacement (all rows when
     ``n_landmarks >= n``, which makes ``Phi Phi^T`` the exact Gram matrix). Eigen-directions of
@@ -545,6 +549,12 @@ def hsic_from_features(phi_x: torch.Tensor, phi_y: torch.Tensor) -> float:
     return float((cx.T @ cy).square().sum() / n**2)
 
 
+def _centre(phi: torch.Tensor, zero: float = 1e-12) -> torch.Tensor:
+    # centred features; entries below `zero` are rounding (a constant residual) and set to 0
+    c = phi - phi.mean(0)
+    return torch.where(c.abs() < zero, torch.zeros_like(c), c)
+
+
 @dataclass(frozen=True)
 class HSICTest:
     """Result of a permutation HSIC test: statistic, p-value and the permutation statistics."""
@@ -572,8 +582,8 @@ def permutation_hsic(
     episode), ``n_permutations`` at a time in batches of ``chunk`` matrix products, so the
     strong within-episode dependence of returns does not inflate the type-I error. The p-value
     is ``(1 + #{HSIC_b >= HSIC}) / (1 + B)``. ``permutations`` (B, n_episodes), if given,
-    replaces the random episode permutations (for reproducing another implementation). Implements the test of
-    {prf:ref}`critic-def-residual`, chapter 03.
+    replaces the random episode permutations (to reproduce another implementation).
+    Implements the test of {prf:ref}`critic-def-residual`, chapter 03.
     """
     e_x = checks.tensor("e_x", e_x, floating=True)
     e_y = checks.tensor("e_y", e_y, floating=True)
@@ -592,7 +602,7 @@ def permutation_hsic(
         raise ValueError("e_x must hold at least two episodes")
     fx = rbf_nystrom_features(e_x, n_landmarks, generator=generator)
     fy = rbf_nystrom_features(e_y, n_landmarks, generator=generator)
-    fx, fy = fx - fx.mean(0), fy - fy.mean(0)
+    fx, fy = _centre(fx), _centre(fy)
     stat = float((fx.T @ fy).square().sum() / n**2)
     if permutations is None:
         perms = torch.stack([torch.randperm(E, generator=generator) for _ in range(B)])
@@ -665,7 +675,9 @@ def prediction_gains(
     return gains
 
 
-def gain_ttest(gains: torch.Tensor, epsilon: float = 0.0, *, zero: float = 1e-10) -> tuple[float, float]:
+def gain_ttest(
+    gains: torch.Tensor, epsilon: float = 0.0, *, zero: float = 1e-10
+) -> tuple[float, float]:
     """One-sided t-test of ``H0: E[L] <= epsilon``: returns ``(t, p)``.
 
     Gains within ``zero`` of 0 are rounding (a signal that changes no prediction): if all gains
