@@ -333,78 +333,52 @@ CRITIC_STEPS = icml26.pick(ci=300, paper=3000)  # updates of the learned critics
 # history, and the informed critic reads the history *and* the signal.
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=(7.2, 3.0))
+fig, ax = plt.subplots(figsize=(7.4, 3.2))
 ax.set_axis_off()
-ax.set_xlim(0, 10)
-ax.set_ylim(0, 4.2)
-nodes = {
-    "s_t": (1.2, 3.4, "state $s_t$"),
-    "s_t1": (4.2, 3.4, "state $s_{t+1}$"),
-    "o_t": (1.2, 2.0, "obs. $o_t$"),
-    "i_t": (2.9, 2.0, "signal $i_t$"),
-    "h_t": (1.2, 0.6, "history $h_t$"),
-    "a_t": (4.2, 0.6, "action $a_t$"),
-    "actor": (6.6, 0.6, r"actor $\pi_\theta(a\mid h)$"),
-    "critic": (6.6, 2.0, r"critic $Q(h, i, a)$"),
+ax.set_xlim(-0.2, 10.2)
+ax.set_ylim(0.1, 4.1)
+W, HB = 1.5, 0.55  # box width and height
+nodes = {  # name: (x, y, label, width)
+    "s": (1.4, 3.5, "state $s_t$", W),
+    "s1": (5.6, 3.5, "state $s_{t+1}$", W),
+    "o": (0.8, 2.1, "obs. $o_t$", W),
+    "i": (2.8, 2.1, "signal $i_t$", W),
+    "h": (0.8, 0.7, "history $h_t$", W),
+    "actor": (3.3, 0.7, r"actor $\pi_\theta(a \mid h)$", 2.0),
+    "a": (5.6, 0.7, "action $a_t$", W),
+    "critic": (8.6, 2.1, "critic $Q(h, i, a)$", 2.2),
 }
-for key, (x, y, text) in nodes.items():
-    color = "#fde7c8" if key in ("critic", "i_t") else "#dde8f5"
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - 0.75, y - 0.3),
-            1.5 if key not in ("actor", "critic") else 2.4,
-            0.6,
-            boxstyle="round,pad=0.05",
-            fc=color,
-            ec="0.3",
-        )
-    )
-    ax.text(
-        x + (0.45 if key in ("actor", "critic") else 0),
-        y,
-        text,
-        ha="center",
-        va="center",
-        fontsize=9,
-    )
+for key, (x, y, text, wd) in nodes.items():
+    fc = "#fde7c8" if key in ("critic", "i") else "#dde8f5"
+    ax.add_patch(FancyBboxPatch((x - wd / 2, y - HB / 2), wd, HB, boxstyle="round,pad=0.04",
+                                fc=fc, ec="0.3"))
+    ax.text(x, y, text, ha="center", va="center", fontsize=9)
 
 
-def arrow(a, b, style="-|>", color="0.25", ls="-", dx0=0.0, dx1=0.0):
-    (x0, y0, _), (x1, y1, _) = nodes[a], nodes[b]
-    ax.add_patch(
-        FancyArrowPatch(
-            (x0 + dx0, y0),
-            (x1 + dx1, y1),
-            arrowstyle=style,
-            mutation_scale=12,
-            color=color,
-            ls=ls,
-            shrinkA=14,
-            shrinkB=14,
-        )
-    )
+def edge(key, toward):
+    """Point where the segment from a box's centre toward `toward` leaves the box."""
+    x, y, _, wd = nodes[key]
+    dx, dy = toward[0] - x, toward[1] - y
+    t = min(wd / 2 / abs(dx) if dx else np.inf, HB / 2 / abs(dy) if dy else np.inf) + 0.02
+    return x + t * dx, y + t * dy
 
 
-arrow("s_t", "s_t1")
-arrow("a_t", "s_t1")
-arrow("s_t", "o_t")
-arrow("s_t", "i_t")
-arrow("o_t", "h_t")
-arrow("h_t", "a_t")
-arrow("h_t", "actor", color="C0", dx1=-0.8)
-arrow("h_t", "critic", color="C1", dx1=-0.8)
-arrow("i_t", "critic", color="C1", dx1=-0.8)
-ax.text(
-    8.6,
-    3.55,
-    "training only:\n$i_t$ reaches the critic,\nnever the actor",
-    fontsize=8.5,
-    ha="center",
-    va="center",
-    color="C1",
-)
+def arrow(a, b, color="0.3"):
+    pa, pb = nodes[a][:2], nodes[b][:2]
+    ax.add_patch(FancyArrowPatch(edge(a, pb), edge(b, pa), arrowstyle="-|>", mutation_scale=11,
+                                 color=color, lw=1.3))
+
+
+for a, b in [("s", "s1"), ("s", "o"), ("s", "i"), ("o", "h"), ("h", "actor"), ("actor", "a"),
+             ("a", "s1")]:
+    arrow(a, b)
+for a in ("h", "i", "a"):
+    arrow(a, "critic", color="C1")
+ax.text(8.6, 3.3, "training only: $i_t$ reaches\nthe critic, never the actor", fontsize=8.5,
+        ha="center", va="center", color="C1")
 ax.set_title("The informed POMDP: a state-dependent signal feeds the critic, not the actor")
 plt.show()
+
 
 # %% [markdown]
 # ## Implementation
@@ -1036,16 +1010,21 @@ for j, beta in enumerate(OBS_NOISE):
     )
 ax2.axhline(0, color="black", lw=0.8)
 ax2.set_yscale("symlog", linthresh=1e-2)
+ax2.set_ylim(-0.03, 6)
 ax2.set_xticks(range(4), [n.replace(",", ",\n", 2) for n in names], fontsize=7)
 ax2.set_ylabel("mean prediction gain $L^\\tau$ (± 2 s.e.)")
 ax2.set_title("Prediction-gain test", fontsize=10)
-ax2.legend(fontsize=7.5)
+ax2.legend(fontsize=7.5, loc="lower right")
 fig.suptitle(
     "Both tests single out the subsets that carry φ₄, φ₅ (random-policy data)", fontsize=10.5
 )
 plt.show()
 
 # %% [markdown]
+# The redundant signal's gain is exactly zero: the informed least-squares fit sees a column
+# that is already among its inputs and returns the same predictions (to $10^{-10}$), so the
+# test reports $p = 1$.
+#
 # Both criteria rank the subsets as the paper's Table 1 does: the redundant $[\phi_1, \phi_2]$
 # last, $[\phi_1, \phi_2, \phi_3]$ next, the two subsets with $\phi_4, \phi_5$ far ahead and close
 # to each other. With noisy observations the redundant subset stops being redundant — the true
@@ -1094,7 +1073,6 @@ fig, ax = plt.subplots(figsize=(7.0, 3.3))
 for k, lab in enumerate(["no signal (symmetric)", *names]):
     ax.plot(np.arange(1, CRITIC_STEPS + 1), curves[:, k], color=icml26.plotting.color(k), label=lab)
 ax.set_xscale("log")
-ax.set_yscale("log")
 ax.set_xlabel("critic updates (Adam, batch 512)")
 ax.set_ylabel("held-out MSE of $\\hat Q$ vs $G_t$")
 ax.set_title("Critics given φ₄, φ₅ reach a lower error; the redundant signal changes nothing")
