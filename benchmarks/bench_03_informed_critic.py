@@ -12,7 +12,7 @@ episodes are re-paired. Three ways to compute the same p-value:
 - hyppo's ``Hsic().test`` (it permutes rows, not episodes: it is timed on the same data as an
   established implementation of the statistic, not as a test of the same null).
 
-Case 1 uses 60 episodes of 25 steps (n = 1500; the reference's Gram matrices are 1500 x 1500)
+Case 1 uses 80 episodes of 25 steps (n = 2000; the reference's Gram matrices are 2000 x 2000)
 and B = 200; case 2 the notebook's full size, 250 episodes (n = 6250), B = 200.
 """
 
@@ -42,7 +42,7 @@ def _data(n_episodes: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return x, y, perms
 
 
-X1, Y1, P1 = _data(60)
+X1, Y1, P1 = _data(80)
 X2, Y2, P2 = _data(250)
 SX1, SY1 = critic.median_bandwidth(X1), critic.median_bandwidth(Y1)
 
@@ -57,7 +57,7 @@ def _hyppo(x: torch.Tensor, y: torch.Tensor) -> float:
 
 register(
     chapter="03",
-    name=f"episode-level permutation HSIC, n = 1500 (60 episodes), B = {B}: batched Nystrom "
+    name=f"episode-level permutation HSIC, n = 2000 (80 episodes), B = {B}: batched Nystrom "
     "kernel vs exact-Gram reference loop vs hyppo (row permutations)",
     kernel=lambda: critic.permutation_hsic(X1, Y1, L, n_permutations=B, permutations=P1).p_value,
     reference=lambda: _reference(X1.numpy(), Y1.numpy(), L, P1.numpy(), SX1, SY1)[1],
