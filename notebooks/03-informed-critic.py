@@ -289,7 +289,7 @@
 # paper uses $\varepsilon = 0$).
 # ```
 
-# %%
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
