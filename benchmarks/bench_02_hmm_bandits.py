@@ -9,9 +9,10 @@ import numpy as np
 import torch
 from hmmlearn.hmm import GaussianHMM
 
-from benchmarks.registry import register
-from icml26.sequential import bandits, hmm
+from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
+from icml26.sequential import bandits, hmm
+from icml26.stats import one_thread
 
 DT = torch.float64
 RUNS, STEPS = 128, 400
@@ -28,22 +29,8 @@ RNG = np.random.default_rng(0)
 U_NP = RNG.random((RUNS, STEPS))
 Z_NP = RNG.standard_normal((RUNS, STEPS, 2))
 # The chapter's readable reference (Eq. (2), one run, one step at a time), from the notebook.
-reference_filter = notebook_functions("02-hmm-bandits", "reference_filter")["reference_filter"]
-
-
-def one_thread(fn):
-    """Run ``fn`` on one intra-op thread (tiny per-step tensors), restoring the setting after."""
-
-    def wrapped():
-        n = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            return fn()
-        finally:
-            torch.set_num_threads(n)
-
-    wrapped.__name__ = fn.__name__
-    return wrapped
+_refs = notebook_functions("02-hmm-bandits", "reference_filter", "reference_oful")
+reference_filter, reference_oful = _refs["reference_filter"], _refs["reference_oful"]
 
 
 @one_thread
@@ -115,10 +102,9 @@ def batched_oful():
 
 @one_thread
 def per_run_oful():
-    """OFUL one run at a time, with the same Sherman–Morrison kernel on a batch of one."""
+    """The notebook's readable OFUL: one run at a time, the full design matrix inverted."""
     return [
-        bandits.run_linucb(BELIEFS[r : r + 1], REWARDS[r : r + 1], K, sigma=0.7, bound=3**0.5)
-        for r in range(B_RUNS)
+        reference_oful(BELIEFS[r], REWARDS[r], K, sigma=0.7, bound=3**0.5) for r in range(B_RUNS)
     ]
 
 
@@ -128,4 +114,19 @@ register(
     kernel=batched_oful,
     reference=per_run_oful,
     repeats=3,
+)
+
+
+def _filter_at(runs: int):
+    _, x = hmm.simulate(P, PI, MU, VAR, runs, STEPS, generator=torch.Generator().manual_seed(1))
+    log_obs = hmm.gaussian_loglik(x, MU, VAR)
+    return one_thread(lambda: hmm.forward_filter(log_obs, P, PI))
+
+
+register_scaling(
+    "02",
+    f"forward filter, {STEPS} steps",
+    make=_filter_at,
+    sizes=(4, 16, 64, 256, 1024),
+    size_label="runs",
 )

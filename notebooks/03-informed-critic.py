@@ -332,7 +332,7 @@ CRITIC_STEPS = icml26.pick(ci=300, paper=3000)  # updates of the learned critics
 # The picture to keep in mind: the signal $i_t$ hangs off the state, the actor reads only the
 # history, and the informed critic reads the history *and* the signal.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The informed POMDP. The signal hangs off the state and reaches only the critic.", "name": "critic-fig-diagram"}}
 fig, ax = plt.subplots(figsize=(7.4, 3.2))
 ax.set_axis_off()
 ax.set_xlim(-0.2, 10.2)
@@ -635,7 +635,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Gradient error by critic. Informed critics are exact; state-only and action-peeking are not.", "name": "critic-fig-gradient"}}
 labels = [*SIGNALS, "symmetric $Q(h,a)$", "state-only $Q(s,a)$", "action-peeking $Q-V$"]
 rel_inf = []
 for E in ENUMS.values():  # relative errors of the informed critics at the last policy
@@ -779,7 +779,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Variance explained by each signal, per step. Noise explains nothing.", "name": "critic-fig-variance"}}
 fig, ax = plt.subplots(figsize=(7.2, 3.3))
 width = 0.2
 for k, name in enumerate(SIGNALS):
@@ -1002,7 +1002,7 @@ icml26.claim(
     kind="reproduction",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Residual test and prediction gain per feature subset. Both single out φ₄, φ₅.", "name": "critic-fig-tests"}}
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.4, 3.3))
 names = list(SUBSETS)
 pv = [max(resid[n].p_value, 1e-4) for n in names]
@@ -1086,7 +1086,7 @@ curves = learning_curves(X_clean, d_clean["features"], G_clean, CRITIC_STEPS)
 final = dict(zip(["none", *names], curves[-1].round(3).tolist(), strict=True))
 print("held-out MSE after", CRITIC_STEPS, "updates:", final)
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Learned critics. The reward-carrying signal lowers the held-out error.", "name": "critic-fig-learning"}}
 fig, ax = plt.subplots(figsize=(7.0, 3.3))
 for k, lab in enumerate(["no signal (symmetric)", *names]):
     ax.plot(np.arange(1, CRITIC_STEPS + 1), curves[:, k], color=icml26.plotting.color(k), label=lab)

@@ -245,8 +245,8 @@
 #
 # ```{prf:proof}
 # For fixed $x$, $\lambda \mapsto \mathcal{L}(x, \lambda)$ is affine, so its minimum over
-# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau
-# - x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
+# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau -
+# x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
 # reading: if $x$ meets the cap the opponent picks $\lambda = 0$ and the agent is paid its
 # helpfulness; if not, it pays $\bar\lambda$ per unit of excess risk:
 # $v(G) = \max_x \phi(x)$ with $\phi(x) = x^\top M - \bar\lambda (x^\top r - \tau)_+$, an
@@ -263,7 +263,7 @@
 # {ref}`sg-ex-multiplier` explores $\bar\lambda < \lambda^\star$.)
 # ```
 
-# %%
+# %% tags=["hide-input"]
 import time
 import warnings
 
@@ -281,7 +281,7 @@ icml26.plotting.use_book_style()
 DEVICE = icml26.device()
 gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 N_RANDOM_GAMES = icml26.pick(ci=150, paper=2000)  # random games for LP duality (07.1)
 MAX_SIZE = icml26.pick(ci=8, paper=12)  # largest m, n of those games
 N_NASH_GAMES = icml26.pick(ci=40, paper=300)  # small games checked against nashpy
@@ -305,13 +305,43 @@ HOEFFDING_BETA = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability
 HOEFFDING_QUERIES = icml26.pick(ci=1024, paper=8192)
 
 # %% [markdown]
+# The game at a glance: for one query the agent mixes over its candidate answers, the opponent
+# over intents (or judges), and judges score each pair for helpfulness and risk.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The safety game for one query: the agent mixes its $m$ candidate answers with $x$, the opponent picks an intent with $y$, and judges turn each (answer, intent) pair into helpfulness and risk; the weight $w$ combines them into the payoff $A$, and the value of the game is what the agent can guarantee.", "name": "07-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 3.0))
+icml26.plotting.diagram(
+    ax,
+    {
+        "q": (0.1, 0.5, "query"),
+        "c": (0.33, 0.8, "$m$ candidate\nanswers, mix $x$"),
+        "i": (0.33, 0.2, "$n$ intents,\nmix $y$"),
+        "j": (0.6, 0.5, "judges: $H_{ij}$, $R_{ij}$"),
+        "A": (0.88, 0.75, "payoff\n$A = (1-w)H - wR$"),
+        "v": (0.88, 0.22, "value\n$\\max_x \\min_y x^\\top A y$"),
+    },
+    [
+        ("q", "c", ""),
+        ("q", "i", ""),
+        ("c", "j", ""),
+        ("i", "j", ""),
+        ("j", "A", ""),
+        ("A", "v", "LP or Hedge"),
+    ],
+    colors={"q": 0, "c": 2, "i": 1, "j": 3, "A": 0, "v": 2},
+)
+ax.set_title("Answers against intents, scored by judges")
+plt.show()
+
+
+# %% [markdown]
 # ## Implementation
 #
 # A readable reference first: Hedge for one game, a plain loop over rounds, exactly
 # {eq}`sg-eq-hedge` with the step sizes of {prf:ref}`sg-thm-mwu`.
 
 
-# %%
+# %% tags=["reference"]
 def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
     """Multiplicative weights for both players of one game; returns the averaged strategies."""
     K, J = A.shape
@@ -329,7 +359,8 @@ def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # %% [markdown]
-# The kernel `icml26.games.zerosum.mwu` runs the same rounds on a whole batch `(B, K, J)` of games, on
+# The kernel `icml26.games.zerosum.mwu` runs the same rounds on a whole batch `(B, K, J)` of games,
+# on
 # whatever device the batch lives, with no transfer to the host inside the loop. It applies the
 # update multiplicatively, $x_{t+1} \propto x_t \odot e^{\eta A y_t}$ (the same iterates as
 # {eq}`sg-eq-hedge`, on the payoff centred per game so that no factor overflows), and stores the
@@ -338,7 +369,8 @@ def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
 # $[\min_j (\bar x^\top A)_j,\ \max_i (A\bar y)_i]$ and the duality gap {eq}`sg-eq-gap`;
 # with `tol=` it stops as soon as every game's gap — the certificate — is below `tol`, checked
 # every 32 rounds (the only host synchronisation). The LPs {eq}`sg-eq-primal` and
-# {eq}`sg-eq-dual` are `icml26.games.zerosum.maximin_lp` and `icml26.games.zerosum.minimax_lp` (HiGHS through
+# {eq}`sg-eq-dual` are `icml26.games.zerosum.maximin_lp` and `icml26.games.zerosum.minimax_lp`
+# (HiGHS through
 # `scipy.optimize.linprog`). Both must agree with the reference on a random case.
 
 # %%
@@ -355,12 +387,14 @@ print(
 )
 
 # %% [markdown]
-# The black-box simulator `icml26.games.zerosum.simulate_benchmark` draws, for every query, $K$ candidates
+# The black-box simulator `icml26.games.zerosum.simulate_benchmark` draws, for every query, $K$
+# candidates
 # ordered from the refusal (never helpful, never unsafe) to the most detailed answer, and $J$
 # intents with their own appreciation of detail and their own amplification of harm (the last
 # intent is fully malicious). Queries differ in *sensitivity*: a harmless question makes even
 # detailed answers safe. `icml26.games.zerosum.payoff_matrix` forms {eq}`sg-eq-payoff`, and
-# `icml26.games.zerosum.judge_estimate` simulates the judges of {eq}`sg-eq-estimate`. One query, rounded:
+# `icml26.games.zerosum.judge_estimate` simulates the judges of {eq}`sg-eq-estimate`. One query,
+# rounded:
 
 # %%
 bench = zerosum.simulate_benchmark(QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
@@ -413,14 +447,10 @@ print(
     f"enumeration found one in {se_found} games; every one has the LP value"
 )
 
-# %% tags=["claim"]
-icml26.claim(
-    "07.1",
-    "max |v_primal − v_dual| and |v_LP − v_nashpy| over random games (printed <1e-12 if so)",
-    "<1e-12" if worst < 1e-12 else worst,
-    threshold=1e-8,
-    holds=worst <= 1e-8,
-)
+# %%
+# LP duality and nashpy agree with the LP: an implementation check, not a claim of the paper
+assert worst <= 1e-8, f"primal, dual and nashpy values disagree by {worst:.1e}"
+print("max |v_primal − v_dual|, |v_LP − v_nashpy|:", "< 1e-12" if worst < 1e-12 else f"{worst:.1e}")
 
 # %% [markdown]
 # Support enumeration misses the equilibrium in some games: nashpy tests the indifference
@@ -462,26 +492,22 @@ print(
 )
 print(f"(query, w) pairs where the equilibrium mixes two or more candidates: {mixed.mean():.0%}")
 
-# %% tags=["claim"]
-icml26.claim(
-    "07.2",
-    "(query, w) pairs where a single candidate, always-safest or always-most-helpful beats"
-    " the equilibrium's worst case",
-    violations,
-    threshold=0,
-    holds=violations == 0,
-)
+# %%
+# Maximin optimality (true of any LP solution): asserted, not claimed
+assert violations == 0, f"{violations} (query, w) pairs where a fixed policy beats the equilibrium"
+print("(query, w) pairs where a fixed policy beats the equilibrium's worst case: 0")
 
 # %% [markdown]
 # The figure shows one query (the one where mixing gains most at $w = 0.5$). Left: the
 # helpfulness–safety trade-off. The black curve is the exact Pareto frontier of guaranteed
 # helpfulness $\min_j (x^\top H)_j$ against worst-case risk $\max_j (x^\top R)_j$, computed by the
-# risk-capped LP `icml26.games.zerosum.max_helpfulness_lp` (the risk-cap form of the paper's constrained
+# risk-capped LP `icml26.games.zerosum.max_helpfulness_lp` (the risk-cap form of the paper's
+# constrained
 # problem) on a grid of caps; the coloured points are the equilibria as $w$ runs from 0 to 1;
 # grey crosses are the single candidates. Right: how the equilibrium splits its probability
 # among the candidates.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One query: left, the exact frontier of guaranteed helpfulness against worst-case risk, with the equilibrium as the safety weight $w$ varies; right, the equilibrium's mixed strategy.", "name": "07-fig-frontier"}}
 q_star = int((eq_worst[N_WEIGHTS // 2] - pure_worst[N_WEIGHTS // 2].max(-1)).argmax())
 Hq, Rq = H_all[q_star], R_all[q_star]
 caps = np.linspace(0.0, Rq.max(1).max(), N_CAPS)  # from the refusal to the riskiest answer
@@ -491,7 +517,7 @@ front_help = [s.value for s in frontier]
 w_dense = np.linspace(0.0, 1.0, 41)
 eq_dense = [zerosum.maximin_lp((1 - w) * Hq - w * Rq).strategy for w in w_dense]
 
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 ax0.plot(front_risk, front_help, color="black", lw=1.5, label="Pareto frontier (risk-capped LP)")
 pts = ax0.scatter(
     [(x @ Rq).max() for x in eq_dense],
@@ -579,7 +605,7 @@ assert joint(x_eq) >= joint(x_sep) - 1e-12 and separate(x_sep) >= separate(x_eq)
 # Over the whole benchmark, the game's guarantee dominates both baselines at every weight — by a
 # wide margin in the middle, where neither refusing nor answering in full is right:
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Mean worst-case payoff over queries: the equilibrium's guarantee dominates every fixed policy (best single candidate, always most helpful, always safest) at every weight $w$.", "name": "07-fig-mixing"}}
 fig, ax = plt.subplots()
 ax.plot(weights, eq_worst.mean(1), marker="o", label="equilibrium (LP)")
 ax.plot(weights, pure_worst.max(-1).mean(1), ls="--", label="best single candidate (per query)")
@@ -614,7 +640,7 @@ for T in icml26.progress(MWU_HORIZONS, desc="Hedge horizons"):
 gaps = np.array(gaps)  # (horizons, games)
 Ts = np.array(MWU_HORIZONS)
 fit = Ts >= MWU_FIT_FROM
-slope_T, icpt_T = np.polyfit(np.log(Ts[fit]), np.log(gaps.mean(1)[fit]), 1)
+slope_T, icpt_T = icml26.stats.loglog_fit(Ts[fit], gaps.mean(1)[fit])
 widths = (A_mwu.amax((-2, -1)) - A_mwu.amin((-2, -1))).cpu().numpy()
 bound_T = np.array(
     [zerosum.mwu_gap_bound(CANDIDATES, INTENTS, int(T), float(widths.mean())) for T in Ts]
@@ -624,12 +650,13 @@ print(
 )
 
 # %% tags=["claim"]
+# fails if: the batched Hedge step or its horizon-tuned rate were wrong (gap not ∝ 1/√T)
 icml26.claim(
     "07.3",
-    f"log-log slope of the mean Hedge duality gap vs T on {MWU_GAMES} safety games",
+    f"Hedge duality gap vs T on {MWU_GAMES} safety games: log-log slope",
     slope_T,
-    threshold="[-0.65, -0.35]",
-    holds=-0.65 <= slope_T <= -0.35,
+    between=(-0.65, -0.35),
+    kind="theorem",
 )
 
 # %% [markdown]
@@ -659,17 +686,13 @@ print(
     f"{t_fast:.3f} s: {t_lp / t_fast:.0f}× faster than the LP loop at that certified accuracy"
 )
 
-# %% tags=["claim"]
-icml26.claim(
-    "07.4",
-    f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2) (≤ 1: v_LP in the bracket)",
-    ratio_T,
-    threshold=1.0,
-    holds=ratio_T <= 1.0,
-)
-
 # %%
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+# The bracket is a certificate by weak duality: asserted, not claimed
+assert ratio_T <= 1.0, "an LP value lies outside Hedge's bracket"
+print(f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ 1")
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Batched Hedge: the duality gap falls like $1/\\sqrt T$ over a thousand games (claim 07.3), and the LP value always lies in Hedge's bracket.", "name": "07-fig-hedge"}}
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 lo, hi = np.quantile(gaps, 0.1, axis=1), np.quantile(gaps, 0.9, axis=1)
 ax0.fill_between(Ts, lo, hi, alpha=0.25, color=icml26.plotting.color(0), label="10–90% of games")
 ax0.loglog(Ts, gaps.mean(1), marker="o", color=icml26.plotting.color(0), label="mean gap")
@@ -737,8 +760,8 @@ value_err = np.abs(v_hat - v_true)  # (budgets, instances)
 est_err = np.abs(A_hat - A_true).max((-2, -1))  # ‖Â − A‖_max
 ns = np.array(JUDGE_SAMPLES)
 fit_n = ns >= EST_FIT_FROM
-slope_n, icpt_n = np.polyfit(np.log(ns[fit_n]), np.log(value_err.mean(1)[fit_n]), 1)
-slope_d = np.polyfit(np.log(ns[fit_n]), np.log(est_err.mean(1)[fit_n]), 1)[0]
+slope_n, icpt_n = icml26.stats.loglog_fit(ns[fit_n], value_err.mean(1)[fit_n])
+slope_d = icml26.stats.loglog_fit(ns[fit_n], est_err.mean(1)[fit_n])[0]
 LP_TOL = 1e-9  # absolute slack for the LP's roundoff; vertex solutions err by ~1e-15 here
 assert (est_err > 0).all()  # every instance has a noisy entry, so the ratio is defined
 bound_ratio = float((value_err / est_err).max())
@@ -752,24 +775,26 @@ print(
 )
 
 # %% tags=["claim"]
+# fails if: the value of the estimated game did not inherit the 1/√n rate of the judge averages
 icml26.claim(
     "07.5",
-    "log-log slope of the mean value error |v̂ − v| vs judge calls n (n ≥ 256)",
+    "value error |v̂ − v| vs judge calls n ≥ 256: log-log slope",
     slope_n,
-    threshold="[-0.65, -0.35]",
-    holds=-0.65 <= slope_n <= -0.35,
+    between=(-0.65, -0.35),
+    kind="theorem",
 )
 
 # %% tags=["claim"]
+# fails if: the game value were not 1-Lipschitz in the max-norm of the payoffs
 icml26.claim(
     "07.6",
-    "max over all instances and n of |v̂ − v| / ‖Â − A‖_max (≤ 1 up to 1e-9; = 1 if attained)",
+    "max over instances and n of |v̂ − v| / ‖Â − A‖_max",
     bound_ratio,
-    threshold=1.0,
-    holds=excess <= LP_TOL,
+    at_most=1.0 + LP_TOL,
+    kind="theorem",
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "From noisy judges, the value error shrinks like $1/\\sqrt n$ (claim 07.5) and never exceeds the payoff error $\\lVert \\hat A - A\\rVert_{\\max}$ (claim 07.6).", "name": "07-fig-estimation"}}
 fig, ax = plt.subplots()
 ax.loglog(
     ns,
@@ -834,14 +859,10 @@ print(
     f"n = {n_hoeffding} calls per entry; largest ‖Â − A‖_max over queries: {dev_h.max():.3f}"
 )
 
-# %% tags=["claim"]
-icml26.claim(
-    "07.7",
-    "fraction of queries with ‖Â − A‖_max ≤ δ at Hoeffding's n (must be ≥ 1 − β)",
-    within,
-    threshold=1 - HOEFFDING_BETA,
-    holds=within >= 1 - HOEFFDING_BETA,
-)
+# %%
+# Hoeffding's inequality at work (a textbook fact): asserted, not claimed
+assert within >= 1 - HOEFFDING_BETA, "Hoeffding's sample size missed its confidence"
+print(f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (≥ {1 - HOEFFDING_BETA:.2f})")
 
 # %% [markdown]
 # Hoeffding is conservative by design: the largest deviation over a thousand queries is well
@@ -856,7 +877,8 @@ icml26.claim(
 #
 # 1. HiGHS returns the dual variables of the row LP {eq}`sg-eq-primal`; by
 #    {prf:ref}`sg-thm-minimax` the multipliers of $A^\top x \ge v\mathbf{1}$ *are* a minimax
-#    strategy of the column player, so reading them off must reproduce `icml26.games.zerosum.minimax_lp`.
+#    strategy of the column player, so reading them off must reproduce
+#    `icml26.games.zerosum.minimax_lp`.
 # 2. nashpy's support enumeration (exhaustive over support pairs, so slow: 12 games) and its own
 #    LP.
 # 3. nashpy's Lemke–Howson from every starting label, each output checked by its duality gap
@@ -916,7 +938,8 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 #
 # - **No language model.** The paper's candidates are sampled from open LLMs and scored by
 #   model-agnostic probes on HHH, TruthfulQA and SafetyBench, and an LLM agent calls the LP
-#   solver. Here candidates, intents and judges are simulated (`icml26.games.zerosum.simulate_benchmark`), and
+#   solver. Here candidates, intents and judges are simulated
+#   (`icml26.games.zerosum.simulate_benchmark`), and
 #   the "agent" calls HiGHS directly. The paper's headline empirical claim — that Safety Game
 #   beats decoding and ranking baselines on those benchmarks — is **not tested**.
 # - **The formulation is reconstructed.** We could read the abstract and a public summary of the
@@ -941,7 +964,8 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # ````{exercise} Fixed step size
 # :label: sg-ex-fixed-eta
 #
-# Run `icml26.games.zerosum.mwu(A_mwu, T, eta=eta)` with a fixed step, $\eta = 0.05$ and $\eta = 2$, for the
+# Run `icml26.games.zerosum.mwu(A_mwu, T, eta=eta)` with a fixed step, $\eta = 0.05$ and $\eta =
+# 2$, for the
 # horizons of experiment 07.3 extended to $T = 16384$, instead of the horizon-tuned step; do the
 # same on 1024 random $4 \times 4$ games `torch.rand(1024, 4, 4, dtype=torch.float64) * 2 - 1`.
 # Predict the shape of the mean and maximum gap curves from the regret bound before plotting,
@@ -996,8 +1020,10 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # :label: sg-ex-multiplier
 #
 # For one query of the benchmark take the malicious intent, $M = $ `H_all[q, :, -1]`,
-# $r = $ `R_all[q, :, -1]` and a cap $\tau = 0.1$. Compare `icml26.games.zerosum.max_helpfulness_lp(M[:, None],
-# r[:, None], 0.1)` with `icml26.games.zerosum.maximin_lp(zerosum.multiplier_game(M, r, 0.1, lam))` for
+# $r = $ `R_all[q, :, -1]` and a cap $\tau = 0.1$. Compare
+# `icml26.games.zerosum.max_helpfulness_lp(M[:, None],
+# r[:, None], 0.1)` with `icml26.games.zerosum.maximin_lp(zerosum.multiplier_game(M, r, 0.1, lam))`
+# for
 # $\bar\lambda \in \{0.1, 1, 10, 100\}$. When do they agree? What does the equilibrium do when
 # $\bar\lambda$ is too small?
 # ````
@@ -1019,7 +1045,8 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # ````{exercise} Budgeting judge calls
 # :label: sg-ex-budget
 #
-# (a) With `icml26.games.zerosum.hoeffding_samples`, how many calls per entry guarantee $\lvert \hat v - v\rvert
+# (a) With `icml26.games.zerosum.hoeffding_samples`, how many calls per entry guarantee $\lvert
+# \hat v - v\rvert
 # \le 0.01$ with probability $0.99$ for $K = 6$, $J = 4$? (b) How does the answer scale with
 # $K$ and with $\delta$? (c) Replace Hoeffding by Bernstein's inequality for entries whose score
 # variance is $\sigma^2 \ll 1/4$ and estimate the saving.

@@ -2,7 +2,9 @@
 
 Each notebook runs in a kernel that inherits the environment set here (the same as
 ``make notebooks`` uses). The wall time of every notebook is summed over its cells, written
-to ``build/notebook-times.json`` and reported; a notebook over ``NOTEBOOK_LIMIT_S`` fails the run.
+to ``build/notebook-times.json`` and reported. ``make test`` checks correctness, not speed: the
+60 s budget is measured on a quiet machine by ``make bench`` (the Performance page). Only a
+runaway, a notebook over ``RUNAWAY_S`` (four times the budget), fails the run here.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from icml26.pipeline.notebooks import EXEC_ENV
 
 os.environ.update(EXEC_ENV)
 
-NOTEBOOK_LIMIT_S = 90.0  # the standard is 60 s; the margin is for noisy machines
+BUDGET_S = 60.0  # the chapter standard, on a quiet 2-core machine
+RUNAWAY_S = 4 * BUDGET_S  # a busy machine slows a notebook down; this far over, it is a bug
 _times: dict[str, float] = defaultdict(float)
 
 
@@ -29,7 +32,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def _over() -> dict[str, float]:
-    return {k: v for k, v in _times.items() if v > NOTEBOOK_LIMIT_S}
+    return {k: v for k, v in _times.items() if v > RUNAWAY_S}
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
@@ -37,7 +40,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         return
     terminalreporter.section("notebook wall times")
     for name, seconds in sorted(_times.items()):
-        flag = "  OVER THE LIMIT" if seconds > NOTEBOOK_LIMIT_S else ""
+        flag = (
+            "  RUNAWAY"
+            if seconds > RUNAWAY_S
+            else "  (over the 60 s budget here; see make bench on a quiet machine)"
+            if seconds > BUDGET_S
+            else ""
+        )
         terminalreporter.write_line(f"{seconds:7.1f} s  {name}{flag}")
     out = Path(config.rootpath) / "build" / "notebook-times.json"
     out.parent.mkdir(exist_ok=True)
@@ -50,4 +59,4 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _over():
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         for name, seconds in _over().items():
-            print(f"\n{name} ran {seconds:.1f} s, over the {NOTEBOOK_LIMIT_S:.0f} s limit")
+            print(f"\n{name} ran {seconds:.1f} s, a runaway (over {RUNAWAY_S:.0f} s)")

@@ -1,4 +1,4 @@
-"""Tests of icml26.sequential.bandits (chapter 02): features, batched OFUL, periodic updates, regret."""
+"""Tests of icml26.sequential.bandits (chapter 02): features, batched OFUL, periodic updates."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from icml26.pipeline.notebooks import notebook_functions
 from icml26.sequential import bandits
 
 DT = torch.float64
@@ -23,32 +24,8 @@ def problem(runs=3, steps=200, m=3, k=3, seed=0, noise=0.3):
     return z, theta, mean, rewards
 
 
-def reference_oful(z, rewards, k, sigma, bound, lam=1.0, delta=0.05, period=1):
-    """Plain OFUL for one run with the full d x d matrix inverted at every refresh."""
-    steps, m = z.shape
-    d = k * m
-    V = lam * torch.eye(d, dtype=DT)
-    bvec = torch.zeros(d, dtype=DT)
-    act_theta, act_vinv = torch.zeros(d, dtype=DT), torch.linalg.inv(V)
-    act_beta = sigma * math.sqrt(2 * math.log(1 / delta)) + math.sqrt(lam) * bound
-    actions = []
-    for t in range(steps):
-        phi = torch.stack([torch.kron(torch.eye(k, dtype=DT)[a], z[t]) for a in range(k)])
-        # |phi_a|_{V^-1}: read the a-th diagonal block of the full inverse (summing over the
-        # whole d-vector would break exact ties between actions differently, by rounding)
-        blocks = [act_vinv[a * m : (a + 1) * m, a * m : (a + 1) * m] for a in range(k)]
-        width = torch.stack([torch.sqrt(z[t] @ blk @ z[t]) for blk in blocks])
-        ucb = phi @ act_theta + act_beta * width
-        a = int(ucb.argmax())
-        actions.append(a)
-        V = V + torch.outer(phi[a], phi[a])
-        bvec = bvec + rewards[t, a] * phi[a]
-        if (t + 1) % period == 0:
-            act_vinv = torch.linalg.inv(V)
-            act_theta = act_vinv @ bvec
-            logdet = torch.logdet(V) - d * math.log(lam)
-            act_beta = sigma * math.sqrt(logdet + 2 * math.log(1 / delta)) + math.sqrt(lam) * bound
-    return torch.tensor(actions)
+# The chapter's readable OFUL, loaded from the notebook (never copied).
+reference_oful = notebook_functions("02-hmm-bandits", "reference_oful")["reference_oful"]
 
 
 def test_block_features_give_per_action_inner_products():

@@ -1,4 +1,4 @@
-"""Tests of icml26.games.zerosum (chapter 07): LP duality, Hedge, the black-box simulator, bounds."""
+"""Tests of icml26.games.zerosum (chapter 07): LP duality, Hedge, the black-box simulator."""
 
 from __future__ import annotations
 

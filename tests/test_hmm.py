@@ -1,4 +1,4 @@
-"""Tests of icml26.sequential.hmm (chapter 02): simulator, filter, Baum–Welch, forgetting, and hmmlearn."""
+"""Tests of icml26.sequential.hmm (chapter 02): simulator, filter, Baum–Welch, hmmlearn."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from hmmlearn.hmm import CategoricalHMM, GaussianHMM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from icml26.pipeline.notebooks import notebook_functions
 from icml26.sequential import hmm
 
 DT = torch.float64
@@ -33,15 +34,8 @@ def data(runs: int = 2, steps: int = 300, seed: int = 0, var: torch.Tensor = VAR
     return P, pi, S, X
 
 
-def reference_filter(x, P, pi, means, var):
-    beliefs, loglik, b = [], 0.0, pi
-    for t in range(x.shape[0]):
-        g = np.exp(-0.5 * (((x[t] - means) ** 2 / var).sum(1) + np.log(2 * np.pi * var).sum(1)))
-        a = (b if t == 0 else P.T @ b) * g
-        loglik += np.log(a.sum())
-        b = a / a.sum()
-        beliefs.append(b)
-    return np.array(beliefs), loglik
+# The chapter's readable forward filter, loaded from the notebook (never copied).
+reference_filter = notebook_functions("02-hmm-bandits", "reference_filter")["reference_filter"]
 
 
 def gaussian_ref(P, pi, means, var, **kw) -> GaussianHMM:

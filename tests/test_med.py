@@ -1,4 +1,4 @@
-"""Tests for icml26.retrieval.med (chapter 01): constructions, margins, LP retrievability, training."""
+"""Tests of icml26.retrieval.med (chapter 01): constructions, margins, LP, training."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import recall_score
 
+from icml26.pipeline.notebooks import notebook_functions
 from icml26.retrieval import med
 
 
@@ -112,10 +113,8 @@ def test_gaussian_theorem_margin_bound_holds_when_coherence_small():
 
 
 # --------------------------------------------------------------------------- LP
-def _brute_force_pairs(X: np.ndarray, n_dir: int, seed: int) -> set[tuple[int, int]]:
-    dirs = np.random.default_rng(seed).standard_normal((n_dir, X.shape[1]))
-    top2 = np.argsort(-(dirs @ X.T), axis=1)[:, :2]
-    return {tuple(sorted(p)) for p in top2.tolist()}
+# The chapter's brute-force query search, loaded from the notebook (never copied).
+brute_force_pairs = notebook_functions("01-med", "brute_force_pairs")["brute_force_pairs"]
 
 
 @pytest.mark.parametrize("d,seed", [(2, 0), (2, 1), (3, 2)])
@@ -124,7 +123,7 @@ def test_lp_matches_brute_force_query_search(d, seed):
     S = med.all_subsets(6, 2)
     lp = med.lp_margins(torch.tensor(X), S)
     lp_set = {tuple(p) for p, g in zip(S.tolist(), lp, strict=True) if g > 0}
-    assert lp_set == _brute_force_pairs(X, 100_000, seed)
+    assert lp_set == brute_force_pairs(X, np.random.default_rng(seed).standard_normal((100_000, d)))
     assert np.all(lp[lp > 0] > 1e-6)  # certified subsets are well separated in these instances
 
 

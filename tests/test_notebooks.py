@@ -1,5 +1,6 @@
-"""The paired notebooks: in sync, clean outputs, claim cells, parameters, table of contents."""
+"""The paired notebooks: in sync, clean outputs, claim cells, references, registry, contents."""
 
+import ast
 import re
 from pathlib import Path
 
@@ -8,6 +9,8 @@ import pytest
 import yaml
 from nbval.plugin import get_sanitize_patterns
 
+from icml26.chapters import CHAPTERS as REGISTRY
+from icml26.chapters import PARTS
 from icml26.claims import parse_claim_line
 from icml26.pipeline.notebooks import NOTEBOOKS, ROOT, chapters, output_problems, sync_problem, twin
 
@@ -45,16 +48,54 @@ def test_claim_cells(py):
     nb = nbformat.read(twin(py), as_version=4)
     claims = cells_tagged(nb, "claim")
     assert len(claims) >= 2, f"{py.name}: the standard asks for at least two claim cells"
-    ids = []
+    parsed_all = []
     for cell in claims:
+        assert "# fails if:" in cell.source, f"{py.name}: claim cell without `# fails if:`"
+        assert cell.source.count("icml26.claim(") == 1, f"{py.name}: one claim() per claim cell"
         lines = [ln for ln in stream_text(cell).splitlines() if ln.startswith("CLAIM ")]
         assert len(lines) == 1, f"{py.name}: a claim cell must print one claim line: {lines}"
         parsed = parse_claim_line(lines[0])
         assert parsed is not None, f"{py.name}: malformed claim line {lines[0]!r}"
-        assert parsed.status == "OK"
         assert parsed.id.startswith(py.name[:2] + "."), f"{py.name}: claim id {parsed.id}"
-        ids.append(parsed.id)
+        parsed_all.append(parsed)
+    ids = [c.id for c in parsed_all]
     assert len(set(ids)) == len(ids), f"{py.name}: duplicate claim ids {ids}"
+    held = sum(c.holds for c in parsed_all)
+    assert 2 * held >= len(parsed_all), f"{py.name}: fewer than half of the claims hold"
+
+
+def reference_functions(py: Path) -> list[str]:
+    """Names of the top-level functions defined in a chapter's `reference`-tagged cells."""
+    nb = nbformat.read(twin(py), as_version=4)
+    names = []
+    for cell in cells_tagged(nb, "reference"):
+        tree = ast.parse(cell.source)
+        names += [n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    return names
+
+
+def _loaders_and_definitions() -> tuple[str, set[str]]:
+    text, defined = "", set()
+    for f in [*(ROOT / "tests").glob("*.py"), *(ROOT / "benchmarks").glob("*.py")]:
+        src = f.read_text()
+        text += src
+        defined |= {
+            n.name
+            for n in ast.walk(ast.parse(src))
+            if isinstance(n, ast.FunctionDef | ast.ClassDef)
+        }
+    return text, defined
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_references_are_loaded_never_copied(py):
+    names = reference_functions(py)
+    assert names, f"{py.name}: no cell tagged `reference` defines a function"
+    text, defined = _loaders_and_definitions()
+    loaded = [n for n in names if re.search(rf"notebook_functions\([^)]*{n}", text, re.S)]
+    assert loaded, f"{py.name}: no test or benchmark loads {names} with notebook_functions"
+    copied = sorted(set(names) & defined)
+    assert not copied, f"{py.name}: tests or benchmarks re-define the reference {copied}"
 
 
 @pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
@@ -100,6 +141,20 @@ def test_toc_lists_exactly_the_chapters():
         assert any((ROOT / "book" / f).with_suffix(s).exists() for s in (".md", ".ipynb")), f
 
 
+def test_registry_matches_notebooks_and_toc_parts():
+    assert [c.stem for c in REGISTRY] == IDS, "icml26.chapters lists exactly the chapters, in order"
+    toc = yaml.safe_load((ROOT / "book" / "_toc.yml").read_text())
+    part_of = {c["file"]: part["caption"] for part in toc["parts"] for c in part["chapters"]}
+    for c in REGISTRY:
+        assert part_of[f"notebooks/{c.stem}"] == PARTS[c.part], f"{c.stem} under the wrong part"
+        for module in c.modules:
+            assert (ROOT / "lib" / (module.replace(".", "/") + ".py")).is_file(), module
+            shared = module.count(".") == 1  # a kernel two parts share sits at the top level
+            assert shared or module.split(".")[1] == c.part, f"{module} outside part {c.part}"
+        if c.bench:
+            assert (ROOT / "benchmarks" / f"{c.bench}.py").is_file(), c.bench
+
+
 def test_notebook_folder_holds_only_pairs():
     stray = [p.name for p in NOTEBOOKS.glob("*.ipynb") if not p.with_suffix(".py").exists()]
     assert not stray, f"notebooks without a .py source: {stray}"
@@ -120,3 +175,70 @@ def test_notebook_functions_loads_definitions_with_the_chapter_imports(tmp_path)
         notebook_functions(py, "missing")
     with pytest.raises(ValueError, match="py must name a chapter source"):
         notebook_functions(tmp_path / "nope.py", "area")
+
+
+def chapter_labels() -> set[str]:
+    """Every MyST label the chapters define (prf blocks, exercises, labelled equations)."""
+    labels = set()
+    for py in CHAPTERS:
+        text = py.read_text()
+        labels |= set(re.findall(r":label: ([\w-]+)", text))
+        labels |= set(re.findall(r"\$\$ \(([\w-]+)\)", text))
+    return labels
+
+
+def test_docstrings_cite_labels_that_exist_and_no_bare_numbers():
+    labels = chapter_labels()
+    problems = []
+    for f in sorted((ROOT / "lib" / "icml26").rglob("*.py")):
+        text = f.read_text()
+        for role, label in re.findall(r":(prf:ref|eq):`([^`]+)`", text):
+            if label not in labels:
+                problems.append(f"{f.name}: :{role}:`{label}` is not a chapter label")
+        for bare in re.findall(r"\b(?:Eq\.|Theorem|Proposition|Lemma) \(?\d", text):
+            problems.append(f"{f.name}: bare number {bare!r}; cite the chapter's label")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_markdown_math_is_well_formed(py):
+    from icml26.pipeline.mystlint import markdown_problems
+
+    problems = markdown_problems(py)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "problem"),
+    [
+        ("then\n$$\nx = 1\n$$", "without a blank line"),
+        ("$$\na = b\n+ c\n$$", "starts with '+'"),
+        ("play $a = b\n- c$ now", "starts with '-'"),
+        ("see $x = {ref}`lab`$", "role inside math"),
+        ("we get $$x$$ here", "middle of a line"),
+        ("half $x + y\n\nnext", "ends inside inline math"),
+        ("$\x07pprox$", "control character"),
+    ],
+)
+def test_the_math_checker_catches_each_pitfall(markdown, problem):
+    from icml26.pipeline.mystlint import math_problems
+
+    assert any(problem in p for p in math_problems(markdown)), math_problems(markdown)
+
+
+def test_the_math_checker_accepts_good_markdown():
+    from icml26.pipeline.mystlint import math_problems
+
+    good = (
+        "Text $a - b$ and\n$c$.\n\n$$\nx = a +\nb\n$$ (eq-x)\n\n```python\n$$ not math\n```\n"
+        "- a list item with $x$\n"
+    )
+    assert math_problems(good) == []
+
+
+def test_forthcoming_and_written_chapters_do_not_overlap():
+    from icml26.chapters import FORTHCOMING
+
+    written = {c.number for c in REGISTRY}
+    assert not written & set(FORTHCOMING), "a written chapter is still listed as forthcoming"
+    assert all(part in PARTS for part, _ in FORTHCOMING.values())

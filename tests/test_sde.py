@@ -1,4 +1,4 @@
-"""Tests of icml26.dynamics.sde (chapter 05): Euler–Maruyama, the CogSDE certificate, metrics, torchsde."""
+"""Tests of icml26.dynamics.sde (chapter 05): Euler–Maruyama, certificate, metrics, torchsde."""
 
 from __future__ import annotations
 

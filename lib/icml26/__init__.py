@@ -6,12 +6,15 @@ Every chapter of the book imports from here. The core helpers are re-exported:
   that switch between the CPU-sized ``ci`` scale and the ``paper`` scale;
 - :func:`claim` — the one-line, nbval-checked assertion of a paper's claim;
 - :mod:`icml26.plotting` — the book's matplotlib style;
-- :mod:`icml26.checks` — argument validation with clear ``ValueError`` messages.
+- :mod:`icml26.checks` — argument validation with clear ``ValueError`` messages, and
+  :func:`icml26.checks.agree` for two implementations that must agree;
+- :mod:`icml26.stats` — log-log fits, thread pinning, seeded streams.
 
-Chapter kernels live in one module per topic (``icml26.retrieval.med`` for chapter 01, ...).
+Chapter kernels live in one subpackage per part of the book, one module per topic
+(``icml26.retrieval.med`` for chapter 01, ...); :mod:`icml26.chapters` is the registry.
 """
 
-from icml26 import checks, plotting
+from icml26 import checks, plotting, stats
 from icml26.claims import claim, format_value
 from icml26.runtime import device, pick, progress, scale, seed_everything
 
@@ -25,5 +28,6 @@ __all__ = [
     "progress",
     "scale",
     "seed_everything",
+    "stats",
 ]
 __version__ = "0.1.0"

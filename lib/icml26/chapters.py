@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CHAPTERS", "PARTS", "Chapter", "by_number", "by_slug"]
+__all__ = ["CHAPTERS", "FORTHCOMING", "PARTS", "Chapter", "by_number", "by_slug"]
 
 #: The book's parts: subpackage of ``icml26`` → caption in ``book/_toc.yml``.
 PARTS: dict[str, str] = {
@@ -78,6 +78,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_03_informed_critic",
     ),
     Chapter(
+        "04",
+        "clarification",
+        "sequential",
+        "Goal-oriented clarification with an information-gain reward",
+        ("icml26.sequential.clarify", "icml26.grpo"),
+        bench="bench_04_clarification",
+    ),
+    Chapter(
         "05",
         "cogsde",
         "dynamics",
@@ -93,7 +101,47 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
     ),
+    Chapter(
+        "09",
+        "t3-unlearning",
+        "generative",
+        "Temper-then-tilt: unlearning a generative model by tempering and classifier guidance",
+        ("icml26.generative.unlearning",),
+        bench="bench_09_t3_unlearning",
+    ),
+    Chapter(
+        "12",
+        "agent-jit",
+        "agents",
+        "Just-in-time compilation for computer-use agents: plans, cost models and scheduling",
+        ("icml26.agents.jit",),
+        bench="bench_12_agent_jit",
+    ),
+    Chapter(
+        "17",
+        "threshold-watermark",
+        "trust",
+        "(t, K)-threshold watermarking in federated learning",
+        ("icml26.trust.watermark", "icml26.trust.shamir"),
+        bench="bench_17_threshold_watermark",
+    ),
 )
+
+
+#: The book's remaining papers (number → part, title), listed as forthcoming until their
+#: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
+FORTHCOMING: dict[str, tuple[str, str]] = {
+    "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
+    "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
+    "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
+    "11": ("generative", "Any-to-any translation through a shared latent"),
+    "13": ("agents", "Action-observer beam search"),
+    "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
+    "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
+    "16": ("trust", "Debiasing for robustness to prompt perturbations"),
+    "18": ("trust", "ExPLAIND: AdamW training as a kernel machine"),
+    "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
+}
 
 
 def by_number(number: str) -> Chapter:

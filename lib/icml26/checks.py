@@ -134,9 +134,7 @@ def tensor(
     return x
 
 
-def agree(
-    name: str, got: object, want: object, *, atol: float = 1e-8, rtol: float = 1e-6
-) -> float:
+def agree(name: str, got: object, want: object, *, atol: float = 1e-8, rtol: float = 1e-6) -> float:
     """Assert that two implementations agree; return the largest absolute difference.
 
     This is the assertion of an Implementation or Cross-check section (a kernel against the

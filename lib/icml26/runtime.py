@@ -14,6 +14,15 @@ from typing import TypeVar
 import numpy as np
 import torch
 
+__all__ = [
+    "SCALES",
+    "device",
+    "pick",
+    "progress",
+    "scale",
+    "seed_everything",
+]
+
 SCALES = ("ci", "paper")
 T = TypeVar("T")
 

@@ -3,10 +3,10 @@
 Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
 
 - :func:`euler_maruyama` — batched Euler–Maruyama over a batch of paths and a time grid of
-  commands, with optional pre-drawn Brownian increments (Eq. (4) of chapter 05);
+  commands, with optional pre-drawn Brownian increments (:eq:`cogsde-eq-em`);
 - :class:`CogSDE` — a drift with dual-channel command modulation and a state-dependent
   diffusion that is dissipative *by construction*, with :meth:`CogSDE.certificate` returning
-  the certified constants of Eq. (2) of chapter 05;
+  the certified constants of :eq:`cogsde-eq-dissipative`;
 - :class:`UnconstrainedSDE` — the same architecture with a free linear part (the baseline);
 - :class:`LatentSDEModel` — encoder → latent SDE → decoder for command-driven trajectories;
 - :class:`GRUBaseline` — a deterministic recurrent baseline with the same interface;
@@ -37,7 +37,7 @@ __all__ = [
     "AnimalData",
     "Certificate",
     "CogSDE",
-    "FixedIncrements",
+    "FixedIncrements",  # noqa: F822 (built lazily by __getattr__, to defer torchsde)
     "GRUBaseline",
     "LatentSDEModel",
     "TorchsdeAdapter",
@@ -73,7 +73,7 @@ def euler_maruyama(
     noise: str = "diagonal",
     save_every: int = 1,
 ) -> Tensor:
-    """Euler–Maruyama for ``dz = f(z, u_k) dt + G(z) dW`` (Eq. (4) of chapter 05).
+    """Euler–Maruyama for ``dz = f(z, u_k) dt + G(z) dW`` (:eq:`cogsde-eq-em`).
 
     ``z_{k+1} = z_k + f(z_k, u_k) h + G(z_k) ΔW_k`` with ``ΔW_k ~ N(0, h I)``, for all ``N``
     paths at once. ``drift(z, u_k)`` maps ``(N, d)`` (and the commands ``(N, c)`` or ``None``)
@@ -156,7 +156,7 @@ class Certificate:
 
 
 def mean_square_bound(t: Tensor, alpha: float, beta: float, m0: float, u_sup2: float) -> Tensor:
-    """Theorem 1 of chapter 05: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``."""
+    """:prf:ref:`cogsde-thm-ms`: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``."""
     a = checks.real("alpha", alpha, low=0.0, strict=True)
     b = checks.real("beta", beta, low=0.0)
     checks.real("m0", m0, low=0.0)
@@ -168,7 +168,7 @@ def mean_square_bound(t: Tensor, alpha: float, beta: float, m0: float, u_sup2: f
 def em_mean_square_bound(
     n: Tensor, h: float, cert: Certificate, m0: float, u_sup2: float
 ) -> Tensor:
-    """Proposition 2 of chapter 05: the mean-square bound of Euler–Maruyama with step ``h``.
+    """:prf:ref:`cogsde-prop-em`: the mean-square bound of Euler–Maruyama, step ``h``.
 
     Valid for ``h < alpha / (2 L^2)``: ``rho^n m0 + (beta + h K)(1 + U^2)/(alpha - 2 h L^2)``
     with ``rho = 1 - h alpha + 2 h^2 L^2``.
@@ -232,7 +232,7 @@ class _DualChannel(nn.Module):
 
 
 class CogSDE(_DualChannel):
-    """The dissipative CogSDE drift/diffusion of chapter 05 (Eq. (3)), dissipative by design.
+    """The dissipative CogSDE drift/diffusion (:eq:`cogsde-eq-param`), dissipative by design.
 
     ``A = -(ε I + M Mᵀ) + (N - Nᵀ)``: its symmetric part is ``≤ -ε I``, the skew part rotates.
     The nonlinear part is gated by the command (multiplicative channel, in ``(0, 1)``) and
@@ -254,7 +254,7 @@ class CogSDE(_DualChannel):
 
     @torch.no_grad()
     def certificate(self) -> Certificate:
-        """(α, β) of Proposition 1 of chapter 05, computed from the parameters.
+        """(α, β) of :prf:ref:`cogsde-prop-param`, computed from the parameters.
 
         λ = λ_min(ε I + M Mᵀ) ≥ ε > 0; with a = ||s|| + ||b_0|| and b = ||B||₂ (Young with
         weight λ): α = λ, β = max(2a²/λ + ||σ||², 2b²/λ).
@@ -308,6 +308,16 @@ def unicycle_positions(speed_turn: Tensor, dt: float, heading0: Tensor | None = 
     ``θ_{k+1} = θ_k + ω_k h``, ``p_{k+1} = p_k + v_k (cos θ_k, sin θ_k) h``, from ``p_0 = 0``.
     """
     h = checks.real("dt", dt, low=0.0, strict=True)
+    checks.tensor("speed_turn", speed_turn, floating=True)
+    if speed_turn.ndim < 2 or speed_turn.shape[-1] != 2:
+        raise ValueError(f"speed_turn must have shape (..., T, 2), got {tuple(speed_turn.shape)}")
+    if heading0 is not None:
+        checks.tensor("heading0", heading0, floating=True)
+        if tuple(heading0.shape) != tuple(speed_turn.shape[:-2]):
+            raise ValueError(
+                f"heading0 must have shape {tuple(speed_turn.shape[:-2])}, "
+                f"got {tuple(heading0.shape)}"
+            )
     v, w = speed_turn[..., 0], speed_turn[..., 1]
     th0 = torch.zeros_like(v[..., :1]) if heading0 is None else heading0.unsqueeze(-1)
     theta = torch.cat([th0, th0 + torch.cumsum(w * h, dim=-1)[..., :-1]], dim=-1)
@@ -522,38 +532,48 @@ def command_alignment(speed_turn: Tensor, commands: Tensor) -> Tensor:
 
 
 # --------------------------------------------------------------------------- torchsde bridge
-def _torchsde_base() -> type:
+def _fixed_increments_class() -> type:
+    """Build :class:`FixedIncrements` on first use, so that torchsde is imported lazily."""
     import torchsde
 
-    return torchsde.BaseBrownian
+    class FixedIncrements(torchsde.BaseBrownian):
+        """A torchsde Brownian motion that hands out pre-drawn increments (chapter 05, Cross-check).
+
+        ``torchsde.sdeint(..., bm=FixedIncrements(dW, h), method="euler", dt=h)`` then integrates
+        the same Brownian path as :func:`euler_maruyama` with ``dW``: the solver asks for the
+        increment over each step ``[t_k, t_k + h]``, and gets ``dW[k]`` (shape ``(n, ..., m)``).
+        """
+
+        def __init__(self, dW: Tensor, h: float) -> None:
+            if not isinstance(dW, Tensor) or dW.ndim < 2:
+                raise ValueError("dW must be a tensor of increments with shape (n_steps, ...)")
+            self.dW, self.h = dW, checks.real("h", h, low=0.0, strict=True)
+
+        def __call__(self, ta, tb=None, return_U=False, return_A=False) -> Tensor:
+            k = round(float(ta) / self.h)
+            if not 0 <= k < self.dW.shape[0]:
+                raise ValueError(
+                    f"ta={float(ta)} lies outside the grid of {self.dW.shape[0]} steps"
+                )
+            return self.dW[k]
+
+        def __repr__(self) -> str:
+            return f"FixedIncrements(n_steps={self.dW.shape[0]}, h={self.h})"
+
+        dtype = property(lambda self: self.dW.dtype)
+        device = property(lambda self: self.dW.device)
+        shape = property(lambda self: self.dW.shape[1:])
+        levy_area_approximation = property(lambda self: "none")
+
+    return FixedIncrements
 
 
-class FixedIncrements(_torchsde_base()):
-    """A torchsde Brownian motion that hands out pre-drawn increments (chapter 05, Cross-check).
-
-    ``torchsde.sdeint(..., bm=FixedIncrements(dW, h), method="euler", dt=h)`` then integrates
-    the same Brownian path as :func:`euler_maruyama` with ``dW``: the solver asks for the
-    increment over each step ``[t_k, t_k + h]``, and gets ``dW[k]`` (shape ``(n, ..., m)``).
-    """
-
-    def __init__(self, dW: Tensor, h: float) -> None:
-        if not isinstance(dW, Tensor) or dW.ndim < 2:
-            raise ValueError("dW must be a tensor of increments with shape (n_steps, ...)")
-        self.dW, self.h = dW, checks.real("h", h, low=0.0, strict=True)
-
-    def __call__(self, ta, tb=None, return_U=False, return_A=False) -> Tensor:
-        k = round(float(ta) / self.h)
-        if not 0 <= k < self.dW.shape[0]:
-            raise ValueError(f"ta={float(ta)} lies outside the grid of {self.dW.shape[0]} steps")
-        return self.dW[k]
-
-    def __repr__(self) -> str:
-        return f"FixedIncrements(n_steps={self.dW.shape[0]}, h={self.h})"
-
-    dtype = property(lambda self: self.dW.dtype)
-    device = property(lambda self: self.dW.device)
-    shape = property(lambda self: self.dW.shape[1:])
-    levy_area_approximation = property(lambda self: "none")
+def __getattr__(name: str) -> object:
+    if name == "FixedIncrements":  # torchsde is heavy: import it only when it is needed
+        cls = _fixed_increments_class()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TorchsdeAdapter(nn.Module):

@@ -1,1 +1,1 @@
-"""Part V, games and preferences: zero-sum games, multiplicative weights, preference models (chapters 07-08)."""
+"""Part V, games and preferences: zero-sum games, MWU, preference models (chapters 07-08)."""

@@ -1,1 +1,1 @@
-"""Part VI, generative models: unlearning, diffusion sampling, steganography, translation (chapters 09-11)."""
+"""Part VI, generative models: unlearning, diffusion, steganography, translation (09-11)."""

@@ -19,6 +19,30 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = [
+    "ABSOLUTE_PATH_RE",
+    "CHAPTER_GLOB",
+    "EXEC_ENV",
+    "FIX",
+    "KERNELSPEC",
+    "LIB",
+    "NOTEBOOKS",
+    "ROOT",
+    "WARNING_RE",
+    "InputCell",
+    "chapters",
+    "execute",
+    "input_cells",
+    "inputs_hash",
+    "library_dependencies",
+    "needs_execution",
+    "notebook_functions",
+    "output_problems",
+    "read_py",
+    "sync_problem",
+    "twin",
+]
+
 ROOT = Path(__file__).resolve().parents[3]
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTER_GLOB = "[0-9][0-9]-*.py"
@@ -127,16 +151,85 @@ def output_problems(ipynb: Path) -> list[str]:
     return problems
 
 
+LIB = ROOT / "lib"
+
+
+def _module_file(name: str) -> Path | None:
+    """The source file of an ``icml26`` module (a package's ``__init__.py``), if it exists."""
+    base = LIB / Path(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _icml26_imports(source: str, package: str = "") -> set[str]:
+    """Names of the ``icml26`` modules a source imports (``from icml26.x import y`` may name
+    a module ``icml26.x.y`` or an attribute of ``icml26.x``: both are returned if they exist)."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names if a.name.split(".")[0] == "icml26"}
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:  # relative import inside the package
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join([*parts, *([mod] if mod else [])])
+            if mod.split(".")[0] != "icml26":
+                continue
+            names.add(mod)
+            names |= {f"{mod}.{a.name}" for a in node.names}
+    out = set()
+    for n in names:  # every parent package runs its __init__ too
+        parts = n.split(".")
+        out |= {".".join(parts[: i + 1]) for i in range(len(parts))}
+    return {n for n in out if _module_file(n) is not None}
+
+
+def library_dependencies(py: Path) -> list[Path]:
+    """The ``icml26`` source files a chapter imports, directly or through other modules."""
+    todo, seen = list(_icml26_imports(Path(py).read_text())), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        f = _module_file(name)
+        pkg = name if f.name == "__init__.py" else name.rsplit(".", 1)[0]
+        todo += [m for m in _icml26_imports(f.read_text(), pkg) if m not in seen]
+    return sorted({_module_file(n) for n in seen})
+
+
+def inputs_hash(py: Path) -> str:
+    """sha256 of a chapter's source and of every ``icml26`` module it depends on."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for f in [Path(py), *library_dependencies(py)]:
+        h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def needs_execution(py: Path) -> bool:
-    """A chapter needs executing when its twin is missing, older, or differs in input cells."""
+    """A chapter needs executing when its twin is missing, differs in input cells, or was
+    executed from another version of its source or of an ``icml26`` module it imports."""
+    import nbformat
+
     ipynb = twin(py)
-    if not ipynb.exists() or py.stat().st_mtime > ipynb.stat().st_mtime + 1:
+    if not ipynb.exists() or sync_problem(py) is not None:
         return True
-    return sync_problem(py) is not None
+    recorded = nbformat.read(ipynb, as_version=4).metadata.get("icml26", {})
+    return recorded.get("inputs_sha256") != inputs_hash(py)
 
 
-def execute(py: Path, *, timeout: int = 600) -> float:
-    """Execute a chapter's ``.py`` in a fresh kernel and write its ``.ipynb``; return seconds."""
+def execute(py: Path, *, timeout: int = 600, write: bool = True) -> float:
+    """Execute a chapter's ``.py`` in a fresh kernel and write its ``.ipynb``; return seconds.
+
+    With ``write=False`` the executed notebook is discarded (``make bench`` times chapters
+    this way without touching the committed twins).
+    """
     import jupytext
     from nbclient import NotebookClient
 
@@ -170,7 +263,9 @@ def execute(py: Path, *, timeout: int = 600) -> float:
                 os.environ[k] = v
     nb.metadata.pop("widgets", None)
     nb.metadata["language_info"] = {"name": "python"}
-    jupytext.write(nb, twin(py), fmt="ipynb")
+    nb.metadata["icml26"] = {"inputs_sha256": inputs_hash(py)}
+    if write:
+        jupytext.write(nb, twin(py), fmt="ipynb")
     return seconds
 
 
@@ -206,11 +301,17 @@ def notebook_functions(py: Path | str, *names: str) -> dict[str, object]:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m icml26.pipeline.notebooks", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m icml26.pipeline.notebooks", description=__doc__
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("execute", help="execute chapters into their .ipynb")
     ex.add_argument("files", nargs="*", type=Path, help="chapter .py files (default: all)")
-    ex.add_argument("--changed", action="store_true", help="only chapters that need it")
+    ex.add_argument(
+        "--changed",
+        action="store_true",
+        help="only chapters whose source or imported icml26 modules changed since execution",
+    )
     sub.add_parser("check", help="pair sync and output hygiene of every chapter")
     args = parser.parse_args(argv)
 

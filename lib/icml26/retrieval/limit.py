@@ -356,6 +356,7 @@ def train_bow_encoder(
     lr = checks.real("lr", lr, low=0.0, strict=True)
     temperature = checks.real("temperature", temperature, low=0.0, strict=True)
     ngrams = checks.integer("ngrams", ngrams, low=1)
+    checks.tensor("relevance", relevance, dtype=torch.bool)
     checks.shape("relevance", relevance, (len(query_texts), len(doc_texts)))
 
     def feats(texts: tuple[str, ...] | list[str]) -> list[list[str]]:

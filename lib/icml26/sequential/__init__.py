@@ -1,1 +1,1 @@
-"""Part II, sequential decisions under hidden state: HMM filtering, bandits, critics, clarification (chapters 02-04)."""
+"""Part II, sequential decisions under hidden state (chapters 02-04)."""

@@ -6,14 +6,14 @@ Two halves.
 (every trajectory, its probability under a tabular softmax history policy, and any conditional
 expectation ``E[X | key]`` by grouping trajectories): the exact objective ``J``, its gradient by
 autograd, the critics ``Q(h,i,a)``, ``Q(h,a)``, ``Q(s,a)`` and the policy-gradient estimator that
-uses one of them. Implements {prf:ref}`critic-lem-tower`, {prf:ref}`critic-thm-unbiased` and
-{prf:ref}`critic-prop-variance`, chapter 03.
+uses one of them. Implements :prf:ref:`critic-lem-tower`, :prf:ref:`critic-thm-unbiased` and
+:prf:ref:`critic-prop-variance`, chapter 03.
 
 *Informativeness tests* on the aliased synthetic POMDP (batched rollouts of a random policy):
 cross-fitted residuals, an RBF-HSIC with Nystrom features and an **episode-level** permutation
-test, batched over permutations ({prf:ref}`critic-def-residual`); and the per-episode prediction
+test, batched over permutations (:prf:ref:`critic-def-residual`); and the per-episode prediction
 gain of an informed over a symmetric linear critic with its one-sided t-test
-({prf:ref}`critic-def-gain`).
+(:prf:ref:`critic-def-gain`).
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def informed_gradient(
 
     ``critic`` is any per-trajectory, per-step value (``Q(h,i,a)``, ``Q(h,a)``, ``Q(s,a)``, an
     advantage ``Q - V``): held fixed, the gradient flows only through the score. Implements the
-    estimator of {prf:ref}`critic-thm-unbiased`, chapter 03.
+    estimator of :prf:ref:`critic-thm-unbiased`, chapter 03.
     """
     gamma = checks.real("gamma", gamma, low=0.0, high=1.0)
     critic = checks.tensor("critic", critic, ndim=2, floating=True)
@@ -291,7 +291,7 @@ def td_fixed_point(
     ``V_TD(k_t) = E[r_t + gamma V_TD(k_{t+1}) | k_t]`` with ``k_t = keys[:, t]`` (e.g. the
     pair ``(h_t, i_t)``) and ``V_TD = E[r_{H-1} | k_{H-1}]`` at the last step: the value a
     bootstrapped critic converges to. Used for the TD caveat of chapter 03
-    ({prf:ref}`critic-prop-td`).
+    (:prf:ref:`critic-prop-td`).
     """
     weights = checks.tensor("weights", weights, ndim=1, floating=True)
     reward = checks.tensor("reward", reward, ndim=2, floating=True)
@@ -583,7 +583,7 @@ def permutation_hsic(
     strong within-episode dependence of returns does not inflate the type-I error. The p-value
     is ``(1 + #{HSIC_b >= HSIC}) / (1 + B)``. ``permutations`` (B, n_episodes), if given,
     replaces the random episode permutations (to reproduce another implementation).
-    Implements the test of {prf:ref}`critic-def-residual`, chapter 03.
+    Implements the test of :prf:ref:`critic-def-residual`, chapter 03.
     """
     e_x = checks.tensor("e_x", e_x, floating=True)
     e_y = checks.tensor("e_y", e_y, floating=True)
@@ -655,7 +655,7 @@ def prediction_gains(
     ``X_sym`` (E, L, d) features of ``(h_t, a_t)``, ``X_inf`` (E, L, d') features of
     ``(h_t, i_t, a_t)``, ``G`` (E, L) Monte-Carlo returns. Episodes are split into ``n_folds``
     folds; each fold's critics are least-squares fits on the others. Returns (E,) gains;
-    implements {prf:ref}`critic-def-gain`, chapter 03.
+    implements :prf:ref:`critic-def-gain`, chapter 03.
     """
     X_sym = checks.tensor("X_sym", X_sym, ndim=3, floating=True)
     X_inf = checks.tensor("X_inf", X_inf, ndim=3, floating=True)

@@ -5,8 +5,9 @@ Every kernel works on a leading batch axis of ``R`` independent runs and a time 
 
 - :func:`simulate` draws states ``S`` (R, T) and contexts ``X`` (R, T, p) from the chain
   ``S_1 ~ pi``, ``S_{t+1} | S_t ~ P[S_t]``, ``X_t | S_t = s ~ N(mu_s, diag(var_s))``;
-- :func:`gaussian_loglik` gives the emission log-densities ``log g_s(X_t)`` (Eq. (1));
-- :func:`forward_filter` runs the filtering recursion of Eq. (2) of chapter 02,
+- :func:`gaussian_loglik` gives the emission log-densities ``log g_s(X_t)``
+  (:eq:`hmmb-eq-emission`);
+- :func:`forward_filter` runs the filtering recursion of :eq:`hmmb-eq-filter`,
   ``b_t ∝ diag(g(X_t)) P^T b_{t-1}``, in normalised or in log space, and returns the beliefs
   and the log-likelihood ``log p(X_{1:T})``;
 - :func:`baum_welch` fits ``(pi, P, mu, var)`` by EM (forward-backward), one model per run;
@@ -16,7 +17,7 @@ Every kernel works on a leading batch axis of ``R`` independent runs and a time 
   each epoch with the newest estimate: the beliefs of the re-estimating learner of chapter 02;
 - :func:`hilbert_distance`, :func:`tv_distance`, :func:`birkhoff_coefficient`,
   :func:`dobrushin_coefficient`, :func:`second_eigenvalue_modulus` and
-  :func:`fit_contraction_rate` measure filter forgetting (the forgetting theorem of chapter 02).
+  :func:`fit_contraction_rate` measure filter forgetting (:prf:ref:`hmmb-thm-forgetting`).
 
 Parameters may be shared by all runs (``P`` of shape (N, N), ...) or given per run
 (``P`` of shape (R, N, N), ...), as :func:`baum_welch` returns them.
@@ -30,6 +31,26 @@ import math
 import torch
 
 from icml26 import checks
+
+__all__ = [
+    "LOG_2PI",
+    "align_states",
+    "baum_welch",
+    "birkhoff_coefficient",
+    "dobrushin_coefficient",
+    "doubling_epochs",
+    "epoch_beliefs",
+    "fit_contraction_rate",
+    "forward_backward",
+    "forward_filter",
+    "gaussian_loglik",
+    "hilbert_distance",
+    "kmeans_init",
+    "permute_hmm",
+    "second_eigenvalue_modulus",
+    "simulate",
+    "tv_distance",
+]
 
 LOG_2PI = math.log(2.0 * math.pi)
 
@@ -113,7 +134,7 @@ def simulate(
 
 
 def gaussian_loglik(x: torch.Tensor, means: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
-    """Eq. (1) of chapter 02: ``log N(x_t; mu_s, diag(var_s))`` for every state, (R, T, N)."""
+    """:eq:`hmmb-eq-emission`: ``log N(x_t; mu_s, diag(var_s))`` for every state, (R, T, N)."""
     if not isinstance(x, torch.Tensor) or x.ndim != 3:
         raise ValueError(f"x must be a tensor of shape (R, T, p), got {getattr(x, 'shape', x)}")
     n = means.shape[-2] if isinstance(means, torch.Tensor) and means.ndim >= 2 else -1
@@ -135,7 +156,7 @@ def forward_filter(
     *,
     log_space: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Eq. (2) of chapter 02: beliefs ``b_t = P(S_t | X_{1:t})`` (R, T, N) and ``log p(X_{1:T})``.
+    """:eq:`hmmb-eq-filter`: beliefs ``b_t = P(S_t | X_{1:t})`` (R, T, N) and ``log p(X_{1:T})``.
 
     ``log_obs`` (R, T, N) holds ``log g_s(X_t)`` (any emission model). ``P`` is (N, N) or
     (R, N, N), ``pi`` (N,) or (R, N). The normalised recursion rescales each step by its
@@ -208,8 +229,10 @@ def kmeans_init(x: torch.Tensor, n_states: int, *, iters: int = 10) -> torch.Ten
 
     A deterministic initialisation of the Gaussian means for :func:`baum_welch`, (R, N, p).
     """
+    checks.tensor("x", x, ndim=3, floating=True)
     t_max, p = x.shape[1:]
     n = checks.integer("n_states", n_states, low=1, high=t_max)
+    checks.integer("iters", iters, low=0)
     order = x[..., 0].argsort(dim=1)
     pos = ((torch.arange(n, device=x.device) + 0.5) * t_max / n).long()
     idx = order[:, pos]  # (R, N)
@@ -373,12 +396,23 @@ def tv_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 def hilbert_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     """Hilbert projective distance ``log max_i (p_i/q_i) - log min_i (p_i/q_i)`` (chapter 02)."""
+    checks.tensor("p", p, floating=True)
+    checks.tensor("q", q, floating=True)
+    if p.shape[-1] != q.shape[-1] or p.shape[-1] == 0:
+        raise ValueError(
+            f"p and q must have the same non-empty last axis, got {p.shape}, {q.shape}"
+        )
+    for name, v in (("p", p), ("q", q)):
+        if not (torch.isfinite(v).all() and (v > 0).all()):
+            raise ValueError(f"{name} must have strictly positive finite entries")
     lr = p.log() - q.log()
     return lr.amax(-1) - lr.amin(-1)
 
 
 def birkhoff_coefficient(P: torch.Tensor) -> float:
-    """Birkhoff's coefficient ``tanh(Delta(P)/4)`` of a positive matrix (forgetting, ch. 02).
+    """Birkhoff's coefficient ``tanh(Delta(P)/4)`` of a positive matrix.
+
+    The contraction rate of :prf:ref:`hmmb-thm-forgetting`.
 
     ``Delta(P) = max_{i,j,k,l} log(P_ik P_jl / (P_jk P_il))``; requires every entry > 0.
     """
@@ -409,8 +443,7 @@ def fit_contraction_rate(dist: torch.Tensor, t_min: int = 1, t_max: int | None =
 
     ``dist`` is (R, T) (e.g. Hilbert distances between two filters); steps ``t_min..t_max-1``.
     """
-    if dist.ndim != 2:
-        raise ValueError(f"dist must have shape (R, T), got {tuple(dist.shape)}")
+    checks.tensor("dist", dist, ndim=2, floating=True)
     t_hi = dist.shape[1] if t_max is None else checks.integer("t_max", t_max, low=2)
     t_lo = checks.integer("t_min", t_min, low=0, high=t_hi - 2)
     y = dist[:, t_lo:t_hi].clamp_min(1e-300).log().mean(0).to(torch.float64)
