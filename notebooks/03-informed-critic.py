@@ -71,7 +71,9 @@
 # sizes and reward weights are the paper's; the aliasing of observations, the Dirichlet
 # transitions and the window of past observations that stands in for the paper's recurrent
 # history encoder are ours), and its prediction-gain critics are linear least-squares fits on
-# Monte-Carlo returns, not the paper's TD-trained networks.
+# Monte-Carlo returns, not the paper's TD-trained networks. The claims' thresholds and their
+# ids (critic-1 to critic-6) come from the research note that planned this chapter's toy
+# experiments; where a threshold is ours, the text says so.
 # ```
 #
 # ```{prf:theorem} Policy gradient over histories
