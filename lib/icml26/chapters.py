@@ -70,6 +70,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_02_hmm_bandits",
     ),
     Chapter(
+        "03",
+        "informed-critic",
+        "sequential",
+        "Informed asymmetric actor-critic: privileged signals for the critic",
+        ("icml26.sequential.critic",),
+        bench="bench_03_informed_critic",
+    ),
+    Chapter(
         "04",
         "clarification",
         "sequential",
@@ -139,7 +147,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
-    "03": ("sequential", "Informed asymmetric actor-critic with privileged signals"),
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
