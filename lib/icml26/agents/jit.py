@@ -1,7 +1,7 @@
 """Agent JIT compilation for computer-use agents: plans, contracts, cost model and scheduling.
 
 Chapter 12 (agent-jit). The module holds the toy web application (a page-state machine whose
-tools carry pre/post contracts), plan code parsed with :mod:`ast`, the static contract checker
+tools carry pre/post contracts), plan code parsed with ``ast``, the static contract checker
 of :prf:ref:`jit-prop-exact`, plan execution, the simulated planner with its error modes and
 repair (:prf:ref:`jit-prop-passk`), the cost model of :prf:ref:`jit-prop-cost`, the Monte Carlo
 strategy scheduler of :prf:ref:`jit-def-d3` (vectorised, common random numbers) and the
@@ -220,7 +220,7 @@ def _parse_block(stmts: list[ast.stmt]) -> tuple:
 
 
 def parse_plan(source: str) -> tuple:
-    """Parse plan code (calls, assignments of calls, ``for`` loops over a call) with :mod:`ast`."""
+    """Parse plan code (calls, assignments of calls, ``for`` loops over a call) with ``ast``."""
     if not isinstance(source, str):
         raise ValueError(f"source must be a string, got {type(source).__name__}")
     try:
