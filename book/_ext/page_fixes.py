@@ -16,10 +16,8 @@ def _dedupe_scripts(app: Sphinx, pagename, templatename, context, doctree) -> No
         return
     seen, kept = set(), []
     for js in scripts:
-        key = (
-            str(js),
-            tuple(sorted((k, str(v)) for k, v in getattr(js, "attributes", {}).items())),
-        )
+        body = str(getattr(js, "attributes", {}).get("body", ""))
+        key = (getattr(js, "filename", None) or "", body)  # the same file or inline body
         if key not in seen:
             seen.add(key)
             kept.append(js)
@@ -27,5 +25,5 @@ def _dedupe_scripts(app: Sphinx, pagename, templatename, context, doctree) -> No
 
 
 def setup(app: Sphinx) -> dict[str, object]:
-    app.connect("html-page-context", _dedupe_scripts)
+    app.connect("html-page-context", _dedupe_scripts, priority=900)  # after the others
     return {"parallel_read_safe": True, "parallel_write_safe": True}
