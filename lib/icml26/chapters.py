@@ -93,6 +93,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.generative.unlearning",),
         bench="bench_09_t3_unlearning",
     ),
+    Chapter(
+        "16",
+        "debiasing",
+        "trust",
+        "Debiasing for robustness to prompt perturbations",
+        ("icml26.trust.debias",),
+        bench="bench_16_debiasing",
+    ),
 )
 
 
@@ -110,7 +118,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "13": ("agents", "Action-observer beam search"),
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
-    "16": ("trust", "Debiasing for robustness to prompt perturbations"),
     "17": ("trust", "(t,K)-threshold watermarking in federated learning"),
     "18": ("trust", "ExPLAIND: AdamW training as a kernel machine"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
