@@ -385,7 +385,9 @@ train_bag, test_bag = debias.bag(train_tok, V), debias.bag(test_tok, V)
 
 def clean_batch(step):
     idx = torch.randint(0, N_TRAIN, (SEEDS, BATCH), generator=gen)
-    return train_bag[torch.arange(SEEDS)[:, None], idx], train_lab[torch.arange(SEEDS)[:, None], idx]
+    return train_bag[torch.arange(SEEDS)[:, None], idx], train_lab[
+        torch.arange(SEEDS)[:, None], idx
+    ]
 
 
 t0 = time.process_time()
@@ -393,9 +395,13 @@ base = debias.train(params0, clean_batch, TRAIN_STEPS, lr=3e-3)
 t_train = time.process_time() - t0
 n_params = sum(v[0].numel() for v in base.values())
 n_bias = sum(base[k][0].numel() for k in debias.bias_parameter_names())
-print(f"{SEEDS} models of {n_params:,} parameters, {n_bias} of them bias parameters "
-      f"({n_bias / n_params:.2%})")
-print("clean test accuracy per seed:", np.round(debias.accuracy(base, test_bag, test_lab).numpy(), 3))
+print(
+    f"{SEEDS} models of {n_params:,} parameters, {n_bias} of them bias parameters "
+    f"({n_bias / n_params:.2%})"
+)
+print(
+    "clean test accuracy per seed:", np.round(debias.accuracy(base, test_bag, test_lab).numpy(), 3)
+)
 
 # %% [markdown]
 # The kernel against the reference, on a few prompts of seed 0 (the reference calls the
@@ -420,9 +426,7 @@ def seed0_forward(bag_row):
 
 
 split_n = per_layer(base, pert_n)
-ref = bias_variance_reference(
-    seed0_forward, test_bag[0, :N_REFERENCE], pert_n[0, :N_REFERENCE]
-)
+ref = bias_variance_reference(seed0_forward, test_bag[0, :N_REFERENCE], pert_n[0, :N_REFERENCE])
 small = {}
 with torch.no_grad():
     c_small = debias.forward(base, test_bag[:, :N_REFERENCE])
@@ -457,16 +461,19 @@ for s in (0.5, 2.0):
     gap_err = max(gap_err, np.abs(mc_gap - closed).max() / s)
     wrong_err = max(wrong_err, np.abs(mc_gap - unscaled).max() / s)
     curves[s] = (z, mc_gap, closed)
-print(f"g(0, s)/s = {debias.relu_gaussian_gap(np.zeros(1), 2.0)[0] / 2:.5f} (1/√(2π) = "
-      f"{1 / np.sqrt(2 * np.pi):.5f}); the unscaled formula errs by {wrong_err:.3f}·s")
+print(
+    f"g(0, s)/s = {debias.relu_gaussian_gap(np.zeros(1), 2.0)[0] / 2:.5f} (1/√(2π) = "
+    f"{1 / np.sqrt(2 * np.pi):.5f}); the unscaled formula errs by {wrong_err:.3f}·s"
+)
 
 # %% tags=["claim"]
 # fails if: the closed form has a sign, scale or Φ/φ error (the unscaled s = 1 form is rejected)
 assert wrong_err > 3e-3, "negative control: the formula without s must fail at s = 0.5, 2"
-icml26.claim("16.1", "ReLU Jensen gap: max |MC − closed form| / s", gap_err, at_most=3e-3,
-             kind="theorem")
+icml26.claim(
+    "16.1", "ReLU Jensen gap: max |MC − closed form| / s", gap_err, at_most=3e-3, kind="theorem"
+)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Zero-mean Gaussian noise of scale $s$ raises the mean output of a ReLU by the Jensen gap $g(z, s)$, most at the threshold $z = 0$ (where it is $s/\\sqrt{2\\pi}$) and vanishing far from it. Points: Monte-Carlo; lines: the closed form {eq}`debias-eq-gap`.", "name": "16-fig-jensen"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Zero-mean Gaussian noise of scale $s$ raises the mean output of a ReLU by the Jensen gap $g(z, s)$, most at the threshold $z = 0$ (where it is $s/\\sqrt{2\\pi}$) and vanishing far from it. Right: divided by $s$ the curves for $s = 0.5$ and $s = 2$ coincide, since $g(z, s) = s\\,g(z/s, 1)$; points: Monte-Carlo, lines: the closed form {eq}`debias-eq-gap`.", "name": "16-fig-jensen"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.4, 3.0))
 z, mc_gap, closed = curves[2.0]
 ax0.plot(z, np.maximum(z, 0), color="black", lw=1.2, label="ReLU(z)")
@@ -476,11 +483,26 @@ ax0.set(xlabel="pre-activation z", ylabel="output", title="Noise lifts the ReLU'
 ax0.legend()
 for i, s in enumerate((0.5, 2.0)):
     z, mc_gap, closed = curves[s]
-    ax1.plot(z / s, closed / s, color=icml26.plotting.color(i), label=f"closed form, s = {s:g}")
-    ax1.plot(z[::3] / s, mc_gap[::3] / s, "o", ms=3, color=icml26.plotting.color(i))
+    c = icml26.plotting.color(i)
+    ax1.plot(
+        z / s,
+        closed / s,
+        color=c,
+        lw=3.5 - 2 * i,
+        ls="-" if i == 0 else "--",
+        label=f"closed form, s = {s:g}",
+    )
+    ax1.plot(
+        z[1 + i :: 3] / s,
+        mc_gap[1 + i :: 3] / s,
+        "os"[i],
+        ms=3.5,
+        color=c,
+        label=f"Monte-Carlo, s = {s:g}",
+    )
 ax1.axhline(1 / np.sqrt(2 * np.pi), color="0.5", ls=":", lw=1)
-ax1.set(xlabel="z / s", ylabel="g(z, s) / s", title="Gap peaks at the threshold")
-ax1.legend()
+ax1.set(xlabel="z / s", ylabel="g(z, s) / s", title="One curve: g(z, s) = s·g(z/s, 1)")
+ax1.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
@@ -503,19 +525,27 @@ for layer in debias.LAYERS:
     r = split_n[layer]
     delta = moved_reps[layer] - clean_reps[layer][:, :, None]
     resid = (delta - r["b"][:, None, None]).pow(2).sum(-1).mean((1, 2))
-    split_err = max(split_err, ((r["msd"] - r["bias2"] - r["fluct"]).abs() / r["msd"]).max().item(),
-                    ((resid - r["cov"] - r["fluct"]).abs() / r["msd"]).max().item())
-    pooled_err = max(pooled_err, ((r["msd"] - r["pooled2"] - r["fluct"]).abs() / r["msd"]).max().item())
+    split_err = max(
+        split_err,
+        ((r["msd"] - r["bias2"] - r["fluct"]).abs() / r["msd"]).max().item(),
+        ((resid - r["cov"] - r["fluct"]).abs() / r["msd"]).max().item(),
+    )
+    pooled_err = max(
+        pooled_err, ((r["msd"] - r["pooled2"] - r["fluct"]).abs() / r["msd"]).max().item()
+    )
     bx = delta.mean(2)
-    cov1 = sum(np.trace(np.atleast_2d(np.cov(bx[s].numpy().T))) for s in range(1))  # ddof = 1
-    ddof1_err = max(ddof1_err, abs(resid[0].item() - cov1 - r["fluct"][0].item()) / r["msd"][0].item())
+    cov1 = np.trace(np.atleast_2d(np.cov(bx[0].numpy().T)))  # np.cov's default ddof = 1, seed 0
+    ddof1_err = max(
+        ddof1_err, abs(resid[0].item() - cov1 - r["fluct"][0].item()) / r["msd"][0].item()
+    )
 print(f"negative controls: pooled ‖b̄‖² off by {pooled_err:.2e}, ddof = 1 off by {ddof1_err:.2e}")
 
 # %% tags=["claim"]
 # fails if: b(x) is not the mean of the prompt's own perturbations, or a moment uses ddof = 1
 assert pooled_err > 1e-6 and ddof1_err > 1e-10, "negative controls must break the identity"
-icml26.claim("16.2", "bias–variance split, max relative error", split_err, at_most=1e-10,
-             kind="theorem")
+icml26.claim(
+    "16.2", "bias–variance split, max relative error", split_err, at_most=1e-10, kind="theorem"
+)
 
 # %% [markdown]
 # ### 16.3–16.4 · The bias is a crucial factor (debias-3)
@@ -537,18 +567,32 @@ split_i = per_layer(base, pert_i)
 print("ρ under Π_neutral, per layer (rows) and seed (columns):")
 for layer in debias.LAYERS:
     print(f"  {layer:7s}", np.round(split_n[layer]["rho"].numpy(), 3))
-print("accuracy clean", np.round(acc_clean, 3), "| Π_neutral", np.round(acc_n, 3),
-      "| Π_interacting", np.round(acc_i, 3))
+print(
+    "accuracy clean",
+    np.round(acc_clean, 3),
+    "| Π_neutral",
+    np.round(acc_n, 3),
+    "| Π_interacting",
+    np.round(acc_i, 3),
+)
 
 # %% tags=["claim"]
 # fails if: the perturbation's damage at the LayerNorm output is mostly fluctuation, not shift
-icml26.claim("16.3", "Π_neutral: min over seeds of ρ at the LayerNorm output",
-             split_n["ln"]["rho"].min(), at_least=0.5)
+icml26.claim(
+    "16.3",
+    "Π_neutral: min over seeds of ρ at the LayerNorm output",
+    split_n["ln"]["rho"].min(),
+    at_least=0.5,
+)
 
 # %% tags=["claim"]
 # fails if: meaning-preserving perturbations barely hurt (the toy has no robustness problem)
-icml26.claim("16.4", "Π_neutral: min over seeds of clean − perturbed accuracy (points)",
-             100 * (acc_clean - acc_n).min(), at_least=10)
+icml26.claim(
+    "16.4",
+    "Π_neutral: min over seeds of clean − perturbed accuracy (points)",
+    100 * (acc_clean - acc_n).min(),
+    at_least=10,
+)
 
 # %% [markdown]
 # ### 16.5–16.6 · Debiasing helps for Π_neutral (debias-4)
@@ -562,6 +606,7 @@ icml26.claim("16.4", "Π_neutral: min over seeds of clean − perturbed accuracy
 # losing at most 2 points of clean accuracy (16.6), with at most 3% of the parameters trained.
 # Beside them, the closed-form baseline: subtract the measured penultimate bias $\bar b$ for
 # every input (the constant correction of {prf:ref}`debias-lem-split`).
+
 
 # %%
 def mixed_batch(perturb):
@@ -595,26 +640,37 @@ def shifted(params, b_pen):
 
 shift_n = shifted(base, split_n["relu2"]["b"])
 acc = {}
-for name, p in [("base", base), ("closed-form shift", shift_n), ("bias-only FT", bitfit_n),
-                ("full FT", full_n)]:
-    acc[name] = (debias.accuracy(p, test_bag, test_lab).numpy(),
-                 debias.accuracy(p, pert_n, test_lab).numpy())
+for name, p in [
+    ("base", base),
+    ("closed-form shift", shift_n),
+    ("bias-only FT", bitfit_n),
+    ("full FT", full_n),
+]:
+    acc[name] = (
+        debias.accuracy(p, test_bag, test_lab).numpy(),
+        debias.accuracy(p, pert_n, test_lab).numpy(),
+    )
     print(f"{name:18s} clean {np.round(acc[name][0], 3)}  Π_neutral {np.round(acc[name][1], 3)}")
 share = (acc["bias-only FT"][1] - acc_n) / (acc["full FT"][1] - acc_n)
 clean_drop = 100 * (acc_clean - acc["bias-only FT"][0])
 assert n_bias / n_params <= 0.03
-print("share of the gap closed per seed:", np.round(share, 3), "| clean drop (points):",
-      np.round(clean_drop, 1), f"| trained {n_bias / n_params:.2%} of the parameters")
+print(
+    "share of the gap closed per seed:",
+    np.round(share, 3),
+    "| clean drop (points):",
+    np.round(clean_drop, 1),
+    f"| trained {n_bias / n_params:.2%} of the parameters",
+)
 
 # %% tags=["claim"]
 # fails if: shifting operating points cannot undo the systematic shift (debiasing does not help)
-icml26.claim("16.5", "Π_neutral: min share of the gap closed by bias-only FT", share.min(),
-             at_least=0.5)
+icml26.claim(
+    "16.5", "Π_neutral: min share of the gap closed by bias-only FT", share.min(), at_least=0.5
+)
 
 # %% tags=["claim"]
 # fails if: bias-only FT buys robustness by giving up clean accuracy (a plain constant shift)
-icml26.claim("16.6", "bias-only FT: max clean-accuracy drop (points)", clean_drop.max(),
-             at_most=2)
+icml26.claim("16.6", "bias-only FT: max clean-accuracy drop (points)", clean_drop.max(), at_most=2)
 
 # %% [markdown]
 # The closed-form shift illustrates the caveat after {prf:ref}`debias-lem-split`: it moves
@@ -625,20 +681,33 @@ icml26.claim("16.6", "bias-only FT: max clean-accuracy drop (points)", clean_dro
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Per-layer share $\\rho_\\ell$ of the mean squared change that is a constant shift, mean over seeds (bars) and range (whiskers). Π_neutral carries a large shift from the pooled embedding onward; bias-only fine-tuning reduces it after the ReLUs, not before; Π_interacting has almost none.", "name": "16-fig-rho"}}
 split_bit = per_layer(bitfit_n, pert_n)
 layers = list(debias.LAYERS)
-series = [("Π_neutral, base", split_n), ("Π_neutral, bias-only FT", split_bit),
-          ("Π_interacting, base", split_i)]
+series = [
+    ("Π_neutral, base", split_n),
+    ("Π_neutral, bias-only FT", split_bit),
+    ("Π_interacting, base", split_i),
+]
 fig, ax = plt.subplots(figsize=(7.2, 3.4))
 width = 0.27
 for i, (label, sp) in enumerate(series):
     r = np.array([sp[layer]["rho"].numpy() for layer in layers])
     x = np.arange(len(layers)) + (i - 1) * width
     ax.bar(x, r.mean(1), width, color=icml26.plotting.color(i), label=label)
-    ax.errorbar(x, r.mean(1), yerr=[r.mean(1) - r.min(1), r.max(1) - r.mean(1)], fmt="none",
-                ecolor="0.2", lw=1)
+    ax.errorbar(
+        x,
+        r.mean(1),
+        yerr=[r.mean(1) - r.min(1), r.max(1) - r.mean(1)],
+        fmt="none",
+        ecolor="0.2",
+        lw=1,
+    )
 ax.axhline(0.5, color="0.4", ls="--", lw=1)
-ax.set_xticks(np.arange(len(layers)), ["pooled\nembedding", "LayerNorm", "ReLU 1",
-                                       "ReLU 2\n(penultimate)", "logits"])
-ax.set(ylabel="ρ = ‖b̄‖² / mean‖Δ‖²", ylim=(0, 1), title="Where the shift lives, and what removes it")
+ax.set_xticks(
+    np.arange(len(layers)),
+    ["pooled\nembedding", "LayerNorm", "ReLU 1", "ReLU 2\n(penultimate)", "logits"],
+)
+ax.set(
+    ylabel="ρ = ‖b̄‖² / mean‖Δ‖²", ylim=(0, 1), title="Where the shift lives, and what removes it"
+)
 ax.legend(loc="upper right")
 plt.show()
 
@@ -664,10 +733,12 @@ acc_oracle_i = (oracle_logits.argmax(-1) == test_lab[..., None]).double().mean((
 cost_i = 100 * (acc_clean - acc_i)
 move_i = 100 * np.abs(acc_bit_i - acc_i)
 assert cost_i.min() >= 5, "the negative control must be a real robustness problem"
-print(f"Π_interacting costs {np.round(cost_i, 1)} points; oracle shift recovers "
-      f"{np.round(100 * (acc_oracle_i - acc_i), 1) + 0.0} points (≤ 0.5 expected); bias-only FT "
-      f"moves it by {np.round(move_i, 1)} points; ρ_interacting < ρ_neutral at every layer: "
-      f"{all((split_i[k]['rho'] < split_n[k]['rho']).all().item() for k in layers)}")
+print(
+    f"Π_interacting costs {np.round(cost_i, 1)} points; oracle shift recovers "
+    f"{np.round(100 * (acc_oracle_i - acc_i), 1) + 0.0} points (≤ 0.5 expected); bias-only FT "
+    f"moves it by {np.round(move_i, 1)} points; ρ_interacting < ρ_neutral at every layer: "
+    f"{all((split_i[k]['rho'] < split_n[k]['rho']).all().item() for k in layers)}"
+)
 assert (100 * (acc_oracle_i - acc_i)).max() <= 0.5
 
 # %% tags=["claim"]
@@ -676,27 +747,47 @@ icml26.claim("16.7", "Π_interacting: max ρ over layers and seeds", rho_i, at_m
 
 # %% tags=["claim"]
 # fails if: bias-only FT also fixes input-dependent damage (the "conditions" statement is wrong)
-icml26.claim("16.8", "Π_interacting: max |accuracy change| by bias-only FT (points)",
-             move_i.max(), at_most=1)
+icml26.claim(
+    "16.8", "Π_interacting: max |accuracy change| by bias-only FT (points)", move_i.max(), at_most=1
+)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Accuracy on clean prompts (light) and under perturbation (dark), mean over seeds with the range as whiskers. For Π_neutral, bias-only fine-tuning closes most of the gap to full fine-tuning while keeping clean accuracy; the closed-form constant shift trades clean for perturbed accuracy. For Π_interacting nothing that shifts helps.", "name": "16-fig-accuracy"}}
 rows = [("Π_neutral", n, acc[n]) for n in acc] + [
     ("Π_interacting", "base", (acc_clean, acc_i)),
     ("Π_interacting", "oracle shift", (acc_clean, acc_oracle_i)),
-    ("Π_interacting", "bias-only FT", (debias.accuracy(bitfit_i, test_bag, test_lab).numpy(),
-                                       acc_bit_i)),
+    (
+        "Π_interacting",
+        "bias-only FT",
+        (debias.accuracy(bitfit_i, test_bag, test_lab).numpy(), acc_bit_i),
+    ),
 ]
 fig, ax = plt.subplots(figsize=(7.4, 3.4))
 for j, (fam, name, (c, p)) in enumerate(rows):
     col = icml26.plotting.color(0 if fam == "Π_neutral" else 1)
     for k, (v, alpha) in enumerate([(c, 0.35), (p, 1.0)]):
-        ax.bar(j + (k - 0.5) * 0.38, v.mean(), 0.38, color=col, alpha=alpha,
-               label=(f"{fam}, " + ("clean" if k == 0 else "perturbed")) if name == "base" else None)
-        ax.errorbar(j + (k - 0.5) * 0.38, v.mean(), yerr=[[v.mean() - v.min()], [v.max() - v.mean()]],
-                    fmt="none", ecolor="0.2", lw=1)
+        ax.bar(
+            j + (k - 0.5) * 0.38,
+            v.mean(),
+            0.38,
+            color=col,
+            alpha=alpha,
+            label=(f"{fam}, " + ("clean" if k == 0 else "perturbed")) if name == "base" else None,
+        )
+        ax.errorbar(
+            j + (k - 0.5) * 0.38,
+            v.mean(),
+            yerr=[[v.mean() - v.min()], [v.max() - v.mean()]],
+            fmt="none",
+            ecolor="0.2",
+            lw=1,
+        )
 ax.set_xticks(range(len(rows)), [name.replace(" ", "\n", 1) for _, name, _ in rows], fontsize=8.5)
-ax.set(ylabel="accuracy", ylim=(0.4, 1.02), title="Debiasing helps for Π_neutral, not for Π_interacting")
-ax.legend(loc="lower left", ncols=2, fontsize=8)
+ax.set(
+    ylabel="accuracy",
+    ylim=(0.4, 1.16),
+    title="Debiasing helps for Π_neutral, not for Π_interacting",
+)
+ax.legend(loc="upper center", ncols=4, fontsize=8)
 plt.show()
 
 # %% [markdown]
@@ -725,12 +816,17 @@ def certify(params):
     w = params["W3"][..., 1] - params["W3"][..., 0]  # (S, H): margin of class 1 over class 0
     sign = (2 * test_lab - 1).double()  # margin of the label over the other class
     m = sign * (clean["logits"][..., 1] - clean["logits"][..., 0])
-    proj = sign[..., None] * torch.einsum("snph,sh->snp", moved["relu2"] - clean["relu2"][:, :, None], w)
+    proj = sign[..., None] * torch.einsum(
+        "snph,sh->snp", moved["relu2"] - clean["relu2"][:, :, None], w
+    )
     direct = sign[..., None] * (moved["logits"][..., 1] - moved["logits"][..., 0])
-    icml26.checks.agree("margin m + w·Δ vs the perturbed logits", m[..., None] + proj, direct,
-                        atol=1e-9)
+    icml26.checks.agree(
+        "margin m + w·Δ vs the perturbed logits", m[..., None] + proj, direct, atol=1e-9
+    )
     n_flips = ((m[..., None] + proj) <= 0).sum(-1).numpy()
-    bound = debias.cantelli_flip_bound(m.numpy(), proj.mean(-1).numpy(), proj.var(-1, unbiased=False).numpy())
+    bound = debias.cantelli_flip_bound(
+        m.numpy(), proj.mean(-1).numpy(), proj.var(-1, unbiased=False).numpy()
+    )
     assert np.array_equal(n_flips, N_CERT - k), "flip rule m + w·Δ ≤ 0 must match the argmax"
     wrong = n_flips / N_CERT
     violations = int(np.nansum(wrong > bound + 1e-12))
@@ -743,12 +839,18 @@ p_lo_before = debias.clopper_pearson_lower(k_before, N_CERT, ALPHA)
 p_lo_after = debias.clopper_pearson_lower(k_after, N_CERT, ALPHA)
 cert_before, cert_after = (p_lo_before >= LEVEL).mean(1), (p_lo_after >= LEVEL).mean(1)
 err_ratio = err_after.mean(1) / err_before.mean(1)
-print("mean error rate under Π_neutral, before → after:", np.round(err_before.mean(1), 3), "→",
-      np.round(err_after.mean(1), 3))
+print(
+    "mean error rate under Π_neutral, before → after:",
+    np.round(err_before.mean(1), 3),
+    "→",
+    np.round(err_after.mean(1), 3),
+)
 print(f"certified at q = {LEVEL}:", np.round(cert_before, 3), "→", np.round(cert_after, 3))
 between = ((err_after > 0.04) & (err_after <= 0.3)).mean(1)
-print("prompts with an error rate in (4%, 30%] after debiasing: improved, not certifiable:",
-      np.round(between, 3))
+print(
+    "prompts with an error rate in (4%, 30%] after debiasing: improved, not certifiable:",
+    np.round(between, 3),
+)
 # the wrong reference class (sign flipped) must violate the bound: the control of 16.11
 m0, pr0 = proj_before
 wrong_bound = debias.cantelli_flip_bound(-m0, -pr0.mean(-1), pr0.var(-1))
@@ -757,25 +859,37 @@ print(f"Cantelli with the wrong reference class: {wrong_viol} violations")
 
 # %% tags=["claim"]
 # fails if: bias-only FT does not make perturbed answers more reliable on the worst seed
-icml26.claim("16.9", "max over seeds of error-rate ratio after / before", err_ratio.max(),
-             at_most=0.5)
+icml26.claim(
+    "16.9", "max over seeds of error-rate ratio after / before", err_ratio.max(), at_most=0.5
+)
 
 # %% tags=["claim"]
 # fails if: debiasing helps on average but not enough prompts reach the certificate
-icml26.claim("16.10", "min rise in certified fraction at q = 0.9 (points)",
-             100 * (cert_after - cert_before).min(), at_least=5)
+icml26.claim(
+    "16.10",
+    "min rise in certified fraction at q = 0.9 (points)",
+    100 * (cert_after - cert_before).min(),
+    at_least=5,
+)
 
 # %% tags=["claim"]
 # fails if: the margin, the sign of w or the reference class is wrong (bookkeeping)
 assert wrong_viol > 0, "negative control: the wrong reference class must violate Cantelli"
-icml26.claim("16.11", "Cantelli bound violations (prompts, before + after)",
-             viol_before + viol_after, at_most=0, kind="theorem")
+icml26.claim(
+    "16.11",
+    "Cantelli bound violations (prompts, before + after)",
+    viol_before + viol_after,
+    at_most=0,
+    kind="theorem",
+)
 
 # %% [markdown]
 # The next figure shows why: for one prompt, the projected change $w\cdot\Delta$ across its 100
 # perturbations before and after debiasing, against the margin. Before, the whole distribution
 # sits shifted towards the wrong side, so many draws cross $-m$; after, it is shifted less and
-# the same fluctuation rarely crosses.
+# the same fluctuation rarely crosses. On the right, one seed's "before" curve is flat: about
+# half of its prompts never err and the other half almost always do, the regime
+# $m + \beta < 0$ of {prf:ref}`debias-prop-cantelli` in which the bias outweighs the margin.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: one prompt's projected change $w\\cdot\\Delta$ over 100 perturbations (seed 0), before and after bias-only fine-tuning; a draw errs when it falls left of $-m$ (dashed, one per model). Right: fraction of test prompts certified at level $q$ (Clopper–Pearson, $n = 100$, $\\alpha = 0.05$), per seed.", "name": "16-fig-certify"}}
 m_b, pr_b = proj_before
@@ -787,18 +901,35 @@ for j, (mm, pp, lab) in enumerate([(m_b, pr_b, "before"), (m_a, pr_a, "after")])
     c = icml26.plotting.color(1 if j == 0 else 2)
     ax0.hist(pp[0, i], bins=20, alpha=0.6, color=c, label=f"{lab} (mean β = {pp[0, i].mean():.1f})")
     ax0.axvline(-mm[0, i], color=c, ls="--", lw=1.4)
-ax0.set(xlabel="projected change w·Δ (logit units)", ylabel="perturbations",
-        title="The bias pushes draws past −m")
+ax0.set(
+    xlabel="projected change w·Δ (logit units)",
+    ylabel="perturbations",
+    title="The bias pushes draws past −m",
+)
 ax0.legend(fontsize=8)
 qs = np.linspace(0.5, 0.97, 48)
 for s in range(SEEDS):
-    ax1.plot(qs, [(p_lo_before[s] >= q).mean() for q in qs], color=icml26.plotting.color(1),
-             alpha=0.8, label="before" if s == 0 else None)
-    ax1.plot(qs, [(p_lo_after[s] >= q).mean() for q in qs], color=icml26.plotting.color(2),
-             alpha=0.8, label="after bias-only FT" if s == 0 else None)
+    ax1.plot(
+        qs,
+        [(p_lo_before[s] >= q).mean() for q in qs],
+        color=icml26.plotting.color(1),
+        alpha=0.8,
+        label="before" if s == 0 else None,
+    )
+    ax1.plot(
+        qs,
+        [(p_lo_after[s] >= q).mean() for q in qs],
+        color=icml26.plotting.color(2),
+        alpha=0.8,
+        label="after bias-only FT" if s == 0 else None,
+    )
 ax1.axvline(LEVEL, color="0.5", ls=":", lw=1)
-ax1.set(xlabel="certification level q", ylabel="fraction of prompts certified",
-        title="More prompts certified after debiasing", ylim=(0, 1))
+ax1.set(
+    xlabel="certification level q",
+    ylabel="fraction of prompts certified",
+    title="More prompts certified after debiasing",
+    ylim=(0, 1),
+)
 ax1.legend()
 plt.show()
 
@@ -817,8 +948,9 @@ plt.show()
 z = np.linspace(-6, 6, 121)
 for s in (0.5, 2.0):
     want = (z * scipy.stats.norm.cdf(z / s) + s * scipy.stats.norm.pdf(z / s)) - np.maximum(z, 0)
-    icml26.checks.agree(f"Jensen gap vs scipy.stats.norm, s={s}", debias.relu_gaussian_gap(z, s),
-                        want, atol=1e-14)
+    icml26.checks.agree(
+        f"Jensen gap vs scipy.stats.norm, s={s}", debias.relu_gaussian_gap(z, s), want, atol=1e-14
+    )
 ks = np.arange(0, 101)
 mine = debias.clopper_pearson_lower(ks, 100, 0.05)
 sm_low = proportion_confint(ks, 100, alpha=0.10, method="beta")[0]
@@ -842,11 +974,15 @@ noise = torch.randn(200_000, h0.numel(), generator=icml26.stats.stream(SEED, 4))
 for c in (0.2, 0.1, 0.05):
     s = c * h0.std().item()
     pred = 0.5 * s**2 * torch.diagonal(hess, dim1=1, dim2=2).sum(-1)  # ½ tr(∇²M_k Σ), Σ = s² I
-    pair = 0.5 * (torch.func.vmap(layer_norm)(h0 + s * noise) + torch.func.vmap(layer_norm)(h0 - s * noise))
+    pair = 0.5 * (
+        torch.func.vmap(layer_norm)(h0 + s * noise) + torch.func.vmap(layer_norm)(h0 - s * noise)
+    )
     b_mc = pair.mean(0) - layer_norm(h0)
     taylor_err.append(((b_mc - pred).norm() / b_mc.norm()).item())
-print("relative error of the second-order bias at noise scale 0.2, 0.1, 0.05 × std(h):",
-      np.round(taylor_err, 4))
+print(
+    "relative error of the second-order bias at noise scale 0.2, 0.1, 0.05 × std(h):",
+    np.round(taylor_err, 4),
+)
 assert taylor_err[0] > taylor_err[1] > taylor_err[2] and taylor_err[2] < 0.05
 
 # %% [markdown]
@@ -867,8 +1003,10 @@ with torch.no_grad():
 t_kernel = time.perf_counter() - t0
 per_ref = t_ref / (N_REFERENCE * P_EVAL)
 per_kernel = t_kernel / (SEEDS * N_TEST * P_EVAL)
-print(f"reference: {t_ref:.2f} s for {N_REFERENCE}×{P_EVAL} inputs of one seed; kernel: "
-      f"{t_kernel:.3f} s for {SEEDS}×{N_TEST}×{P_EVAL}; {per_ref / per_kernel:.0f}× faster per input")
+print(
+    f"reference: {t_ref:.2f} s for {N_REFERENCE}×{P_EVAL} inputs of one seed; kernel: "
+    f"{t_kernel:.3f} s for {SEEDS}×{N_TEST}×{P_EVAL}; {per_ref / per_kernel:.0f}× faster per input"
+)
 print(f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:.1f} CPU-s")
 
 # %% [markdown]
@@ -892,6 +1030,14 @@ print(f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:
 #   reached in any design and is replaced by "+5 points" together with "the error rate at
 #   least halves" (16.9); the ratio form of 16.8 is undefined because full fine-tuning does
 #   not help on Π_interacting either.
+# - **16.10 is not reproduced.** The certified fraction at $q = 0.9$ rises by 5.3, 3.2 and
+#   17.7 points on the three seeds, so the worst seed misses the 5-point bar (the note's
+#   prototype measured +7.6, +18.2 and +5.3 on its seeds). Debiasing does cut the error rate
+#   under perturbation by more than half on every seed (16.9), but it changes *how* errors are
+#   spread: before, a prompt tends to fail on almost every perturbation or on none; after,
+#   24–35% of prompts fail on between 4% and 30% of their perturbations. Those prompts are
+#   much better off but cannot reach $k \ge 96$ of 100. A certificate at a high level needs
+#   the error rate of each prompt, not only the average, to fall below $1 - q$.
 # - **Constant corrections trade.** A constant shift is not a free lunch: the closed-form
 #   correction lowers clean accuracy as much as it raises perturbed accuracy (see 16.5–16.6).
 #   Bias-only fine-tuning escapes that only through nonlinear effects.
@@ -978,6 +1124,7 @@ print(f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:
 #   clean accuracy (16.5–16.6).
 # - When the perturbation's effect depends on the input, there is no shift to remove and
 #   debiasing does nothing (16.7–16.8).
-# - After debiasing, the error rate under perturbation at least halves and more prompts pass a
-#   Clopper–Pearson certificate (16.9–16.10); Cantelli's bound explains why a bias larger than
-#   the margin is fatal (16.11).
+# - After debiasing, the error rate under perturbation at least halves (16.9), but the share of
+#   prompts that pass a Clopper–Pearson certificate at $q = 0.9$ rises by less than 5 points on
+#   one seed (16.10, not reproduced); Cantelli's bound explains why a bias larger than the
+#   margin is fatal (16.11).

@@ -125,10 +125,10 @@ def bag(tokens: torch.Tensor, vocab: int, weights: torch.Tensor | None = None) -
     vocab = checks.integer("vocab", vocab, low=1)
     if tokens.numel() and int(tokens.max()) >= vocab:
         raise ValueError(f"tokens must be < vocab = {vocab}")
-    present = tokens >= 0
-    w = present.double() if weights is None else weights.double() * present
     if weights is not None and weights.shape != tokens.shape:
         raise ValueError(f"weights must have the shape of tokens, got {tuple(weights.shape)}")
+    present = tokens >= 0
+    w = present.double() if weights is None else weights.double() * present
     out = torch.zeros(*tokens.shape[:-1], vocab, dtype=torch.float64)
     out.scatter_add_(-1, tokens.clamp(min=0), w)
     return out / present.sum(-1, keepdim=True).clamp(min=1)
@@ -164,7 +164,9 @@ def perturb_neutral(
     t = torch.where(neutral & (torch.rand(t.shape, generator=generator) < pu), task.unk, t)
     if K > 0:
         k = torch.randint(1, K + 1, (*t.shape[:-1], 1), generator=generator)
-        f = task.fillers[torch.randint(0, len(task.fillers), (*t.shape[:-1], K), generator=generator)]
+        f = task.fillers[
+            torch.randint(0, len(task.fillers), (*t.shape[:-1], K), generator=generator)
+        ]
         f = torch.where(torch.arange(K) < k, f, -1)
         t = torch.cat([t, f], -1)
     return bag(t, task.vocab)
@@ -250,14 +252,18 @@ def forward(params: dict[str, torch.Tensor], bags: torch.Tensor) -> dict[str, to
     out = {"pool": x @ params["E"]}
     z = out["pool"]
     mu, var = z.mean(-1, keepdim=True), z.var(-1, unbiased=False, keepdim=True)
-    out["ln"] = (z - mu) / torch.sqrt(var + 1e-5) * params["ln_w"][:, None] + params["ln_b"][:, None]
+    out["ln"] = (z - mu) / torch.sqrt(var + 1e-5) * params["ln_w"][:, None] + params["ln_b"][
+        :, None
+    ]
     out["relu1"] = torch.relu(out["ln"] @ params["W1"] + params["b1"][:, None])
     out["relu2"] = torch.relu(out["relu1"] @ params["W2"] + params["b2"][:, None])
     out["logits"] = out["relu2"] @ params["W3"] + params["b3"][:, None]
     return {k: v.reshape(S, *lead, v.shape[-1]) for k, v in out.items()}
 
 
-def accuracy(params: dict[str, torch.Tensor], bags: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def accuracy(
+    params: dict[str, torch.Tensor], bags: torch.Tensor, labels: torch.Tensor
+) -> torch.Tensor:
     """Per-seed accuracy ``(S,)``; ``labels`` broadcast against ``bags.shape[:-1]``."""
     with torch.no_grad():
         pred = forward(params, bags)["logits"].argmax(-1)
