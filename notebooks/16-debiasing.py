@@ -238,13 +238,15 @@
 # ```
 #
 # ```{prf:proof}
-# Let $p$ be the true probability and $K \sim \operatorname{Bin}(n, p)$. The map $p \mapsto
-# \mathbb{P}_p[K \ge k]$ is increasing and equals $I_p(k, n - k + 1)$, the regularised
-# incomplete beta function (the order-statistic identity). $p_L$ solves $I_{p_L}(k, n-k+1) =
-# \alpha$. If $p < p_L$, the event $\{K \ge k\}$ that produces a bound above $p$ has
-# probability at most $\mathbb{P}_{p_L}[K \ge k] = \alpha$; so $\mathbb{P}[p_L(K) > p] \le
-# \alpha$. The thresholds follow from evaluating {eq}`debias-eq-cp`: $p_L = 0.8977$ at $k =
-# 95$, $0.9108$ at $96$, $0.9534$ at $99$ and $0.05^{1/100} = 0.9705$ at $100$.
+# Let $p$ be the true probability and $K \sim \operatorname{Bin}(n, p)$. For fixed $k$ the
+# tail $p \mapsto \mathbb{P}_p[K \ge k]$ is continuous and increasing and equals
+# $I_p(k, n - k + 1)$, the regularised incomplete beta function (the order-statistic
+# identity), so $p_L(k)$ is the $p$ at which this tail equals $\alpha$, and $p_L(k) > p$
+# exactly when $\mathbb{P}_p[K \ge k] < \alpha$. Since the tail decreases in $k$, these $k$
+# form a set $\{k \ge k^\ast\}$, hence $\mathbb{P}_p[p_L(K) > p] = \mathbb{P}_p[K \ge
+# k^\ast] < \alpha$. The thresholds follow from evaluating {eq}`debias-eq-cp`: $p_L =
+# 0.8977$ at $k = 95$, $0.9108$ at $96$, $0.9534$ at $99$ and $0.05^{1/100} = 0.9705$ at
+# $100$.
 # ```
 
 # %% tags=["hide-input"]
@@ -1074,8 +1076,8 @@ print(f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:
 # (a) $g(z, s)/s = \varphi(t) - t\,\Phi(-t)$ with $t = \lvert z\rvert/s$ decreases in $t$,
 # so relative to $s$ the bias is largest when $s \gg \lvert z\rvert$ (then $g \approx
 # s/\sqrt{2\pi}$). $g(0.5, 1) = \varphi(0.5) - 0.5\,\Phi(-0.5) = 0.3521 - 0.1543 = 0.198$.
-# (b) The mean of $g(z, 0.5)^2$ over $z \sim U[-2, 2]$ is about $0.0063$, so $\lVert b\rVert
-# \approx \sqrt{64 \cdot 0.0063} \approx 0.63$ — every unit contributes a positive bias, so
+# (b) The mean of $g(z, 0.5)^2$ over $z \sim U[-2, 2]$ is about $0.0034$, so $\lVert b\rVert
+# \approx \sqrt{64 \cdot 0.0034} \approx 0.47$ — every unit contributes a positive bias, so
 # they add up coherently, while the fluctuations of the units point in random directions.
 # ````
 #

@@ -245,6 +245,15 @@ def test_bad_input(toy) -> None:
         debias.forward(params, torch.zeros(3, 63))
     with pytest.raises(ValueError, match="bags"):
         debias.forward(params, torch.zeros(2, 5, 10, dtype=torch.float64))
+    with pytest.raises(ValueError, match="params"):
+        debias.forward({"E": params["E"]}, torch.zeros(2, 3, 63, dtype=torch.float64))
+    bags = debias.bag(tokens, 63)
+    with pytest.raises(ValueError, match="labels"):
+        debias.accuracy(params, bags, torch.zeros(2, 30))
+    with pytest.raises(ValueError, match="labels"):
+        debias.accuracy(params, bags, torch.zeros(2, 29, dtype=torch.long))
+    with pytest.raises(ValueError, match="batch"):
+        debias.train(params, None, 1)
     with pytest.raises(ValueError, match="steps"):
         debias.train(params, lambda s: None, -1)
     with pytest.raises(ValueError, match="lr"):

@@ -48,6 +48,7 @@ __all__ = [
 LAYERS: tuple[str, ...] = ("pool", "ln", "relu1", "relu2", "logits")
 N_CONTENT, N_SYNONYM, N_FILLER = 40, 10, 12
 PROMPT_LEN = 10
+_PARAM_NAMES = ("E", "ln_w", "ln_b", "W1", "b1", "W2", "b2", "W3", "b3")
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,7 @@ def bag(tokens: torch.Tensor, vocab: int, weights: torch.Tensor | None = None) -
         raise ValueError(f"weights must have the shape of tokens, got {tuple(weights.shape)}")
     present = tokens >= 0
     w = present.double() if weights is None else weights.double() * present
-    out = torch.zeros(*tokens.shape[:-1], vocab, dtype=torch.float64)
+    out = torch.zeros(*tokens.shape[:-1], vocab, dtype=torch.float64, device=tokens.device)
     out.scatter_add_(-1, tokens.clamp(min=0), w)
     return out / present.sum(-1, keepdim=True).clamp(min=1)
 
@@ -243,6 +244,9 @@ def forward(params: dict[str, torch.Tensor], bags: torch.Tensor) -> dict[str, to
     One batched pass: every prompt, perturbation and seed at once. Each output has shape
     ``(S, ..., width)``.
     """
+    missing = [k for k in _PARAM_NAMES if k not in params]
+    if missing:
+        raise ValueError(f"params must hold {_PARAM_NAMES}, missing {missing}")
     checks.tensor("bags", bags, floating=True)
     S, V = params["E"].shape[:2]
     if bags.ndim < 2 or bags.shape[0] != S or bags.shape[-1] != V:
@@ -265,6 +269,12 @@ def accuracy(
     params: dict[str, torch.Tensor], bags: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
     """Per-seed accuracy ``(S,)``; ``labels`` broadcast against ``bags.shape[:-1]``."""
+    checks.tensor("labels", labels, dtype=torch.long)
+    if tuple(labels.shape) != tuple(bags.shape[: labels.ndim]):
+        raise ValueError(
+            f"labels must match the leading axes of bags, got {tuple(labels.shape)} "
+            f"for bags {tuple(bags.shape)}"
+        )
     with torch.no_grad():
         pred = forward(params, bags)["logits"].argmax(-1)
     lab = labels.reshape(*labels.shape, *([1] * (pred.ndim - labels.ndim)))
@@ -285,6 +295,8 @@ def train(
     ``trainable`` (default: all) move; fillers and the unknown token never get a gradient
     unless a batch contains them.
     """
+    if not callable(batch):
+        raise ValueError("batch must be a callable step -> (bags, labels)")
     steps = checks.integer("steps", steps, low=0)
     lr = checks.real("lr", lr, low=0.0, strict=True)
     names = tuple(params) if trainable is None else tuple(trainable)
