@@ -443,7 +443,7 @@ print(f"kernel = reference on {N_REFERENCE} prompts × {P_EVAL} perturbations, e
 # %% [markdown]
 # ## Experiments
 #
-# ### 16.1 · A ReLU turns zero-mean noise into a bias (note id debias-1)
+# ### 16.1 · A ReLU turns zero-mean noise into a bias (debias-1)
 #
 # *Claim* ({prf:ref}`debias-lem-jensen`): the bias of a ReLU under Gaussian noise is
 # {eq}`debias-eq-gap`. We compare the closed form with a Monte-Carlo average of $10^6$ shared
@@ -505,7 +505,8 @@ for i, s in enumerate((0.5, 2.0)):
     )
 ax1.axhline(1 / np.sqrt(2 * np.pi), color="0.5", ls=":", lw=1)
 ax1.set(xlabel="z / s", ylabel="g(z, s) / s", title="One curve: g(z, s) = s·g(z/s, 1)")
-ax1.legend(fontsize=8)
+ax1.set_ylim(0, 0.58)
+ax1.legend(fontsize=7.5, ncols=2, loc="upper center")
 plt.show()
 
 # %% [markdown]
@@ -554,10 +555,10 @@ icml26.claim(
 # ### 16.3–16.4 · The bias is a crucial factor (debias-3)
 #
 # *Claim* (the paper's first finding): for meaning-preserving perturbations, a large share of
-# the damage at some module is a systematic shift, and the perturbations cost accuracy. The
-# note's first design (fillers at random initialisation, no common offset) showed
+# the damage at some module is a systematic shift, and the perturbations cost accuracy. A
+# first design of this toy (fillers at random initialisation, no common offset) showed
 # $\rho = 0.10$–$0.15$ at every layer and a gap of only 7 points: too weak a phenomenon to
-# test. Following its prescription we strengthened the filler mean (the common offset of
+# test. Rather than lower the bar we strengthened the filler mean (the common offset of
 # $4\sqrt d$) and kept the bar: $\rho \ge 0.5$ at the LayerNorm output, where this design
 # carries the bias, and a clean-to-perturbed accuracy gap of at least 10 points, both for the
 # *worst* of the seeds.
@@ -603,8 +604,8 @@ icml26.claim(
 # *Claim* (the paper's second finding): a cheap fine-tuning restores robustness. We fine-tune
 # only the bias parameters (LayerNorm shift and the three Linear biases, under 2% of the
 # parameters) on a half-clean, half-perturbed mixture with the task loss, Adam at learning
-# rate $10^{-2}$ for 500 steps (the note's $10^{-3}$ barely moves them). The upper reference
-# is full fine-tuning on the same data. The note's floor: bias-only fine-tuning closes at least
+# rate $10^{-2}$ for 500 steps ($10^{-3}$ barely moves them). The upper reference
+# is full fine-tuning on the same data. The bar: bias-only fine-tuning closes at least
 # half of the perturbed-accuracy gap between the base model and full fine-tuning (16.5),
 # losing at most 2 points of clean accuracy (16.6), with at most 3% of the parameters trained.
 # Beside them, the closed-form baseline: subtract the measured penultimate bias $\bar b$ for
@@ -718,9 +719,9 @@ plt.show()
 # ### 16.7–16.8 · Debiasing does not help for Π_interacting (debias-5)
 #
 # *Claim* (the paper's "conditions" statement): when the perturbation's effect depends on the
-# input, there is no systematic shift to remove and debiasing cannot help. The note's ratio
+# input, there is no systematic shift to remove and debiasing cannot help. A ratio
 # version ("closes at most 30% of the gap to full fine-tuning") is undefined here, because
-# full fine-tuning does not help either; its replacement, all parts from the note:
+# full fine-tuning does not help either; we test instead:
 # $\rho \le 0.01$ at every layer (16.7), and bias-only fine-tuning moves perturbed accuracy by
 # at most 1 point (16.8), while Π_interacting still costs at least 5 points. We also apply the
 # oracle correction, subtracting $\bar b$ from perturbed penultimate representations only,
@@ -790,6 +791,7 @@ ax.set(
     ylim=(0.4, 1.16),
     title="Debiasing helps for Π_neutral, not for Π_interacting",
 )
+ax.set_yticks(np.arange(0.4, 1.01, 0.1))
 ax.legend(loc="upper center", ncols=4, fontsize=8)
 plt.show()
 
@@ -800,8 +802,8 @@ plt.show()
 # random perturbations. For every test prompt we draw 100 fresh perturbations (a stream not
 # used to estimate anything), count the correct answers $k$ and certify at $q = 0.9$ when
 # the Clopper–Pearson bound {eq}`debias-eq-cp` with $\alpha = 0.05$ reaches it (that is,
-# $k \ge 96$). The note's "+20 points" was not reached in any of its designs; its replacement,
-# tied to this design: the mean error rate under perturbation at least halves (16.9) and the
+# $k \ge 96$). A bar of "+20 points" was not reached in any design of this toy that we tried; the
+# bar tied to this design: the mean error rate under perturbation at least halves (16.9) and the
 # certified fraction rises by at least 5 points (16.10), both for the worst seed. The Cantelli
 # bound {eq}`debias-eq-cantelli`, evaluated with each prompt's empirical $\beta$ and $\sigma^2$,
 # can never be violated by the same draws (16.11): that check only catches bookkeeping errors
@@ -1030,23 +1032,27 @@ print(f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:
 #   with about 8,500 parameters. Which modules of an LLM carry the bias, how it scales with
 #   depth and width, which real perturbations (typos, paraphrases, formatting) are systematic,
 #   and the paper's benchmark numbers are all beyond this toy. The `paper` scale runs more
-#   seeds, prompts and perturbations of the same toy; the note's GPU variant (a small
+#   seeds, prompts and perturbations of the same toy; the planned GPU variant (a small
 #   transformer trained from scratch on templated prompts) is not implemented.
 # - **The phenomenon is designed in.** Fillers share a common embedding offset of four times
 #   a content word's norm. Without it the bias share $\rho$ was only 0.10–0.15 and the
 #   accuracy gap 7 points, too little to test anything. The claims test the paper's
 #   statements *given* a systematic shift, not that real perturbations produce one.
-# - **Seed dependence.** Claims 16.3–16.10 take the worst of three seeds. The note's own
-#   prototype, with this design but other seeds, saw bias-only fine-tuning close 60%, 86% and
+# - **Seed dependence.** Claims 16.3–16.10 take the worst of three seeds. An earlier
+#   run of this design on other seeds saw bias-only fine-tuning close 60%, 86% and
 #   3% of the gap, and the accuracy gap range from 4 to 47 points; so 16.4 and 16.5 are not
-#   guaranteed on every seed. The `paper` scale checks ten seeds.
-# - **Thresholds changed by the note's audit.** "+20 points certified" (16.10) was never
+#   guaranteed on every seed. The `paper` scale (ten seeds, 2,000 test prompts, 50
+#   perturbations each for the bias, 500 for the certificate; about 9 minutes on two CPU
+#   cores) keeps 16.3–16.5 and 16.7–16.9 (the worst seed closes 61% of the gap), but bias-only
+#   fine-tuning costs 5.2 and 2.6 points of clean accuracy on two of the ten seeds, so 16.6
+#   fails there, and the certified fraction rises by 4.7 points on the worst seed (16.10).
+# - **Bars changed after a first measurement.** "+20 points certified" (16.10) was never
 #   reached in any design and is replaced by "+5 points" together with "the error rate at
 #   least halves" (16.9); the ratio form of 16.8 is undefined because full fine-tuning does
 #   not help on Π_interacting either.
 # - **16.10 is not reproduced.** The certified fraction at $q = 0.9$ rises by 5.5, 2.7 and
-#   18.1 points on the three seeds, so the worst seed misses the 5-point bar (the note's
-#   prototype measured +7.6, +18.2 and +5.3 on its seeds). Debiasing does cut the error rate
+#   18.1 points on the three seeds, so the worst seed misses the 5-point bar (the earlier
+#   run measured +7.6, +18.2 and +5.3 on its seeds). Debiasing does cut the error rate
 #   under perturbation by more than half on every seed (16.9), but it changes *how* errors are
 #   spread: before, a prompt tends to fail on almost every perturbation or on none; after,
 #   24–35% of prompts fail on between 4% and 30% of their perturbations. Those prompts are
