@@ -207,8 +207,8 @@
 # using $p\eta = (1-\gamma)p_r$ from {prf:ref}`t3-prop-tilt`. Integrate the absolute value
 # against $p_f$. The first term is at most
 # $(\varepsilon_\infty/\hat Z)\int p_f\, p$, and
-# $\int p_f\, p = (1-\gamma)\int p_f p_r + \gamma \int p_f^2 \le (1-\gamma)\lVert p_r\rVert_\infty
-# + \gamma\lVert p_f\rVert_\infty$, because $\int p_f g \le \lVert g\rVert_\infty$ for a density
+# $\int p_f\, p = (1-\gamma)\int p_f p_r + \gamma \int p_f^2 \le (1-\gamma)\lVert p_r\rVert_\infty +
+# \gamma\lVert p_f\rVert_\infty$, because $\int p_f g \le \lVert g\rVert_\infty$ for a density
 # $p_f$. The second term is $(1-\gamma)\int p_f p_r \cdot \lvert 1/\hat Z - 1/(1-\gamma)\rvert$.
 # Finally $\hat Z - (1-\gamma) = \int p\,(\hat\eta - \eta)$, which is at most
 # $\mathbb{E}_p\lvert\hat\eta-\eta\rvert \le \sqrt{\delta/2}$ in absolute value by
@@ -338,7 +338,7 @@ def fresh_generator(offset: int) -> torch.Generator:
     return torch.Generator().manual_seed(SEED + offset)
 
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 GRID_N = icml26.pick(ci=100_001, paper=400_001)  # quadrature points on [-10, 10]
 SIGMAS = icml26.pick(ci=[0.3, 0.1, 0.03, 0.01], paper=[0.3, 0.1, 0.03, 0.01, 0.003])  # σ_f
 T_GRID = icml26.pick(ci=[1.0, 1.5, 2.0, 3.0, 5.0], paper=[1.0, 1.5, 2.0, 3.0, 5.0])
@@ -518,7 +518,7 @@ icml26.claim(
 #
 # First, what the estimates look like around the sharpest spike.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Unlearning a sharp forget spike ($\\sigma_f = 0.01$): guidance ($T = 1$) leaves a bump hundreds of times above $p_r$; tempering first ($T = 2, 3$) lowers it several-fold. Right: zoom on the spike.", "name": "09-fig-spike"}}
 s_sharp = len(SIGMAS) - 1
 eta_ctrl = t3.shrink(eta[s_sharp], KAPPA)
 fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.2), gridspec_kw={"width_ratios": [1.6, 1]})
@@ -608,7 +608,7 @@ icml26.claim(
     at_most=1 / 3,
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Forget error against the spike height $\\lVert p_f\\rVert_\\infty$ (log-log): slope about 1 for guidance and about $1/T$ after tempering (claims 09.3–09.5); dotted lines have slope $1/T$.", "name": "09-fig-slopes"}}
 fig, ax = plt.subplots(figsize=(6.4, 4.0))
 for k, T in enumerate(T_GRID[:-1]):
     c = icml26.plotting.color(k)
@@ -725,7 +725,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The trade-off: tempering bias $\\mathrm{KL}(p_r \\Vert \\hat p^{(T)})$ grows with $T$ while the forget error falls, so their sum is smallest at an interior temperature (claims 09.6–09.8).", "name": "09-fig-tradeoff"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.8))
 s = len(SIGMAS) - 1
 ax.plot(
@@ -831,7 +831,7 @@ icml26.claim(
     at_most=0,
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "A learned classifier: forget error against its excess risk as the sample grows; tempering at $T = 2$ stays about six times lower than guidance (claim 09.9).", "name": "09-fig-risk"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.8))
 for k, T in [(K1, 1.0), (K2, 2.0)]:
     c = icml26.plotting.color(0 if T == 1 else 1)
@@ -948,7 +948,7 @@ for T, pv in ks_gen.items():
         f"runs with p < 0.05: {(pv < 0.05).sum()}/{KS_REPEATS}"
     )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: forget samples remain likelier under the unlearned model than under $p_r$, less so as $T$ grows (claims 09.10–09.11). Right: a sample-based KS test penalises the tempering bias instead.", "name": "09-fig-quality"}}
 fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.2))
 bins = np.linspace(0, 8, 41)
 for j, T in enumerate([1.0, 2.0, 3.0]):

@@ -17,7 +17,7 @@ def _line(*args, **kwargs) -> tuple[bool, str]:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         verdict = claim(*args, **kwargs)
-    return verdict, buf.getvalue()
+    return bool(verdict), buf.getvalue()
 
 
 def test_claim_prints_the_exact_line():
@@ -139,3 +139,13 @@ def test_agree_returns_the_largest_difference_and_names_the_mismatch():
         checks.agree("kernel vs reference", np.array([1.0, 2.0]), np.array([1.0, 2.1]))
     with pytest.raises(AssertionError, match="shapes differ"):
         checks.agree("x", np.zeros(2), np.zeros(3))
+
+
+def test_the_verdict_is_truthy_and_displays_as_nothing():
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        ok, nr = claim("x.1", "s", 1, at_most=2), claim("x.2", "s", 3, at_most=2)
+    assert ok and not nr and ok._ipython_display_() is None
+    assert repr(nr) == "Verdict('NOT REPRODUCED')"

@@ -242,3 +242,21 @@ def test_forthcoming_and_written_chapters_do_not_overlap():
     written = {c.number for c in REGISTRY}
     assert not written & set(FORTHCOMING), "a written chapter is still listed as forthcoming"
     assert all(part in PARTS for part, _ in FORTHCOMING.values())
+
+
+def test_bibliography_parses_and_every_cited_key_exists():
+    import pybtex.database
+
+    bib = pybtex.database.parse_file(str(ROOT / "book" / "references.bib"))  # raises on syntax
+    cited = set()
+    for py in CHAPTERS:
+        for group in re.findall(r"\{cite(?::[tp])?\}`([^`]+)`", py.read_text()):
+            cited |= {k.strip() for k in group.split(",")}
+    missing = sorted(cited - set(bib.entries))
+    assert not missing, f"cited but not in references.bib: {missing}"
+
+
+def test_readme_lists_every_chapter():
+    readme = (ROOT / "README.md").read_text()
+    missing = [c.stem for c in REGISTRY if f"notebooks/{c.stem}.py" not in readme]
+    assert not missing, f"README.md does not list {missing}"

@@ -70,6 +70,22 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_02_hmm_bandits",
     ),
     Chapter(
+        "03",
+        "informed-critic",
+        "sequential",
+        "Informed asymmetric actor-critic: privileged signals for the critic",
+        ("icml26.sequential.critic",),
+        bench="bench_03_informed_critic",
+    ),
+    Chapter(
+        "04",
+        "clarification",
+        "sequential",
+        "Goal-oriented clarification with an information-gain reward",
+        ("icml26.sequential.clarify", "icml26.grpo"),
+        bench="bench_04_clarification",
+    ),
+    Chapter(
         "05",
         "cogsde",
         "dynamics",
@@ -94,6 +110,22 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_09_t3_unlearning",
     ),
     Chapter(
+        "12",
+        "agent-jit",
+        "agents",
+        "Just-in-time compilation for computer-use agents: plans, cost models and scheduling",
+        ("icml26.agents.jit",),
+        bench="bench_12_agent_jit",
+    ),
+    Chapter(
+        "13",
+        "v-abs",
+        "agents",
+        "Action-observer driven beam search for dynamic visual reasoning",
+        ("icml26.agents.beam",),
+        bench="bench_13_v_abs",
+    ),
+    Chapter(
         "16",
         "debiasing",
         "trust",
@@ -101,25 +133,34 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.debias",),
         bench="bench_16_debiasing",
     ),
+    Chapter(
+        "17",
+        "threshold-watermark",
+        "trust",
+        "(t, K)-threshold watermarking in federated learning",
+        ("icml26.trust.watermark", "icml26.trust.shamir"),
+        bench="bench_17_threshold_watermark",
+    ),
+    Chapter(
+        "18",
+        "explaind",
+        "trust",
+        "ExPLAIND: AdamW training as a kernel machine, and what it explains",
+        ("icml26.trust.pathkernel",),
+        bench="bench_18_explaind",
+    ),
 )
 
 
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
-    "03": ("sequential", "Informed asymmetric actor-critic with privileged signals"),
-    "04": ("sequential", "Goal-oriented clarification with an information-gain reward"),
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
-    "09": ("generative", "Temper-then-tilt unlearning"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
-    "12": ("agents", "Just-in-time compilation for computer-use agents"),
-    "13": ("agents", "Action-observer beam search"),
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
-    "17": ("trust", "(t,K)-threshold watermarking in federated learning"),
-    "18": ("trust", "ExPLAIND: AdamW training as a kernel machine"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
 

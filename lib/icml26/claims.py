@@ -25,6 +25,7 @@ __all__ = [
     "KINDS",
     "ClaimLine",
     "Threshold",
+    "Verdict",
     "claim",
     "format_value",
     "parse_claim_line",
@@ -117,6 +118,25 @@ class Threshold:
         return f"{self.direction} {format_value(self.bounds[0], digits)}"
 
 
+class Verdict:
+    """What :func:`claim` returns: true when the claim holds. It displays as nothing in a
+    notebook (the printed line is the claim's only output), but ``if claim(...)`` works."""
+
+    __slots__ = ("holds",)
+
+    def __init__(self, holds: bool) -> None:
+        self.holds = bool(holds)
+
+    def __bool__(self) -> bool:
+        return self.holds
+
+    def __repr__(self) -> str:
+        return f"Verdict({OK if self.holds else NOT_REPRODUCED!r})"
+
+    def _ipython_display_(self) -> None:  # the claim line was printed already
+        return None
+
+
 def claim(
     id: str,
     statement: str,
@@ -127,8 +147,8 @@ def claim(
     between: object = None,
     kind: str = "reproduction",
     digits: int = 3,
-) -> bool:
-    """Print a claim line and return whether the claim holds.
+) -> Verdict:
+    """Print a claim line and return whether the claim holds (a :class:`Verdict`).
 
     Exactly one of ``at_most`` (holds when ``measured <= at_most``), ``at_least``
     (``measured >= at_least``) or ``between=(low, high)`` (inclusive) is the threshold. The
@@ -150,7 +170,7 @@ def claim(
         f"CLAIM {id} [{kind}]: {statement} — measured {format_value(x, digits)} "
         f"({threshold.text(digits)}) {verdict}"
     )
-    return verdict == OK
+    return Verdict(verdict == OK)
 
 
 @dataclass(frozen=True)

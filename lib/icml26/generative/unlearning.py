@@ -8,16 +8,16 @@ grids of configurations are computed in one vectorised pass. This module holds:
 - :func:`grid`, :func:`trapezoid`, :func:`normal_pdf`, :func:`mixture_pdf` — exact densities
   and quadrature;
 - :func:`bayes_posterior`, :func:`train_posterior`, :func:`prior_correct` — the retain-vs-forget
-  posterior and the class-prior correction of {prf:ref}`t3-prop-tilt`;
-- :func:`shrink`, :func:`logit_shift` — the controlled classifier of {prf:ref}`t3-lem-shrink`
+  posterior and the class-prior correction of :prf:ref:`t3-prop-tilt`;
+- :func:`shrink`, :func:`logit_shift` — the controlled classifier of :prf:ref:`t3-lem-shrink`
   (probability-space floor) and the logit-space error that does *not* amplify;
 - :func:`rbf_features`, :func:`fit_logistic`, :func:`predict_logistic`, :func:`sample_mixture`
   — the learned logistic-RBF classifier (batched Newton, scikit-learn's ``C`` convention);
-- :func:`t3_density` — the T3 estimator ``p^{1/T} f̂ / Z`` of {eq}`t3-eq-t3`;
+- :func:`t3_density` — the T3 estimator ``p^{1/T} f̂ / Z`` of :eq:`t3-eq-t3`;
 - :func:`kl_divergence`, :func:`forget_error`, :func:`leaked_mass`, :func:`excess_loglik`,
   :func:`excess_logloss` — the chapter's metrics; :func:`error_grid` computes them for a whole
   grid of configurations; :func:`sample_density` draws from a grid density; :func:`loglog_slope`
-  fits the amplification exponent of {prf:ref}`t3-thm-amplify` and {prf:ref}`t3-thm-temper`.
+  fits the amplification exponent of :prf:ref:`t3-thm-amplify` and :prf:ref:`t3-thm-temper`.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def train_posterior(p_r: torch.Tensor, p_f: torch.Tensor, pi: float) -> torch.Te
     """Bayes posterior P(retain | z) of a classifier trained with retain fraction ``pi``.
 
     ``c = π p_r / (π p_r + (1 − π) p_f)``; where both densities vanish, ``c = π``. With
-    ``pi = 1 − γ`` this is the mixture posterior η of {prf:ref}`t3-prop-tilt`; with ``pi = 0.5``
+    ``pi = 1 − γ`` this is the mixture posterior η of :prf:ref:`t3-prop-tilt`; with ``pi = 0.5``
     it is the balanced classifier that needs the prior correction (:func:`prior_correct`).
     """
     p_r = _density("p_r", p_r)
@@ -163,7 +163,7 @@ def train_posterior(p_r: torch.Tensor, p_f: torch.Tensor, pi: float) -> torch.Te
 
 
 def bayes_posterior(p_r: torch.Tensor, p_f: torch.Tensor, gamma: float) -> torch.Tensor:
-    """η = (1 − γ) p_r / p, the Bayes retain posterior under the mixture {eq}`t3-eq-mixture`."""
+    """η = (1 − γ) p_r / p, the Bayes retain posterior under the mixture :eq:`t3-eq-mixture`."""
     gamma = checks.real("gamma", gamma, low=0.0, high=1.0, strict=True)
     return train_posterior(p_r, p_f, 1.0 - gamma)
 
@@ -171,7 +171,7 @@ def bayes_posterior(p_r: torch.Tensor, p_f: torch.Tensor, gamma: float) -> torch
 def prior_correct(c: torch.Tensor, gamma: float, pi: float) -> torch.Tensor:
     """Turn a posterior trained with retain fraction ``pi`` into the mixture posterior η.
 
-    Odds transform of {prf:ref}`t3-prop-tilt`:
+    Odds transform of :prf:ref:`t3-prop-tilt`:
     ``η/(1−η) = [(1−γ)/γ]·[(1−π)/π]·c/(1−c)``, written so that c ∈ {0, 1} map to η ∈ {0, 1}.
     """
     c = _prob("c", c)
@@ -183,10 +183,10 @@ def prior_correct(c: torch.Tensor, gamma: float, pi: float) -> torch.Tensor:
 
 
 def shrink(eta: torch.Tensor, kappa: Number) -> torch.Tensor:
-    """Controlled classifier η̂ = (1 − κ) η + κ/2 of {prf:ref}`t3-lem-shrink`.
+    """Controlled classifier η̂ = (1 − κ) η + κ/2 of :prf:ref:`t3-lem-shrink`.
 
     A probability-space error: it puts a floor κ/2 under η̂ on the forget spike. A tensor
-    ``kappa`` of shape (C,) adds a leading axis: (C, *eta.shape).
+    ``kappa`` of shape (C,) adds a leading axis: ``(C, *eta.shape)``.
     """
     eta = _prob("eta", eta)
     kappa = _scalar_or_tensor("kappa", kappa, low=0.0, high=1.0, strict=False)
@@ -205,7 +205,7 @@ def logit_shift(eta: torch.Tensor, shift: float) -> torch.Tensor:
 
 
 def t3_density(z: torch.Tensor, p: torch.Tensor, f: torch.Tensor, T: Number) -> torch.Tensor:
-    """The T3 estimate ``p^{1/T} f / ∫ p^{1/T} f`` of {eq}`t3-eq-t3` (T = 1: classifier guidance).
+    """The T3 estimate ``p^{1/T} f / ∫ p^{1/T} f`` of :eq:`t3-eq-t3` (T = 1: classifier guidance).
 
     ``p`` and ``f`` broadcast against each other; a tensor ``T`` must broadcast against their
     batch shape (the grid axis is added here). Computed in log space, normalised numerically.
@@ -231,7 +231,7 @@ def kl_divergence(z: torch.Tensor, p: torch.Tensor, q: torch.Tensor) -> torch.Te
 
 
 def forget_error(z: torch.Tensor, p_f: torch.Tensor, q: torch.Tensor, p_r: torch.Tensor):
-    """Forget error ∫ p_f |q − p_r| of {eq}`t3-eq-forget` (density seen on forget samples)."""
+    """Forget error ``∫ p_f |q − p_r|`` of :eq:`t3-eq-forget` (density seen on forget samples)."""
     z = _grid_arg(z)
     p_f = _density("p_f", p_f, z)
     q = _density("q", q, z)
@@ -280,7 +280,7 @@ def excess_logloss(z: torch.Tensor, p: torch.Tensor, eta: torch.Tensor, eta_hat:
 
 
 def rbf_features(x: torch.Tensor, centres: torch.Tensor, width: float) -> torch.Tensor:
-    """Gaussian RBF features exp(−(x − c)² / (2 width²)), shape (*x.shape, len(centres))."""
+    """Gaussian RBF features ``exp(−(x − c)² / (2 width²))``, shape ``(*x.shape, len(centres))``."""
     x = checks.tensor("x", x, floating=True)
     centres = checks.tensor("centres", centres, ndim=1, floating=True)
     width = checks.real("width", width, low=0.0, strict=True)

@@ -1,0 +1,577 @@
+"""Action-observer driven beam search (V-ABS) on an "imagined-hole" FrozenLake (chapter 13, v-abs).
+
+The environment is gymnasium's FrozenLake (deterministic moves): an ``n × n`` grid, start at
+the top-left cell, goal at the bottom-right, holes elsewhere. A simulated **Thinker** scores
+each candidate action *before* it is executed, from an imagined map in which some holes are
+invisible; a simulated **Observer** scores the state reached *after* the Actor executed it.
+Everything the search needs is a table over ``(map, state, action)``, so the search itself is
+pure indexing and runs on a whole batch of maps and beams at once, on any device. Grids are at
+most ``8 × 8``: a path's visited cells are one 64-bit mask.
+
+- :func:`random_maps`, :func:`grid_moves`, :func:`goal_distance`, :func:`action_values` — the
+  maps (gymnasium's generator), deterministic transitions, BFS distances and true action values;
+- :func:`make_world` — Thinker, Observer and heuristic tables of one batch of maps
+  (:prf:ref:`vabs-def-world`);
+- :func:`prior_entropy`, :func:`adaptive_weight` — the normalised prior entropy and the
+  entropy-adaptive weight (:prf:ref:`vabs-def-weight`, :prf:ref:`vabs-prop-weight`);
+- :func:`beam_search` — batched V-ABS, fixed-weight and one-sided beam searches, with optional
+  observer skipping (:prf:ref:`vabs-def-search`); :func:`greedy` — direct greedy decoding;
+- :func:`kendall_tau` — batched Kendall τ-b between prior and observer scores (IAO bias,
+  :prf:ref:`vabs-def-iao`);
+- :func:`sft_features` — the verification features of the SFT analog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from icml26 import checks
+
+__all__ = [
+    "DELTAS",
+    "REVERSE",
+    "BeamResult",
+    "World",
+    "action_values",
+    "adaptive_weight",
+    "beam_search",
+    "goal_distance",
+    "greedy",
+    "grid_moves",
+    "kendall_tau",
+    "make_world",
+    "manhattan_progress",
+    "prior_entropy",
+    "random_maps",
+    "sft_features",
+]
+
+#: gymnasium's FrozenLake actions: 0 LEFT, 1 DOWN, 2 RIGHT, 3 UP, as (row, column) steps.
+DELTAS = ((0, -1), (1, 0), (0, 1), (-1, 0))
+#: the move that undoes each action.
+REVERSE = (2, 3, 0, 1)
+
+
+def random_maps(n_maps: int, size: int, p_frozen: float, seed: int) -> np.ndarray:
+    """``(n_maps, size, size)`` boolean hole masks from gymnasium's ``generate_random_map``.
+
+    Map ``i`` is ``generate_random_map(size, p_frozen, seed=seed + i)``; gymnasium guarantees a
+    hole-free path from the start (top-left) to the goal (bottom-right).
+    """
+    from gymnasium.envs.toy_text.frozen_lake import generate_random_map
+
+    n_maps = checks.integer("n_maps", n_maps, low=1)
+    size = checks.integer("size", size, low=2, high=8)
+    p_frozen = checks.real("p_frozen", p_frozen, low=0.0, high=1.0, strict=True)
+    seed = checks.integer("seed", seed, low=0)
+    maps = [generate_random_map(size=size, p=p_frozen, seed=seed + i) for i in range(n_maps)]
+    return np.array([[[c == "H" for c in row] for row in m] for m in maps], dtype=bool)
+
+
+def grid_moves(size: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Deterministic FrozenLake transitions: ``next_state`` and ``wall``, both ``(S, 4)``.
+
+    States are ``row * size + col``. A move off the grid leaves the agent in place (as in
+    gymnasium) and is flagged in ``wall``.
+    """
+    size = checks.integer("size", size, low=2, high=8)
+    s = torch.arange(size * size)
+    r, c = s // size, s % size
+    nxt, wall = [], []
+    for dr, dc in DELTAS:
+        r2, c2 = r + dr, c + dc
+        off = (r2 < 0) | (r2 >= size) | (c2 < 0) | (c2 >= size)
+        nxt.append(torch.where(off, s, r2.clamp(0, size - 1) * size + c2.clamp(0, size - 1)))
+        wall.append(off)
+    return torch.stack(nxt, 1), torch.stack(wall, 1)
+
+
+def _holes(name: str, hole: object) -> torch.Tensor:
+    if isinstance(hole, np.ndarray):
+        hole = torch.from_numpy(hole)
+    checks.tensor(name, hole, ndim=3, dtype=torch.bool)
+    if hole.shape[1] != hole.shape[2] or not 2 <= hole.shape[1] <= 8 or hole.shape[0] < 1:
+        raise ValueError(
+            f"{name} must have shape (B, n, n) with 2 <= n <= 8, got {tuple(hole.shape)}"
+        )
+    if hole[:, 0, 0].any() or hole[:, -1, -1].any():
+        raise ValueError(f"{name} must keep the start and the goal free of holes")
+    return hole
+
+
+def goal_distance(hole: object) -> torch.Tensor:
+    """BFS distance (moves) from every safe cell to the goal avoiding holes; ``inf`` elsewhere.
+
+    ``hole`` is a ``(B, n, n)`` boolean tensor (or array); returns ``(B, n*n)`` float64.
+    Vectorised Bellman relaxation, ``n*n`` sweeps at most.
+    """
+    hole = _holes("hole", hole)
+    B, n, _ = hole.shape
+    nxt, wall = grid_moves(n)
+    nxt, wall = nxt.to(hole.device), wall.to(hole.device)
+    safe = ~hole.reshape(B, n * n)
+    dist = torch.full((B, n * n), float("inf"), dtype=torch.float64, device=hole.device)
+    dist[:, -1] = 0.0
+    for _ in range(n * n):
+        nb = torch.where(wall, float("inf"), dist[:, nxt])  # (B, S, 4)
+        new = torch.where(safe, torch.minimum(dist, nb.amin(-1) + 1.0), float("inf"))
+        new[:, -1] = 0.0
+        if torch.equal(new, dist):
+            break
+        dist = new
+    return dist
+
+
+def action_values(hole: object) -> torch.Tensor:
+    """True action values ``q(v, a)``, ``(B, S, 4)``: 0 into a hole, 1 if the BFS distance to the
+    goal decreases, 0.5 otherwise (moves into a wall: 0.5)."""
+    hole = _holes("hole", hole)
+    B, n, _ = hole.shape
+    nxt, _ = grid_moves(n)
+    nxt = nxt.to(hole.device)
+    dist = goal_distance(hole)
+    into_hole = hole.reshape(B, n * n)[:, nxt]
+    closer = dist[:, nxt] < dist[:, :, None]
+    q = torch.full(into_hole.shape, 0.5, dtype=torch.float64, device=hole.device)
+    q = torch.where(closer, 1.0, q)
+    return torch.where(into_hole, 0.0, q)
+
+
+def manhattan_progress(size: int) -> torch.Tensor:
+    """The heuristic ``F_heur(v, a)``, ``(S, 4)``: 1 if the move shortens the Manhattan distance to
+    the goal, else 0."""
+    size = checks.integer("size", size, low=2, high=8)
+    nxt, _ = grid_moves(size)
+    s = torch.arange(size * size)
+    md = (size - 1 - s // size) + (size - 1 - s % size)
+    return (md[nxt] < md[:, None]).double()
+
+
+@dataclass(frozen=True)
+class World:
+    """All tables of one batch of maps (:func:`make_world`); ``S = n*n`` states, 4 actions.
+
+    ``prior``, ``observer``, ``heuristic``: ``F_pri``, ``F_obs``, ``F_heur`` in ``[0, 1]``,
+    ``(B, S, 4)``. ``hole`` and ``hidden`` (holes the Thinker does not imagine) are ``(B, S)``;
+    ``near_hidden[b, s]``: a hidden hole is one move from ``s``; ``sharp[b, s]``: the Thinker's
+    prior at ``s`` is sharp (``κ_sharp``). ``q`` true and ``q_imagined`` action values.
+    """
+
+    size: int
+    hole: torch.Tensor
+    hidden: torch.Tensor
+    cracked: torch.Tensor
+    near_hidden: torch.Tensor
+    sharp: torch.Tensor
+    q: torch.Tensor
+    q_imagined: torch.Tensor
+    prior_logit: torch.Tensor
+    prior: torch.Tensor
+    observer: torch.Tensor
+    heuristic: torch.Tensor
+    next_state: torch.Tensor
+    wall: torch.Tensor
+
+    @property
+    def n_maps(self) -> int:
+        return int(self.hole.shape[0])
+
+    def with_prior(self, prior: torch.Tensor) -> World:
+        """The same world with another Thinker (e.g. after the SFT analog)."""
+        checks.tensor("prior", prior, ndim=3, floating=True)
+        checks.shape("prior", prior, tuple(self.prior.shape))
+        if (prior < 0).any() or (prior > 1).any():
+            raise ValueError("prior must lie in [0, 1]")
+        logit = torch.logit(prior.clamp(1e-12, 1 - 1e-12))
+        return World(**{**self.__dict__, "prior": prior, "prior_logit": logit})
+
+
+def make_world(
+    hole: object,
+    *,
+    hide: float = 0.5,
+    kappa_sharp: float = 6.0,
+    kappa_flat: float = 1.0,
+    prior_noise: float = 0.5,
+    observer_hole_logit: float = -4.0,
+    observer_scale: float = 4.0,
+    observer_noise: float = 1.0,
+    crack: float = 0.0,
+    informative: bool = True,
+    generator: torch.Generator | None = None,
+) -> World:
+    """Simulated Thinker, Observer and heuristic for a batch of maps (:prf:ref:`vabs-def-world`).
+
+    Thinker: each hole is invisible with probability ``hide``; on the imagined map the prior
+    logit is ``κ(v) (q̃(v, a) − ½) + N(0, prior_noise²)`` with ``κ = kappa_flat`` where a
+    hidden hole is one move away and ``kappa_sharp`` elsewhere (``informative=False``: the flat
+    states are drawn at random with the same frequency, independent of hidden holes).
+    Observer: a hole, or a *cracked* safe cell (probability ``crack``, a perception error),
+    has logit ``observer_hole_logit``; any other cell ``observer_scale (q − ½) + N(0,
+    observer_noise²)``. Noise is drawn once per ``(map, state, action)``, so every method
+    sees the same Thinker and Observer. Draws use ``generator`` on the CPU.
+    """
+    hole = _holes("hole", hole)
+    hide = checks.real("hide", hide, low=0.0, high=1.0)
+    kappa_sharp = checks.real("kappa_sharp", kappa_sharp, low=0.0)
+    kappa_flat = checks.real("kappa_flat", kappa_flat, low=0.0)
+    prior_noise = checks.real("prior_noise", prior_noise, low=0.0)
+    observer_hole_logit = checks.real("observer_hole_logit", observer_hole_logit)
+    observer_scale = checks.real("observer_scale", observer_scale, low=0.0)
+    observer_noise = checks.real("observer_noise", observer_noise, low=0.0)
+    crack = checks.real("crack", crack, low=0.0, high=1.0)
+    if not isinstance(informative, bool):
+        raise ValueError(f"informative must be a bool, got {informative!r}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise ValueError("generator must be a torch.Generator")
+    dev = hole.device
+    hole = hole.cpu()
+    B, n, _ = hole.shape
+    S = n * n
+    nxt, wall = grid_moves(n)
+    flat_hole = hole.reshape(B, S)
+
+    def draw(*shape: int) -> torch.Tensor:
+        return torch.rand(*shape, generator=generator, dtype=torch.float64)
+
+    def normal(*shape: int) -> torch.Tensor:
+        return torch.randn(*shape, generator=generator, dtype=torch.float64)
+
+    hidden = flat_hole & (draw(B, S) < hide)
+    imagined = (flat_hole & ~hidden).reshape(B, n, n)
+    q = action_values(hole)
+    q_im = action_values(imagined)
+    near = (hidden[:, nxt] & ~wall).any(-1)
+    if informative:
+        flat_state = near
+    else:
+        freq = near[~flat_hole].double().mean().item() if (~flat_hole).any() else 0.0
+        flat_state = draw(B, S) < freq
+    kappa = torch.where(flat_state, kappa_flat, kappa_sharp)
+    prior_logit = kappa[:, :, None] * (q_im - 0.5) + prior_noise * normal(B, S, 4)
+    edge = torch.zeros(S, dtype=torch.bool)
+    edge[0] = edge[-1] = True
+    cracked = ~flat_hole & ~edge & (draw(B, S) < crack)
+    looks_hole = (flat_hole | cracked)[:, nxt]
+    obs_logit = observer_scale * (q - 0.5) + observer_noise * normal(B, S, 4)
+    obs_logit = torch.where(looks_hole, observer_hole_logit, obs_logit)
+    heur = manhattan_progress(n).expand(B, S, 4)
+    tables = {
+        "hole": flat_hole,
+        "hidden": hidden,
+        "cracked": cracked,
+        "near_hidden": near & ~flat_hole,
+        "sharp": ~flat_state,
+        "q": q,
+        "q_imagined": q_im,
+        "prior_logit": prior_logit,
+        "prior": torch.sigmoid(prior_logit),
+        "observer": torch.sigmoid(obs_logit),
+        "heuristic": heur.contiguous(),
+        "next_state": nxt,
+        "wall": wall,
+    }
+    return World(size=n, **{k: v.to(dev) for k, v in tables.items()})
+
+
+def prior_entropy(prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Normalised entropy ``H`` of the prior over the candidates (:prf:ref:`vabs-def-weight`).
+
+    ``prior`` and boolean ``mask`` have shape ``(..., A)``; the Yes-probabilities of the masked
+    candidates are normalised to ``p`` and ``H = −Σ p log p / log |A_t| ∈ [0, 1]``. Nodes with one
+    candidate or none have ``H = 0``.
+    """
+    checks.tensor("prior", prior, floating=True)
+    checks.tensor("mask", mask, dtype=torch.bool)
+    if prior.shape != mask.shape:
+        raise ValueError(
+            f"mask must have the shape of prior {tuple(prior.shape)}, got {tuple(mask.shape)}"
+        )
+    if ((prior < 0) & mask).any() or not torch.isfinite(prior[mask]).all():
+        raise ValueError("prior must be finite and non-negative on the candidates")
+    return _entropy(prior, mask)
+
+
+def _entropy(prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    w = torch.where(mask, prior, 0.0)
+    total = w.sum(-1, keepdim=True)
+    p = torch.where(total > 0, w / total.clamp_min(1e-300), 0.0)
+    count = mask.sum(-1)
+    h = -torch.special.xlogy(p, p).sum(-1)
+    norm = torch.log(count.clamp_min(2).to(prior.dtype))
+    return torch.where(count >= 2, h / norm, torch.zeros_like(h)).clamp(0.0, 1.0)
+
+
+def adaptive_weight(entropy: object, beta: float = 2.0, mu: float = 0.5) -> torch.Tensor:
+    """The prior weight ``w_p = 1 / (1 + exp(β (H − μ)))`` (:prf:ref:`vabs-def-weight`)."""
+    beta = checks.real("beta", beta, low=0.0)
+    mu = checks.real("mu", mu)
+    h = (
+        entropy
+        if isinstance(entropy, torch.Tensor)
+        else torch.as_tensor(entropy, dtype=torch.float64)
+    )
+    if not h.is_floating_point():
+        h = h.double()
+    checks.finite("entropy", h)
+    return torch.sigmoid(-beta * (h - mu))
+
+
+@dataclass(frozen=True)
+class BeamResult:
+    """Outcome of :func:`beam_search` or :func:`greedy` on each map (all ``(B,)``).
+
+    ``success``: the returned path ends at the goal; ``fell``: it ends in a hole;
+    ``fell_hidden``: in a hole the Thinker did not imagine. ``prior_calls`` and
+    ``observer_calls`` count model calls (one per scored candidate). ``trace`` (when asked) is
+    one dict per depth with the expanded nodes: ``state``, ``alive`` ``(B, K)``, ``cand``
+    ``(B, K, 4)``, ``H``, ``w_p`` ``(B, K)`` and the selected children's ``parent``, ``action``,
+    ``child``, ``keep`` ``(B, K)``; ``best`` holds the returned node's ``(depth, slot)``.
+    """
+
+    success: torch.Tensor
+    fell: torch.Tensor
+    fell_hidden: torch.Tensor
+    prior_calls: torch.Tensor
+    observer_calls: torch.Tensor
+    trace: list[dict[str, torch.Tensor]] | None = None
+    best: tuple[torch.Tensor, torch.Tensor] | None = None
+
+
+def _search_args(world: World, width: int, depth: int) -> tuple[int, int]:
+    if not isinstance(world, World):
+        raise ValueError(f"world must be a World, got {type(world).__name__}")
+    return checks.integer("width", width, low=1, high=64), checks.integer("depth", depth, low=1)
+
+
+def beam_search(
+    world: World,
+    *,
+    width: int = 3,
+    depth: int = 14,
+    weight: float | None = None,
+    beta: float = 2.0,
+    mu: float = 0.5,
+    w_h: float = 0.2,
+    skip_below: float | None = None,
+    shuffle_entropy: torch.Generator | None = None,
+    trace: bool = False,
+) -> BeamResult:
+    """Batched beam search over all maps (:prf:ref:`vabs-def-search`, chapter 13).
+
+    ``weight=None`` is V-ABS (``w_p`` from the prior entropy, :prf:ref:`vabs-def-weight`); a
+    number is a fixed prior weight (``1``: prior only, ``0``: observer only). Each child ``a`` of
+    a node scores ``S = (w_p F_pri + (1 − w_p) F_obs + w_h F_heur) / (1 + w_h)`` and its path
+    accumulates ``G = G_parent + S``; the top ``width`` children over the whole beam survive
+    (ties go to the child expanded first). Candidates exclude wall moves, the reverse of the
+    last move and visited cells. A child in a hole or at the goal is finished;
+    a map stops when its goal is selected; the returned node is the finished node with the
+    best mean step score ``G / t``. ``skip_below``: skip the Observer at nodes with
+    ``H < skip_below`` and score them with the prior alone. ``shuffle_entropy`` (a generator):
+    the negative control of V-ABS, in which every expanded node gets the entropy of a node
+    drawn at random among all nodes expanded at that depth (same weights, no information).
+    """
+    K, D = _search_args(world, width, depth)
+    if weight is not None:
+        weight = checks.real("weight", weight, low=0.0, high=1.0)
+    beta = checks.real("beta", beta, low=0.0)
+    mu = checks.real("mu", mu)
+    w_h = checks.real("w_h", w_h, low=0.0)
+    if skip_below is not None:
+        skip_below = checks.real("skip_below", skip_below, low=0.0, high=1.0)
+    if shuffle_entropy is not None and not isinstance(shuffle_entropy, torch.Generator):
+        raise ValueError("shuffle_entropy must be a torch.Generator or None")
+    dev, B, S = world.prior.device, world.n_maps, world.size**2
+    goal = S - 1
+    fdt = world.prior.dtype
+    nxt, wall = world.next_state.to(dev), world.wall.to(dev)
+    rev = torch.tensor(REVERSE, device=dev)
+    # rows of F_pri, F_obs, F_heur and the transitions, addressed by map * S + state
+    tables = [x.reshape(B * S, 4) for x in (world.prior, world.observer, world.heuristic)]
+    nxt_wall = torch.cat([nxt, wall.long()], 1)  # (S, 8)
+    hole_flat = world.hole.reshape(-1)
+    base = torch.arange(B, device=dev)[:, None] * S
+    one = torch.ones((), dtype=torch.long, device=dev)
+    state = torch.zeros(B, K, dtype=torch.long, device=dev)
+    alive = torch.zeros(B, K, dtype=torch.bool, device=dev)
+    alive[:, 0] = True
+    prev = torch.full((B, K), -1, dtype=torch.long, device=dev)
+    visited = torch.ones(B, K, dtype=torch.long, device=dev)  # bit s set: cell s visited
+    G = torch.zeros(B, K, dtype=fdt, device=dev)
+    best_mean = torch.full((B,), -float("inf"), dtype=fdt, device=dev)
+    best_state = torch.zeros(B, dtype=torch.long, device=dev)
+    best_t = torch.zeros(B, dtype=torch.long, device=dev)
+    best_slot = torch.zeros(B, dtype=torch.long, device=dev)
+    prior_calls = torch.zeros(B, dtype=torch.long, device=dev)
+    obs_calls = torch.zeros(B, dtype=torch.long, device=dev)
+    log: list[dict[str, torch.Tensor]] = []
+    actions = torch.arange(4, device=dev)
+    for t in range(1, D + 1):
+        moves = nxt_wall.index_select(0, state.reshape(-1)).reshape(B, K, 8)
+        child, blocked = moves[..., :4], moves[..., 4:]
+        bit = torch.bitwise_left_shift(one, child)
+        cand = alive[:, :, None] & (blocked == 0) & ((visited[:, :, None] & bit) == 0)
+        cand &= actions != torch.where(prev >= 0, rev[prev.clamp_min(0)], -1)[:, :, None]
+        row = (base + state).reshape(-1)
+        fp, fo, fh = (x.index_select(0, row).reshape(B, K, 4) for x in tables)
+        H = _entropy(fp, cand)
+        if shuffle_entropy is not None:
+            pool = H[alive]
+            pick = torch.randint(len(pool), (B, K), generator=shuffle_entropy).to(dev)
+            H = torch.where(alive, pool[pick], H)
+        if weight is None:
+            wp = torch.sigmoid(-beta * (H - mu))
+        else:
+            wp = torch.full_like(H, weight)
+        if skip_below is not None:
+            skip = H < skip_below
+            wp = torch.where(skip, 1.0, wp)
+            obs_calls += (cand & ~skip[:, :, None]).sum((1, 2))
+        else:
+            obs_calls += cand.sum((1, 2))
+        prior_calls += cand.sum((1, 2))
+        step = (wp[..., None] * fp + (1 - wp[..., None]) * fo + w_h * fh) / (1 + w_h)
+        score = torch.where(cand, G[..., None] + step, -float("inf")).reshape(B, 4 * K)
+        order, top = _top(score, K)
+        keep = torch.isfinite(top)
+        parent, action = order // 4, order % 4
+        new_state = torch.gather(child.reshape(B, 4 * K), 1, order)
+        new_visited = torch.gather(visited, 1, parent) | torch.gather(
+            bit.reshape(B, 4 * K), 1, order
+        )
+        is_hole = hole_flat[base + new_state]
+        terminal = keep & (is_hole | (new_state == goal))
+        mean = torch.where(terminal, top / t, -float("inf"))
+        m, slot = mean.max(1)
+        better = m > best_mean
+        best_mean = torch.where(better, m, best_mean)
+        best_state = torch.where(
+            better, torch.gather(new_state, 1, slot[:, None])[:, 0], best_state
+        )
+        best_t = torch.where(better, t, best_t)
+        best_slot = torch.where(better, slot, best_slot)
+        if trace:
+            log.append(
+                {
+                    "state": state.clone(),
+                    "alive": alive.clone(),
+                    "cand": cand,
+                    "H": H,
+                    "w_p": torch.where(alive, wp, float("nan")),
+                    "parent": parent,
+                    "action": action,
+                    "child": new_state,
+                    "keep": keep,
+                }
+            )
+        reached = (terminal & (new_state == goal)).any(1)
+        alive = keep & ~terminal & ~reached[:, None]
+        state, prev, visited = new_state, action, new_visited
+        G = torch.where(keep, top, 0.0)
+        if not alive.any():
+            break
+    found = torch.isfinite(best_mean)
+    success = found & (best_state == goal)
+    fell = found & hole_flat[base[:, 0] + best_state]
+    fell_hidden = fell & world.hidden.reshape(-1)[base[:, 0] + best_state]
+    return BeamResult(
+        success,
+        fell,
+        fell_hidden,
+        prior_calls,
+        obs_calls,
+        log if trace else None,
+        (best_t, best_slot) if trace else None,
+    )
+
+
+def _top(score: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The ``k`` largest entries of each row, ties broken by the lower index (a stable top-k).
+
+    ``k`` passes of ``argmax`` (which returns the first maximum) — cheaper than a stable sort of
+    the row. Once a row runs out of finite entries, the remaining picks are ``-inf``.
+    """
+    s = score.clone()
+    order, top = [], []
+    for _ in range(k):
+        i = s.argmax(1, keepdim=True)
+        order.append(i)
+        top.append(torch.gather(s, 1, i))
+        s.scatter_(1, i, -float("inf"))
+    return torch.cat(order, 1), torch.cat(top, 1)
+
+
+def greedy(world: World, *, depth: int = 14) -> BeamResult:
+    """Direct greedy decoding: follow the Thinker's argmax candidate, no search, no Observer.
+
+    Same candidate filter as :func:`beam_search`; stops at the goal, in a hole, without a
+    candidate, or after ``depth`` moves.
+    """
+    _, D = _search_args(world, 1, depth)
+    dev, B, S = world.prior.device, world.n_maps, world.size**2
+    nxt, wall = world.next_state.to(dev), world.wall.to(dev)
+    rows = torch.arange(B, device=dev)
+    state = torch.zeros(B, dtype=torch.long, device=dev)
+    visited = torch.zeros(B, S, dtype=torch.bool, device=dev)
+    visited[:, 0] = True
+    alive = torch.ones(B, dtype=torch.bool, device=dev)
+    calls = torch.zeros(B, dtype=torch.long, device=dev)
+    for _ in range(D):
+        child = nxt[state]
+        cand = alive[:, None] & ~wall[state] & ~torch.gather(visited, 1, child)
+        calls += cand.sum(1)
+        score = torch.where(cand, world.prior[rows, state], -float("inf"))
+        a = score.argmax(1)
+        moved = cand.any(1)
+        state = torch.where(moved, child[rows, a], state)
+        visited[rows, state] = True
+        stop = ~moved | world.hole[rows, state] | (state == S - 1)
+        alive &= ~stop
+        if not alive.any():
+            break
+    fell = world.hole[rows, state]
+    return BeamResult(
+        state == S - 1, fell, fell & world.hidden[rows, state], calls, torch.zeros_like(calls)
+    )
+
+
+def kendall_tau(x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Kendall τ-b between ``x`` and ``y`` over the masked entries of each row, ``(N, A) → (N,)``.
+
+    ``NaN`` where it is undefined (fewer than two entries, or all of ``x`` or of ``y`` tied),
+    as ``scipy.stats.kendalltau``.
+    """
+    checks.tensor("x", x, ndim=2, floating=True)
+    checks.tensor("y", y, ndim=2, floating=True)
+    checks.tensor("mask", mask, ndim=2, dtype=torch.bool)
+    if x.shape != y.shape or x.shape != mask.shape:
+        raise ValueError(
+            "x, y and mask must share a shape, got "
+            f"{tuple(x.shape)}, {tuple(y.shape)}, {tuple(mask.shape)}"
+        )
+    i, j = torch.triu_indices(x.shape[1], x.shape[1], 1, device=x.device)
+    both = mask[:, i] & mask[:, j]
+    dx, dy = torch.sign(x[:, i] - x[:, j]), torch.sign(y[:, i] - y[:, j])
+    s = (dx * dy * both).sum(1)
+    nx = ((dx != 0) & both).sum(1).to(x.dtype)
+    ny = ((dy != 0) & both).sum(1).to(x.dtype)
+    den = torch.sqrt(nx * ny)
+    return torch.where(den > 0, s / den.clamp_min(1e-300), float("nan"))
+
+
+def sft_features(world: World) -> torch.Tensor:
+    """Verification features of the SFT analog, ``(B, S, 4, 4)``: one row per (map, state, action).
+
+    ``[pre-SFT prior logit, next cell is a hole (as the image shows it), holes around the next
+    cell / 4, Manhattan progress]``. The pre-SFT Thinker weighs only the first feature.
+    """
+    if not isinstance(world, World):
+        raise ValueError(f"world must be a World, got {type(world).__name__}")
+    nxt, wall = world.next_state, world.wall
+    hole = world.hole.to(world.prior.dtype)
+    into = hole[:, nxt]
+    around = (hole[:, nxt] * ~wall).sum(-1) / 4.0  # (B, S): holes next to each state
+    return torch.stack([world.prior_logit, into, around[:, nxt], world.heuristic], dim=-1)

@@ -1,0 +1,687 @@
+"""ExPLAIND: AdamW training as an exact path-kernel machine, and the attributions it yields.
+
+Implements, for chapter 18 (explaind):
+
+- a float64 AdamW that records every step (:func:`adamw_step`, :func:`train_adamw`), the
+  update of :prf:ref:`explaind-lem-adamw`;
+- per-sample gradients with ``torch.func.vmap`` (:func:`per_sample_grads`) and the
+  path-integrated test feature map of :prf:ref:`explaind-lem-step` (:func:`test_features`);
+- the exact decomposition of :prf:ref:`explaind-thm-kernel` into (step, parameter group,
+  training example) contributions plus the weight-decay term (:func:`decompose`), and the
+  aggregations of :prf:ref:`explaind-def-influence` (:func:`step_influence`,
+  :func:`explaind_scores`, :func:`prune_mask`);
+- the models of the chapter as functions of one flat parameter vector: a tanh MLP
+  (:func:`mlp_model`) and the one-layer modular-addition transformer (:func:`modadd_model`,
+  :func:`modadd_data`).
+
+Every model maps ``(theta, x)`` with ``theta`` of shape ``(P,)`` to log-probabilities of
+shape ``(N, C)``; the loss is the mean negative log-probability of the target class.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch.func import grad, jacrev, vmap
+
+from icml26 import checks
+
+__all__ = [
+    "Decomposition",
+    "FlatModel",
+    "ParamSpec",
+    "Trajectory",
+    "adamw_step",
+    "adamw_updates",
+    "decompose",
+    "explaind_scores",
+    "gauss_legendre",
+    "init_params",
+    "mlp_model",
+    "modadd_data",
+    "modadd_mlp_model",
+    "modadd_model",
+    "per_sample_grads",
+    "prune_mask",
+    "step_influence",
+    "test_features",
+    "train_adamw",
+]
+
+Tensor = torch.Tensor
+
+
+# --- flat parameter vectors -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """Names, shapes and components (parameter groups) of the tensors in a flat vector."""
+
+    names: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]
+    groups: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not (len(self.names) == len(self.shapes) == len(self.groups)) or not self.names:
+            raise ValueError("names, shapes and groups must be non-empty and of equal length")
+
+    @property
+    def sizes(self) -> list[int]:
+        return [math.prod(s) for s in self.shapes]
+
+    @property
+    def numel(self) -> int:
+        """P, the number of scalar parameters."""
+        return sum(self.sizes)
+
+    @property
+    def group_names(self) -> tuple[str, ...]:
+        """The components, in order of first appearance."""
+        return tuple(dict.fromkeys(self.groups))
+
+    def unflatten(self, theta: Tensor) -> dict[str, Tensor]:
+        """Views of ``theta`` (shape ``(P,)``) as the named tensors."""
+        parts = torch.split(theta, self.sizes)
+        return {n: t.view(s) for n, s, t in zip(self.names, self.shapes, parts, strict=True)}
+
+    def group_matrix(self, dtype: torch.dtype = torch.float64, device=None) -> Tensor:
+        """One-hot ``(P, G)`` matrix: entry ``(p, g)`` is 1 when parameter p is in group g."""
+        index = {g: i for i, g in enumerate(self.group_names)}
+        ids = torch.cat(
+            [torch.full((n,), index[g]) for n, g in zip(self.sizes, self.groups, strict=True)]
+        )
+        return torch.nn.functional.one_hot(ids, len(index)).to(dtype=dtype, device=device)
+
+    def weight_mask(self, device=None) -> Tensor:
+        """Boolean ``(P,)``: True on entries of matrices (weights), False on biases."""
+        return torch.cat(
+            [torch.full((n,), len(s) > 1) for n, s in zip(self.sizes, self.shapes, strict=True)]
+        ).to(device)
+
+
+@dataclass(frozen=True)
+class FlatModel:
+    """A model as a pure function of a flat parameter vector: ``forward(theta, x)``."""
+
+    spec: ParamSpec
+    forward: Callable[[Tensor, Tensor], Tensor]
+    num_classes: int
+
+    def __call__(self, theta: Tensor, x: Tensor) -> Tensor:
+        return self.forward(theta, x)
+
+
+def init_params(
+    spec: ParamSpec,
+    *,
+    generator: torch.Generator,
+    scale: float = 1.0,
+    dtype: torch.dtype = torch.float64,
+) -> Tensor:
+    """Gaussian initialisation: matrices N(0, scale²/fan_in), biases 0 (a flat ``(P,)`` vector)."""
+    scale = checks.real("scale", scale, low=0.0, strict=True)
+    parts = []
+    for s in spec.shapes:
+        if len(s) > 1:
+            fan_in = s[-2]
+            w = torch.randn(s, generator=generator, dtype=torch.float64) * scale / math.sqrt(fan_in)
+        else:
+            w = torch.zeros(s, dtype=torch.float64)
+        parts.append(w.flatten())
+    return torch.cat(parts).to(dtype)
+
+
+def mlp_model(sizes: Sequence[int]) -> FlatModel:
+    """A tanh MLP ``sizes[0] → … → sizes[-1]`` with log-softmax output (chapter 18, part A).
+
+    Components: ``layer1``, ``layer2``, … (weight and bias of each linear map).
+    """
+    if len(sizes) < 2:
+        raise ValueError(f"sizes must list at least an input and an output size, got {sizes}")
+    sizes = [checks.integer(f"sizes[{i}]", s, low=1) for i, s in enumerate(sizes)]
+    names, shapes, groups = [], [], []
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
+        names += [f"W{i + 1}", f"b{i + 1}"]
+        shapes += [(a, b), (b,)]
+        groups += [f"layer{i + 1}"] * 2
+    spec = ParamSpec(tuple(names), tuple(shapes), tuple(groups))
+    depth = len(sizes) - 1
+
+    def forward(theta: Tensor, x: Tensor) -> Tensor:
+        p = spec.unflatten(theta)
+        h = x
+        for i in range(1, depth + 1):
+            h = h @ p[f"W{i}"] + p[f"b{i}"]
+            if i < depth:
+                h = torch.tanh(h)
+        return torch.log_softmax(h, dim=-1)
+
+    return FlatModel(spec, forward, sizes[-1])
+
+
+def modadd_model(p: int, d_model: int, n_heads: int, d_mlp: int) -> FlatModel:
+    """The one-layer transformer of the paper's grokking study, as a flat-parameter function.
+
+    Input tokens ``[a, '+', b, '=']`` (vocabulary ``p + 2``), no positional encoding, no
+    LayerNorm: embedding, one attention layer whose heads are separate linear maps (the query
+    is the last position), a residual ReLU MLP, an unembedding without bias to the ``p``
+    residues, log-softmax. Components: ``embed``, ``attn``, ``mlp``, ``unembed``.
+    """
+    p = checks.integer("p", p, low=2)
+    d_model = checks.integer("d_model", d_model, low=1)
+    n_heads = checks.integer("n_heads", n_heads, low=1)
+    d_mlp = checks.integer("d_mlp", d_mlp, low=1)
+    if d_model % n_heads:
+        raise ValueError(f"d_model must be divisible by n_heads, got {d_model} and {n_heads}")
+    dh = d_model // n_heads
+    spec = ParamSpec(
+        ("E", "Q", "K", "V", "O", "W1", "b1", "W2", "b2", "U"),
+        (
+            (p + 2, d_model),
+            (n_heads, d_model, dh),
+            (n_heads, d_model, dh),
+            (n_heads, d_model, dh),
+            (d_model, d_model),
+            (d_model, d_mlp),
+            (d_mlp,),
+            (d_mlp, d_model),
+            (d_model,),
+            (d_model, p),
+        ),
+        ("embed", "attn", "attn", "attn", "attn", "mlp", "mlp", "mlp", "mlp", "unembed"),
+    )
+
+    def forward(theta: Tensor, tokens: Tensor) -> Tensor:
+        w = spec.unflatten(theta)
+        x = w["E"][tokens]  # (N, 4, d)
+        q = torch.einsum("nd,hde->nhe", x[:, -1], w["Q"])
+        k = torch.einsum("ntd,hde->nhte", x, w["K"])
+        v = torch.einsum("ntd,hde->nhte", x, w["V"])
+        att = torch.softmax(torch.einsum("nhe,nhte->nht", q, k) / math.sqrt(dh), dim=-1)
+        z = torch.einsum("nht,nhte->nhe", att, v).reshape(tokens.shape[0], d_model)
+        h = x[:, -1] + z @ w["O"]
+        h = h + torch.relu(h @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
+        return torch.log_softmax(h @ w["U"], dim=-1)
+
+    return FlatModel(spec, forward, p)
+
+
+def modadd_mlp_model(p: int, d_embed: int, d_hidden: int) -> FlatModel:
+    """The embedding-MLP variant for modular addition (the grokking model of small studies).
+
+    Reads the tokens ``a`` and ``b`` of ``[a, '+', b, '=']``: a shared embedding (vocabulary
+    ``p + 2``), concatenated, one ReLU layer, an unembedding without bias, log-softmax.
+    Components: ``embed``, ``hidden``, ``unembed``.
+    """
+    p = checks.integer("p", p, low=2)
+    d_embed = checks.integer("d_embed", d_embed, low=1)
+    d_hidden = checks.integer("d_hidden", d_hidden, low=1)
+    spec = ParamSpec(
+        ("E", "W1", "b1", "U"),
+        ((p + 2, d_embed), (2 * d_embed, d_hidden), (d_hidden,), (d_hidden, p)),
+        ("embed", "hidden", "hidden", "unembed"),
+    )
+
+    def forward(theta: Tensor, tokens: Tensor) -> Tensor:
+        w = spec.unflatten(theta)
+        x = w["E"][tokens[:, [0, 2]]].reshape(tokens.shape[0], 2 * d_embed)
+        return torch.log_softmax(torch.relu(x @ w["W1"] + w["b1"]) @ w["U"], dim=-1)
+
+    return FlatModel(spec, forward, p)
+
+
+def modadd_data(
+    p: int, train_fraction: float, *, generator: torch.Generator
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """Modular addition ``a + b mod p`` on the pairs ``a ≤ b``, split at random.
+
+    Returns ``(tokens_train, y_train, tokens_val, y_val)``; tokens are ``[a, p, b, p + 1]``
+    (``p`` is '+', ``p + 1`` is '='). Without positional encoding ``(a, b)`` and ``(b, a)``
+    are the same input, hence ``a ≤ b`` (as in the paper's code).
+    """
+    p = checks.integer("p", p, low=2)
+    train_fraction = checks.real("train_fraction", train_fraction, low=0.0, high=1.0, strict=True)
+    a, b = torch.triu_indices(p, p)
+    tokens = torch.stack([a, torch.full_like(a, p), b, torch.full_like(a, p + 1)], dim=1)
+    y = (a + b) % p
+    perm = torch.randperm(a.numel(), generator=generator)
+    n_train = round(train_fraction * a.numel())
+    if not 0 < n_train < a.numel():
+        raise ValueError(f"train_fraction leaves an empty split for p = {p}")
+    tr, va = perm[:n_train], perm[n_train:]
+    return tokens[tr], y[tr], tokens[va], y[va]
+
+
+# --- AdamW, recorded ------------------------------------------------------------------------
+
+
+def adamw_step(
+    theta: Tensor,
+    grad_: Tensor,
+    m: Tensor,
+    v: Tensor,
+    step: int,
+    *,
+    lr: float,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+    weight_decay: float = 0.0,
+) -> tuple[Tensor, Tensor, Tensor]:
+    """One AdamW step as in ``torch.optim.AdamW`` (:prf:ref:`explaind-lem-adamw`).
+
+    ``step`` counts from 1. Decay uses the pre-update ``theta``; ``eps`` is added after the
+    square root of the bias-corrected second moment. Returns ``(theta_next, m, v)``.
+    """
+    step = checks.integer("step", step, low=1)
+    lr = checks.real("lr", lr, low=0.0)
+    b1, b2 = (checks.real(f"betas[{i}]", b, low=0.0, high=1.0) for i, b in enumerate(betas))
+    if b1 >= 1.0 or b2 >= 1.0:
+        raise ValueError(f"betas must lie in [0, 1), got {betas}")
+    eps = checks.real("eps", eps, low=0.0)
+    weight_decay = checks.real("weight_decay", weight_decay, low=0.0)
+    checks.shape("grad_", grad_, tuple(theta.shape))
+    m = b1 * m + (1 - b1) * grad_
+    v = b2 * v + (1 - b2) * grad_ * grad_
+    bc1, bc2 = 1 - b1**step, 1 - b2**step
+    denom = v.sqrt() / math.sqrt(bc2) + eps
+    theta_next = theta * (1 - lr * weight_decay) - (lr / bc1) * m / denom
+    return theta_next, m, v
+
+
+@dataclass
+class Trajectory:
+    """Everything the decomposition needs from a training run (all on one device).
+
+    ``thetas``: ``(N + 1, P)`` iterates; ``grads``: ``(N, P)`` batch gradients of the loss;
+    ``exp_avg_sq``: ``(N, P)`` second moments after each update; ``lrs``: ``(N,)``;
+    ``batches``: N index tensors.
+    """
+
+    thetas: Tensor
+    grads: Tensor
+    exp_avg_sq: Tensor
+    lrs: Tensor
+    batches: list[Tensor]
+    betas: tuple[float, float]
+    eps: float
+    weight_decay: float
+    losses: list[float] = field(default_factory=list)
+
+    @property
+    def steps(self) -> int:
+        return self.grads.shape[0]
+
+
+def _loss_fn(model: FlatModel) -> Callable[[Tensor, Tensor, Tensor], Tensor]:
+    def loss(theta: Tensor, x: Tensor, y: Tensor) -> Tensor:
+        lp = model(theta, x)
+        return -lp.gather(-1, y[:, None]).mean()
+
+    return loss
+
+
+def train_adamw(
+    model: FlatModel,
+    theta0: Tensor,
+    x: Tensor,
+    y: Tensor,
+    batches: Sequence[Tensor],
+    lrs: Tensor,
+    *,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+    weight_decay: float = 0.0,
+    record: bool = True,
+    on_step: Callable[[int, Tensor, Tensor, Tensor], None] | None = None,
+) -> Trajectory:
+    """Train with :func:`adamw_step` on the mini-batches ``x[batches[s]]``, recording each step.
+
+    ``lrs[s]`` is the learning rate applied at step ``s``. With ``record=False`` only the
+    final iterate is kept (``thetas`` has two rows) and ``on_step(s, theta_s, theta_next,
+    grad_update)`` lets the caller attribute each step on the fly, where ``grad_update`` is the
+    non-decay part ``−α_s m̂_s ⊘ (√v̂_s + ε)`` of the update.
+    """
+    checks.tensor("theta0", theta0, ndim=1, floating=True)
+    checks.tensor("lrs", lrs, ndim=1, floating=True)
+    if len(batches) != lrs.shape[0] or not batches:
+        raise ValueError(
+            f"lrs must have one entry per batch, got {lrs.shape[0]} and {len(batches)}"
+        )
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    checks.shape("theta0", theta0, (model.spec.numel,))
+    loss_grad = torch.func.grad_and_value(_loss_fn(model))
+    theta = theta0.detach().clone()
+    m, v = torch.zeros_like(theta), torch.zeros_like(theta)
+    thetas, grads, vs, losses = [theta], [], [], []
+    lr_list = [float(a) for a in lrs.tolist()]
+    for s, idx in enumerate(batches):
+        g, loss = loss_grad(theta, x[idx], y[idx])
+        theta_next, m, v = adamw_step(
+            theta, g, m, v, s + 1, lr=lr_list[s], betas=betas, eps=eps, weight_decay=weight_decay
+        )
+        losses.append(loss.detach())
+        if on_step is not None:
+            decay = -lr_list[s] * weight_decay * theta
+            on_step(s, theta, theta_next, theta_next - theta - decay)
+        if record:
+            thetas.append(theta_next)
+            grads.append(g)
+            vs.append(v)
+        theta = theta_next
+    if not record:
+        thetas = [theta0.detach(), theta]
+    empty = theta.new_zeros((0, theta.numel()))
+    return Trajectory(
+        thetas=torch.stack(thetas),
+        grads=torch.stack(grads) if grads else empty,
+        exp_avg_sq=torch.stack(vs) if vs else empty,
+        lrs=lrs.to(theta),
+        batches=[torch.as_tensor(b) for b in batches],
+        betas=betas,
+        eps=eps,
+        weight_decay=weight_decay,
+        losses=[float(t) for t in torch.stack(losses).tolist()],
+    )
+
+
+def adamw_updates(traj: Trajectory, variant: str = "adamw") -> Tensor:
+    """The ``(N, P)`` updates that a given optimiser formula makes from the recorded gradients.
+
+    ``"adamw"`` is :prf:ref:`explaind-lem-adamw` (it must equal ``diff(thetas)``); the
+    ablations of chapter 18 are ``"no_bias_correction"`` (raw moments), ``"coupled_l2"``
+    (``λθ`` added to the gradient inside Adam, no decoupled decay) and ``"beta1_zero"`` (no
+    momentum: ``D_s g_s``, the recorded ``v̂_s`` kept).
+    """
+    variants = ("adamw", "no_bias_correction", "coupled_l2", "beta1_zero")
+    if variant not in variants:
+        raise ValueError(f"variant must be one of {variants}, got {variant!r}")
+    if traj.steps == 0:
+        raise ValueError("traj must be a recorded trajectory (train_adamw(record=True))")
+    b1, b2 = traj.betas
+    lam, eps = traj.weight_decay, traj.eps
+    out = torch.empty_like(traj.grads)
+    m = torch.zeros_like(traj.grads[0])
+    v = torch.zeros_like(m)
+    lrs = traj.lrs.tolist()  # one host transfer, not one per step
+    for s in range(traj.steps):
+        theta, g, lr = traj.thetas[s], traj.grads[s], lrs[s]
+        if variant == "coupled_l2":
+            g = g + lam * theta
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
+        if variant == "no_bias_correction":
+            bc1 = bc2 = 1.0
+        if variant == "beta1_zero":
+            step = g / (traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + eps)
+        else:
+            step = (m / bc1) / (v.sqrt() / math.sqrt(bc2) + eps)
+        decay = 0.0 if variant == "coupled_l2" else lam * theta
+        out[s] = -lr * decay - lr * step
+    return out
+
+
+# --- features -------------------------------------------------------------------------------
+
+
+def gauss_legendre(n: int, dtype: torch.dtype = torch.float64) -> tuple[Tensor, Tensor]:
+    """Gauss–Legendre nodes and weights on [0, 1] (weights sum to one)."""
+    n = checks.integer("n", n, low=1)
+    t, w = np.polynomial.legendre.leggauss(n)
+    return torch.as_tensor((t + 1) / 2, dtype=dtype), torch.as_tensor(w / 2, dtype=dtype)
+
+
+def _single(model: FlatModel) -> Callable[[Tensor, Tensor], Tensor]:
+    return lambda theta, xi: model(theta, xi[None])[0]
+
+
+def per_sample_grads(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """``(M, P)`` gradients of each sample's target log-probability (``torch.func.vmap``)."""
+    checks.tensor("theta", theta, ndim=1, floating=True)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    f = _single(model)
+    target = lambda th, xi, yi: f(th, xi).gather(0, yi[None])[0]  # noqa: E731
+    return vmap(grad(target), in_dims=(None, 0, 0))(theta, x, y)
+
+
+def test_features(
+    model: FlatModel,
+    theta_a: Tensor,
+    theta_b: Tensor,
+    x: Tensor,
+    nodes: int = 8,
+    *,
+    rule: str = "gauss",
+) -> Tensor:
+    """Test feature map ``Φ(x) = ∫₀¹ J(x; θ_a + t(θ_b − θ_a)) dt``, shape ``(T, C, P)``.
+
+    Implements :prf:ref:`explaind-lem-step` by quadrature: ``rule="gauss"`` (Gauss–Legendre),
+    ``"midpoint"`` (the paper code's rule) or ``"left"`` (``nodes`` must be 1: the tangent,
+    NTK-style approximation ``J(x; θ_a)``).
+    """
+    checks.tensor("theta_a", theta_a, ndim=1, floating=True)
+    checks.shape("theta_b", theta_b, tuple(theta_a.shape))
+    nodes = checks.integer("nodes", nodes, low=1)
+    if rule == "gauss":
+        t, w = gauss_legendre(nodes, theta_a.dtype)
+    elif rule == "midpoint":
+        t = (torch.arange(nodes, dtype=theta_a.dtype) + 0.5) / nodes
+        w = torch.full((nodes,), 1.0 / nodes, dtype=theta_a.dtype)
+    elif rule == "left":
+        if nodes != 1:
+            raise ValueError(f"nodes must be 1 for the left-endpoint rule, got {nodes}")
+        t, w = torch.zeros(1, dtype=theta_a.dtype), torch.ones(1, dtype=theta_a.dtype)
+    else:
+        raise ValueError(f"rule must be 'gauss', 'midpoint' or 'left', got {rule!r}")
+    t, w = t.to(theta_a.device), w.to(theta_a.device)
+    points = theta_a[None] + t[:, None] * (theta_b - theta_a)[None]
+    jac = vmap(vmap(jacrev(_single(model)), in_dims=(None, 0)), in_dims=(0, None))(points, x)
+    return torch.einsum("n,ntcp->tcp", w, jac)
+
+
+# --- the decomposition ----------------------------------------------------------------------
+
+
+@dataclass
+class Decomposition:
+    """The path-kernel decomposition of a model's outputs on ``T`` test inputs.
+
+    ``f0``, ``fN``: ``(T, C)`` outputs at the first and last iterate. ``actual``: ``(N, T, C)``
+    true per-step changes. ``grad_steps``, ``decay_steps``: ``(N, T, C)`` the kernel (gradient)
+    and weight-decay parts of each step. ``groups``: ``(N, G, T, C)`` step × component
+    contributions (both parts). ``data``: ``(T, C, M)`` per-training-example contributions
+    summed over steps (``None`` unless asked). ``variants``: ``(N, T, C)`` per-step changes
+    predicted under other update formulas (their reconstructions are ``f0 + cumsum``);
+    ``tangent``: the reconstruction with the left-endpoint Jacobian.
+    ``scores``: ``(P,)`` absolute parameter-wise influence summed over steps, inputs, outputs.
+    """
+
+    f0: Tensor
+    fN: Tensor
+    actual: Tensor
+    grad_steps: Tensor
+    decay_steps: Tensor
+    groups: Tensor
+    group_names: tuple[str, ...]
+    data: Tensor | None
+    variants: dict[str, Tensor]
+    tangent: Tensor | None
+    scores: Tensor
+
+    @property
+    def reconstruction(self) -> Tensor:
+        """``f(x; θ_0) + Σ_s (kernel part + decay part)``, which :prf:ref:`explaind-thm-kernel`
+        says equals ``fN``."""
+        return self.f0 + self.grad_steps.sum(0) + self.decay_steps.sum(0)
+
+
+def decompose(
+    model: FlatModel,
+    traj: Trajectory,
+    x_train: Tensor,
+    y_train: Tensor,
+    x_test: Tensor,
+    *,
+    nodes: int = 8,
+    per_sample: bool = True,
+    variants: dict[str, Tensor] | None = None,
+    tangent: bool = False,
+) -> Decomposition:
+    """Decompose ``f(x_test; θ_N)`` exactly along the recorded AdamW path.
+
+    Implements :prf:ref:`explaind-thm-kernel`: per step, the test features
+    (:func:`test_features`, Gauss–Legendre with ``nodes`` nodes) meet the train features
+    ``ψ_s(x_k) = α_s u_{k,s} / ((1 − β₁^{s+1})(√v̂_s + ε))`` built from a per-sample momentum
+    buffer ``u`` of shape ``(M, P)`` (every sample decays by β₁ each step; batch members add
+    ``(1 − β₁)∇ℓ_k / |B_s|``), plus the decay term ``−α_s λ Φ_s θ_s``. With
+    ``per_sample=False`` the buffer is skipped and the kernel part uses the aggregated update
+    (``data`` is then ``None``). ``variants`` maps names to ``(N, P)`` alternative updates
+    (e.g. from :func:`adamw_updates`) whose per-step predicted changes are returned.
+    """
+    if traj.steps == 0:
+        raise ValueError("traj must be a recorded trajectory (train_adamw(record=True))")
+    if x_train.shape[0] != y_train.shape[0]:
+        raise ValueError(
+            f"x_train and y_train must have the same length, got {x_train.shape[0]} and "
+            f"{y_train.shape[0]}"
+        )
+    nodes = checks.integer("nodes", nodes, low=1)
+    variants = variants or {}
+    for name, upd in variants.items():
+        checks.shape(f"variants[{name!r}]", upd, tuple(traj.grads.shape))
+    b1, b2 = traj.betas
+    lam, eps = traj.weight_decay, traj.eps
+    gm = model.spec.group_matrix(traj.thetas.dtype, traj.thetas.device)
+    M, P = x_train.shape[0], traj.thetas.shape[1]
+    u = traj.thetas.new_zeros((M, P)) if per_sample else None
+    f = [model(traj.thetas[0], x_test).detach()]
+    grad_steps, decay_steps, groups = [], [], []
+    data = None
+    var_steps: dict[str, list[Tensor]] = {k: [] for k in variants}
+    tan_acc = torch.zeros_like(f[0]) if tangent else None
+    scores = torch.zeros(P, dtype=traj.thetas.dtype, device=traj.thetas.device)
+    lrs = traj.lrs.tolist()  # one host transfer, not one per step
+    for s in range(traj.steps):
+        th, th_next, lr = traj.thetas[s], traj.thetas[s + 1], lrs[s]
+        phi = test_features(model, th, th_next, x_test, nodes)  # (T, C, P)
+        f.append(model(th_next, x_test).detach())
+        bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
+        denom = traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + eps
+        decay_upd = -lr * lam * th
+        if per_sample:
+            idx = traj.batches[s].to(u.device)
+            g_k = -per_sample_grads(model, th, x_train[idx], y_train[idx])  # ∇ℓ_k
+            u.mul_(b1)
+            u.index_add_(0, idx, (1 - b1) * g_k / idx.numel())
+            psi = (lr / bc1) * u / denom  # (M, P)
+            contrib = -torch.einsum("tcp,kp->tck", phi, psi)
+            data = contrib if data is None else data + contrib
+            grad_upd = -psi.sum(0)
+            grad_steps.append(contrib.sum(-1))
+        else:
+            grad_upd = th_next - th - decay_upd
+            grad_steps.append(torch.einsum("tcp,p->tc", phi, grad_upd))
+        decay_steps.append(torch.einsum("tcp,p->tc", phi, decay_upd))
+        total_upd = grad_upd + decay_upd
+        groups.append(torch.einsum("tcp,p,pg->gtc", phi, total_upd, gm))
+        train_abs = psi.abs().sum(0) if per_sample else grad_upd.abs()
+        scores += phi.abs().sum((0, 1)) * (train_abs + decay_upd.abs())
+        for k, upd in variants.items():
+            var_steps[k].append(torch.einsum("tcp,p->tc", phi, upd[s]))
+        if tangent:
+            jac0 = test_features(model, th, th_next, x_test, 1, rule="left")
+            tan_acc += torch.einsum("tcp,p->tc", jac0, th_next - th)
+    fs = torch.stack(f)
+    return Decomposition(
+        f0=fs[0],
+        fN=fs[-1],
+        actual=fs[1:] - fs[:-1],
+        grad_steps=torch.stack(grad_steps),
+        decay_steps=torch.stack(decay_steps),
+        groups=torch.stack(groups),
+        group_names=model.spec.group_names,
+        data=data,
+        variants={k: torch.stack(a) for k, a in var_steps.items()},
+        tangent=None if tan_acc is None else fs[0] + tan_acc,
+        scores=scores,
+    )
+
+
+def step_influence(
+    model: FlatModel,
+    theta: Tensor,
+    theta_next: Tensor,
+    grad_update: Tensor,
+    x: Tensor,
+    y: Tensor,
+    *,
+    nodes: int = 2,
+) -> tuple[Tensor, Tensor]:
+    """Step-wise influence of one step on the mean target log-probability, per component.
+
+    Returns ``(gradient part, decay part)``, each ``(G,)``: ``Φ̄_G · Δθ_G`` with ``Φ̄`` the
+    path-integrated gradient of ``mean_x log p(y | x)`` (:prf:ref:`explaind-def-influence`
+    aggregated over data), the update split into ``grad_update`` and the decay
+    ``(theta_next − theta) − grad_update``. Summed over components and parts it equals the
+    change of the mean target log-probability up to quadrature error.
+    """
+    checks.tensor("theta", theta, ndim=1, floating=True)
+    checks.shape("theta_next", theta_next, tuple(theta.shape))
+    checks.shape("grad_update", grad_update, tuple(theta.shape))
+    nodes = checks.integer("nodes", nodes, low=1)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    t, w = gauss_legendre(nodes, theta.dtype)
+    t, w = t.to(theta.device), w.to(theta.device)
+    delta = theta_next - theta
+
+    def target(th: Tensor) -> Tensor:
+        return model(th, x).gather(-1, y[:, None]).mean()
+
+    points = theta[None] + t[:, None] * delta[None]
+    phi = w @ vmap(grad(target))(points)
+    gm = model.spec.group_matrix(theta.dtype, theta.device)
+    return (phi * grad_update) @ gm, (phi * (delta - grad_update)) @ gm
+
+
+def explaind_scores(model: FlatModel, traj: Trajectory, x: Tensor, *, nodes: int = 2) -> Tensor:
+    """Parameter-wise ExPLAIND pruning scores ``Σ_s Σ_{x,c} |Φ_s(x)_{c,p} Δθ_{s,p}|``, ``(P,)``.
+
+    The absolute parameter-wise influence of :prf:ref:`explaind-def-influence`, summed over
+    steps, the inputs ``x`` and all output classes (the paper code's score; its normalisation
+    in the paper is not confirmed).
+    """
+    if traj.steps == 0:
+        raise ValueError("traj must be a recorded trajectory (train_adamw(record=True))")
+    nodes = checks.integer("nodes", nodes, low=1)
+    scores = torch.zeros_like(traj.thetas[0])
+    for s in range(traj.steps):
+        th, th_next = traj.thetas[s], traj.thetas[s + 1]
+        phi = test_features(model, th, th_next, x, nodes)
+        scores += phi.abs().sum((0, 1)) * (th_next - th).abs()
+    return scores
+
+
+def prune_mask(scores: Tensor, prunable: Tensor, sparsity: float) -> Tensor:
+    """Global unstructured pruning: keep-mask ``(P,)`` that zeroes the lowest-scored fraction
+    ``sparsity`` of the ``prunable`` entries (the others are always kept)."""
+    checks.tensor("scores", scores, ndim=1)
+    checks.shape("prunable", prunable, tuple(scores.shape))
+    if prunable.dtype != torch.bool:
+        raise ValueError(f"prunable must be a boolean tensor, got {prunable.dtype}")
+    sparsity = checks.real("sparsity", sparsity, low=0.0, high=1.0)
+    idx = torch.nonzero(prunable).squeeze(1)
+    k = round(sparsity * idx.numel())
+    keep = torch.ones_like(prunable)
+    if k:
+        drop = idx[torch.argsort(scores[idx], stable=True)[:k]]
+        keep[drop] = False
+    return keep
