@@ -126,6 +126,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_13_v_abs",
     ),
     Chapter(
+        "16",
+        "debiasing",
+        "trust",
+        "Debiasing for robustness to prompt perturbations",
+        ("icml26.trust.debias",),
+        bench="bench_16_debiasing",
+    ),
+    Chapter(
         "17",
         "threshold-watermark",
         "trust",
@@ -153,7 +161,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "11": ("generative", "Any-to-any translation through a shared latent"),
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
-    "16": ("trust", "Debiasing for robustness to prompt perturbations"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
 
