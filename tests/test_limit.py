@@ -92,7 +92,7 @@ def test_loader_errors(tmp_path):
     (tmp_path / "qrels.jsonl").write_text(
         json.dumps({"query-id": "query_0", "corpus-id": "nobody", "score": 1}) + "\n"
     )
-    with pytest.raises(ValueError, match="unknown id"):
+    with pytest.raises(ValueError, match="unknown (query|corpus) id"):
         limit.load_mteb(tmp_path)
 
 
@@ -173,3 +173,59 @@ def test_parse_mteb_matches_load_mteb_and_validates():
         limit.parse_mteb({"corpus.jsonl": ""})
     with pytest.raises(ValueError, match="n_distractors"):
         limit.generate_limit(seed=0, n_distractors=-1)
+
+
+def _write_mteb(folder, corpus, queries, qrels):
+    for name, rows in (
+        ("corpus.jsonl", corpus),
+        ("queries.jsonl", queries),
+        ("qrels.jsonl", qrels),
+    ):
+        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+_DOCS = [{"_id": "A", "text": "A likes X."}, {"_id": "B", "text": "B likes Y."}]
+_QUERIES = [{"_id": "q0", "text": "Who likes X?"}]
+_QRELS = [{"query-id": "q0", "corpus-id": "A", "score": 1}]
+
+
+def test_loader_rejects_duplicate_corpus_ids(tmp_path):
+    _write_mteb(tmp_path, _DOCS + [{"_id": "A", "text": "A likes Z."}], _QUERIES, _QRELS)
+    with pytest.raises(ValueError, match="corpus.jsonl holds the _id 'A' twice"):
+        limit.load_mteb(tmp_path)
+
+
+def test_loader_rejects_duplicate_query_ids(tmp_path):
+    _write_mteb(tmp_path, _DOCS, _QUERIES + [{"_id": "q0", "text": "Who likes Y?"}], _QRELS)
+    with pytest.raises(ValueError, match="queries.jsonl holds the _id 'q0' twice"):
+        limit.load_mteb(tmp_path)
+
+
+def test_loader_rejects_qrels_to_unknown_corpus_id(tmp_path):
+    _write_mteb(tmp_path, _DOCS, _QUERIES, _QRELS + [{"query-id": "q0", "corpus-id": "C"}])
+    with pytest.raises(ValueError, match="unknown corpus id 'C'"):
+        limit.load_mteb(tmp_path)
+
+
+def test_loader_rejects_qrels_to_unknown_query_id(tmp_path):
+    _write_mteb(tmp_path, _DOCS, _QUERIES, _QRELS + [{"query-id": "q9", "corpus-id": "A"}])
+    with pytest.raises(ValueError, match="unknown query id 'q9'"):
+        limit.load_mteb(tmp_path)
+
+
+def test_official_limit_small_loads():
+    data = limit.load_mteb(ROOT / "data" / "limit-small")
+    assert len(data.doc_ids) == 46 and len(data.query_ids) == 1000
+    assert int(data.relevance.sum()) == 2000 and bool((data.relevance.sum(dim=1) == 2).all())
+
+
+def test_token_sum_tends_to_word_matching():
+    docs = ["Ann likes Red Kites.", "Bob likes Blue Hats.", "Cy likes Green Mugs."]
+    queries = ["Who likes Red Kites?", "Who likes Green Mugs?"]
+    g = torch.Generator().manual_seed(0)
+    s = limit.token_sum_scores(docs, queries, 4096, generator=g, stopwords=frozenset({"who"}))
+    assert s.shape == (2, 3) and s.argmax(1).tolist() == [0, 2]
+    with pytest.raises(ValueError, match="d"):
+        limit.token_sum_scores(docs, queries, 0, generator=g)
+    with pytest.raises(ValueError, match="generator"):
+        limit.token_sum_scores(docs, queries, 8, generator=None)

@@ -43,6 +43,7 @@ __all__ = [
     "load_mteb",
     "minilm_scores",
     "parse_mteb",
+    "token_sum_scores",
     "tokenize",
     "train_bow_encoder",
     "write_limit",
@@ -184,7 +185,9 @@ def load_mteb(folder: str | os.PathLike) -> LimitData:
     """Load an MTEB-style retrieval folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels.jsonl``).
 
     Works for the official LIMIT / LIMIT-small releases and for :func:`generate_limit` output.
-    Documents are indexed in file order; qrels with ``score <= 0`` are ignored.
+    Documents are indexed in file order; qrels with ``score <= 0`` are ignored. Raises
+    ``ValueError`` on a duplicate ``_id`` in the corpus or the queries (a dict would silently keep
+    the last one) and on a qrel that names an unknown query or corpus id.
     """
     folder = Path(folder)
     for name in ("corpus.jsonl", "queries.jsonl", "qrels.jsonl"):
@@ -205,14 +208,30 @@ def parse_mteb(files: dict[str, str]) -> LimitData:
     )
 
 
+def _unique_index(records: list[dict], name: str) -> dict[str, int]:
+    index: dict[str, int] = {}
+    for i, r in enumerate(records):
+        if "_id" not in r:
+            raise ValueError(f"{name} line {i + 1} has no '_id'")
+        key = str(r["_id"])
+        if key in index:
+            raise ValueError(
+                f"{name} holds the _id {key!r} twice (lines {index[key] + 1} and {i + 1})"
+            )
+        index[key] = i
+    return index
+
+
 def _from_records(corpus: list[dict], queries: list[dict], qrels: list[dict]) -> LimitData:
-    doc_index = {str(d["_id"]): i for i, d in enumerate(corpus)}
-    query_index = {str(q["_id"]): i for i, q in enumerate(queries)}
+    doc_index = _unique_index(corpus, "corpus.jsonl")
+    query_index = _unique_index(queries, "queries.jsonl")
     rel = torch.zeros(len(queries), len(corpus), dtype=torch.bool)
     for r in qrels:
         qid, did = str(r["query-id"]), str(r["corpus-id"])
-        if qid not in query_index or did not in doc_index:
-            raise ValueError(f"qrels.jsonl refers to an unknown id: {qid!r} -> {did!r}")
+        if qid not in query_index:
+            raise ValueError(f"qrels.jsonl refers to an unknown query id {qid!r}")
+        if did not in doc_index:
+            raise ValueError(f"qrels.jsonl refers to an unknown corpus id {did!r}")
         if float(r.get("score", 1)) > 0:
             rel[query_index[qid], doc_index[did]] = True
 
@@ -403,3 +422,37 @@ def train_bow_encoder(
         opt.step()
     with torch.no_grad():
         return (embed(Cq) @ embed(Cd).T).cpu().numpy()
+
+
+def token_sum_scores(
+    doc_texts: tuple[str, ...] | list[str],
+    query_texts: tuple[str, ...] | list[str],
+    d: int,
+    *,
+    generator: torch.Generator,
+    stopwords: frozenset[str] = frozenset(),
+) -> np.ndarray:
+    """Cosine scores ``(Q, n)`` of the label-unaware random token-sum embedding (chapter 01).
+
+    Every word type ``w`` of the corpus and queries gets an independent Gaussian vector
+    ``g_w ~ N(0, I_d / d)``; a text is embedded as the normalised sum of the vectors of its
+    tokens, ``phi(x) = sum_{w in x} g_w / ||.||``. Nothing is learned and the qrels are never
+    used: as ``d`` grows, ``<g_w, g_v>`` tends to ``[w = v]`` and the scores tend to the cosine of
+    word-count vectors, so this is a random projection of bag-of-words matching.
+    """
+    d = checks.integer("d", d, low=1)
+    if not isinstance(generator, torch.Generator):
+        raise ValueError("generator must be a torch.Generator")
+    dtok, qtok = tokenize(doc_texts, stopwords), tokenize(query_texts, stopwords)
+    vocab = {w: i for i, w in enumerate(sorted({w for t in dtok + qtok for w in t}))}
+    G = torch.randn(len(vocab), d, generator=generator, device=generator.device) / math.sqrt(d)
+
+    def embed(toks: list[list[str]]) -> torch.Tensor:
+        C = torch.zeros(len(toks), len(vocab), device=G.device)
+        for i, t in enumerate(toks):
+            for w in t:
+                C[i, vocab[w]] += 1.0
+        z = C @ G
+        return z / z.norm(dim=1, keepdim=True).clamp_min(1e-12)
+
+    return (embed(qtok) @ embed(dtok).T).cpu().numpy()
