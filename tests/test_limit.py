@@ -92,7 +92,7 @@ def test_loader_errors(tmp_path):
     (tmp_path / "qrels.jsonl").write_text(
         json.dumps({"query-id": "query_0", "corpus-id": "nobody", "score": 1}) + "\n"
     )
-    with pytest.raises(ValueError, match="unknown (query|corpus) id"):
+    with pytest.raises(ValueError, match=r"unknown (query|corpus) id"):
         limit.load_mteb(tmp_path)
 
 
@@ -190,25 +190,25 @@ _QRELS = [{"query-id": "q0", "corpus-id": "A", "score": 1}]
 
 
 def test_loader_rejects_duplicate_corpus_ids(tmp_path):
-    _write_mteb(tmp_path, _DOCS + [{"_id": "A", "text": "A likes Z."}], _QUERIES, _QRELS)
-    with pytest.raises(ValueError, match="corpus.jsonl holds the _id 'A' twice"):
+    _write_mteb(tmp_path, [*_DOCS, {"_id": "A", "text": "A likes Z."}], _QUERIES, _QRELS)
+    with pytest.raises(ValueError, match=r"corpus\.jsonl holds the _id 'A' twice"):
         limit.load_mteb(tmp_path)
 
 
 def test_loader_rejects_duplicate_query_ids(tmp_path):
-    _write_mteb(tmp_path, _DOCS, _QUERIES + [{"_id": "q0", "text": "Who likes Y?"}], _QRELS)
-    with pytest.raises(ValueError, match="queries.jsonl holds the _id 'q0' twice"):
+    _write_mteb(tmp_path, _DOCS, [*_QUERIES, {"_id": "q0", "text": "Who likes Y?"}], _QRELS)
+    with pytest.raises(ValueError, match=r"queries\.jsonl holds the _id 'q0' twice"):
         limit.load_mteb(tmp_path)
 
 
 def test_loader_rejects_qrels_to_unknown_corpus_id(tmp_path):
-    _write_mteb(tmp_path, _DOCS, _QUERIES, _QRELS + [{"query-id": "q0", "corpus-id": "C"}])
+    _write_mteb(tmp_path, _DOCS, _QUERIES, [*_QRELS, {"query-id": "q0", "corpus-id": "C"}])
     with pytest.raises(ValueError, match="unknown corpus id 'C'"):
         limit.load_mteb(tmp_path)
 
 
 def test_loader_rejects_qrels_to_unknown_query_id(tmp_path):
-    _write_mteb(tmp_path, _DOCS, _QUERIES, _QRELS + [{"query-id": "q9", "corpus-id": "A"}])
+    _write_mteb(tmp_path, _DOCS, _QUERIES, [*_QRELS, {"query-id": "q9", "corpus-id": "A"}])
     with pytest.raises(ValueError, match="unknown query id 'q9'"):
         limit.load_mteb(tmp_path)
 
