@@ -941,12 +941,10 @@ stop = limit.bm25s_stopwords()
 
 def unlearned_scores(d: limit.LimitData, gen: torch.Generator) -> dict[str, np.ndarray]:
     """BM25, MiniLM and the random token-sum embeddings: none of them sees the qrels."""
-    torch.set_num_threads(os.cpu_count() or 1)  # MiniLM's large matrix products gain from threads
     out = {
         "BM25 (bm25s)": limit.bm25s_scores(d.doc_texts, d.query_texts),
-        "MiniLM-L6 (d=384)": limit.minilm_scores(d.doc_texts, d.query_texts),
+        "MiniLM-L6 (d=384)": limit.minilm_scores(d.doc_texts, d.query_texts),  # one thread
     }
-    torch.set_num_threads(1)
     for dim in TOKEN_SUM_D:
         out[f"random token sum (d={dim})"] = limit.token_sum_scores(
             d.doc_texts, d.query_texts, dim, generator=gen, stopwords=stop

