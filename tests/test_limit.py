@@ -229,3 +229,31 @@ def test_token_sum_tends_to_word_matching():
         limit.token_sum_scores(docs, queries, 0, generator=g)
     with pytest.raises(ValueError, match="generator"):
         limit.token_sum_scores(docs, queries, 8, generator=None)
+
+
+def _attribute_stats(data):
+    attrs = set()
+    for name, text in zip(data.doc_ids, data.doc_texts, strict=True):
+        attrs |= set(re.split(r", | and ", text[len(name) + 7 : -1]))
+    one_word = sum(len(a.split()) == 1 for a in attrs) / len(attrs)
+    words_per_doc = sum(len(t.split()) for t in data.doc_texts) / len(data.doc_texts)
+    distinct_words = len({w for a in attrs for w in a.split()})
+    return len(attrs), one_word, words_per_doc, distinct_words
+
+
+def test_matched_generator_has_the_official_vocabulary_statistics():
+    official = _attribute_stats(limit.load_mteb(ROOT / "data" / "limit-small"))
+    assert official[0] == sum(limit.OFFICIAL_WORDS_PER_ATTRIBUTE.values())
+    for seed in (0, 2026):
+        files = limit.generate_limit(seed=seed, vocabulary="matched")
+        data = limit.parse_mteb(files)
+        assert bool((data.relevance.sum(dim=1) == 2).all()) and len(data.query_ids) == 1000
+        n_attr, one_word, words_per_doc, distinct = _attribute_stats(data)
+        assert abs(n_attr - official[0]) / official[0] < 0.05
+        assert abs(one_word - official[1]) < 0.04  # 58 % one-word attributes
+        assert abs(words_per_doc - official[2]) < 3  # about 73 words per document
+        assert abs(distinct - official[3]) / official[3] < 0.1
+    compositional = _attribute_stats(limit.load_mteb(SYNTH))
+    assert compositional[1] == 0.0 and compositional[3] == 80  # the default is not matched
+    with pytest.raises(ValueError, match="vocabulary"):
+        limit.generate_limit(seed=0, vocabulary="english")

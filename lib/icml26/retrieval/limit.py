@@ -37,6 +37,7 @@ from icml26 import checks
 
 __all__ = [
     "LIMIT_SMALL_SEED",
+    "OFFICIAL_WORDS_PER_ATTRIBUTE",
     "LimitData",
     "bm25_scores",
     "bm25s_scores",
@@ -75,6 +76,50 @@ _LAST = (
 ).split()
 
 
+# Word counts of the distinct attributes of the official LIMIT-small (1068 attributes: 620 of one
+# word, 356 of two, 67 of three, 19 of four, 6 of five), its number of attributes that no query asks
+# about (68) and its number of distinct attribute words (1295), measured on data/limit-small.
+OFFICIAL_WORDS_PER_ATTRIBUTE = {1: 620, 2: 356, 3: 67, 4: 19, 5: 6}
+OFFICIAL_SPARE_ATTRIBUTES = 68
+OFFICIAL_ATTRIBUTE_WORDS = 1295
+_CONSONANTS = "bcdfghklmnprstvz"
+_VOWELS = "aeiou"
+
+
+def _matched_attributes(rng: random.Random, n: int) -> list[str]:
+    """``n`` distinct attributes of pseudo-words with the official word-count statistics."""
+    lengths = rng.choices(
+        list(OFFICIAL_WORDS_PER_ATTRIBUTE), list(OFFICIAL_WORDS_PER_ATTRIBUTE.values()), k=n
+    )
+    total = sum(OFFICIAL_WORDS_PER_ATTRIBUTE.values())
+    tokens = sum(k * v for k, v in OFFICIAL_WORDS_PER_ATTRIBUTE.items())
+    # pool size W with W (1 - exp(-tokens / W)) = distinct words, scaled from 1068 attributes to n
+    lo, hi = OFFICIAL_ATTRIBUTE_WORDS, 100 * OFFICIAL_ATTRIBUTE_WORDS
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if mid * (1 - math.exp(-tokens / mid)) < OFFICIAL_ATTRIBUTE_WORDS:
+            lo = mid
+        else:
+            hi = mid
+    pool_size = max(1, round(hi * n / total))
+    syllables = [c + v for c in _CONSONANTS for v in _VOWELS]
+    pool: set[str] = set()
+    while len(pool) < pool_size:
+        word = "".join(rng.choices(syllables, k=rng.choice((2, 2, 3)))) + rng.choice(("", "s", "n"))
+        pool.add(word.capitalize())
+    words = sorted(pool)
+    seen: set[str] = set()
+    out = []
+    for k in lengths:
+        while True:
+            attr = " ".join(rng.choices(words, k=k))
+            if attr not in seen:
+                seen.add(attr)
+                out.append(attr)
+                break
+    return out
+
+
 @dataclass(frozen=True)
 class LimitData:
     """A retrieval dataset: documents, queries and a boolean ``(Q, n)`` relevance matrix."""
@@ -94,6 +139,7 @@ def generate_limit(
     *,
     seed: int,
     n_distractors: int = 0,
+    vocabulary: str = "compositional",
 ) -> dict[str, str]:
     """The three MTEB-style files of a LIMIT-style dataset, as text (chapter 01).
 
@@ -109,6 +155,13 @@ def generate_limit(
     ``n_distractors=0``; each likes ``min_items`` attributes used by no query and has a three-part
     name (the core names have two parts, so ids stay unique). With distractors the corpus order
     is shuffled, so that the core documents are not the first rows.
+
+    ``vocabulary="compositional"`` (the default, which wrote ``data/limit-small-synth``) builds
+    1600 two-word attributes from 80 words ("Silver Hats"). ``vocabulary="matched"`` draws
+    attributes of capitalised pseudo-words whose statistics match the official LIMIT-small: the
+    same distribution of words per attribute (58 % one word), about as many distinct words per
+    attribute, and ``max(min_items, 68)`` attributes that no query asks about; documents then
+    hold about 73 words, as the official ones do.
     """
     n_docs = checks.integer("n_docs", n_docs, low=2)
     k = checks.integer("k", k, low=1)
@@ -120,9 +173,14 @@ def generate_limit(
     n_distractors = checks.integer(
         "n_distractors", n_distractors, low=0, high=len(_FIRST) ** 2 * len(_LAST)
     )
+    if vocabulary not in ("compositional", "matched"):
+        raise ValueError(f"vocabulary must be 'compositional' or 'matched', got {vocabulary!r}")
     rng = random.Random(seed)
-    items = [f"{c} {t}" for c in _COLOURS for t in _THINGS]
-    rng.shuffle(items)
+    if vocabulary == "matched":
+        items = _matched_attributes(rng, n_queries + max(min_items, OFFICIAL_SPARE_ATTRIBUTES))
+    else:
+        items = [f"{c} {t}" for c in _COLOURS for t in _THINGS]
+        rng.shuffle(items)
     if len(items) < n_queries + min_items:
         raise ValueError(f"n_queries + min_items must be <= {len(items)} attributes")
     query_items, spare = items[:n_queries], items[n_queries:]
