@@ -984,7 +984,10 @@ for name, (r2_, r10, r20) in table.items():
 # attribute shares each of its words with 39 others, while the official attributes are mostly
 # distinct words. The retrievers whose scores depend on the wording — all but the free embeddings
 # and the moment curve, which see only the relevance matrix — are run on both, with the same
-# settings:
+# settings. A third column uses the generator's `vocabulary="matched"` mode, which keeps the
+# recipe but draws attributes of pseudo-words with the official statistics (58 % one-word
+# attributes, about 1.2 distinct words per attribute, about 73 words per document; MiniLM and the
+# trained encoder are not run on it, `nan`):
 
 # %%
 gen = fresh_generator(7)
@@ -994,10 +997,19 @@ synth_scores[f"trained bag of n-grams (d={BOW_D})"] = limit.train_bow_encoder(
     synth.doc_texts, synth.query_texts, Rs, BOW_D, steps=BOW_STEPS, generator=gen, stopwords=stop
 )
 synth_table = recalls(synth_scores, Rs)
-print(f"{'recall@2 / recall@10':34s} {'official':>15s} {'generated':>15s}")
+matched = limit.parse_mteb(limit.generate_limit(seed=limit.LIMIT_SMALL_SEED, vocabulary="matched"))
+Rm = matched.relevance.to(DEVICE)
+matched_scores = {"BM25 (bm25s)": limit.bm25s_scores(matched.doc_texts, matched.query_texts)}
+for dim in TOKEN_SUM_D:
+    matched_scores[f"random token sum (d={dim})"] = limit.token_sum_scores(
+        matched.doc_texts, matched.query_texts, dim, generator=gen, stopwords=stop
+    )
+matched_table = recalls(matched_scores, Rm)
+print(f"{'recall@2 / recall@10':34s} {'official':>15s} {'generated':>15s} {'matched':>15s}")
 for name, (g2, g10, _) in synth_table.items():
     o2, o10, _ = table[name]
-    print(f"{name:34s} {o2:7.3f} / {o10:5.3f} {g2:7.3f} / {g10:5.3f}")
+    m2, m10, _ = matched_table.get(name, (math.nan, math.nan, None))
+    print(f"{name:34s} {o2:7.3f} / {o10:5.3f} {g2:7.3f} / {g10:5.3f} {m2:7.3f} / {m10:5.3f}")
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Recall@2 on the official LIMIT-small and on our generated version of it. BM25 and the random token-sum embedding at large $d$ nearly solve the official data but fail on the generated one; encoders trained on the test relevance judgements memorise them on both (claim 01.8); the moment curve solves the task exactly (claim 01.9).", "name": "01-fig-limit"}}
 fig, ax = plt.subplots(figsize=(7.4, 3.8))
@@ -1060,7 +1072,11 @@ icml26.claim(
 # **Which conclusions change with the data.** On our generated version every attribute shares its
 # words with many others, and the picture is different: BM25 falls to 0.230 and the token-sum
 # embedding to 0.236 even at $d = 4096$, so on generated data one would wrongly conclude that
-# lexical retrieval fails on LIMIT. The conclusions that do *not* depend on the wording are the
+# lexical retrieval fails on LIMIT. With the matched vocabulary the lexical retrievers recover
+# most of what they achieve on the official data (BM25 0.936, token sum at $d = 4096$ 0.913): the
+# difference lies in the vocabulary, not in the recipe. (The LIMIT-sized run below still uses the
+# default compositional vocabulary, so its lexical numbers say nothing about the official LIMIT.)
+# The conclusions that do *not* depend on the wording are the
 # ones about capacity: the trained bag of n-grams memorises both (0.976 official, 0.963
 # generated), and the free embeddings and the moment curve see only the relevance matrix, which
 # the two sets share in shape. What separates the retrievers that succeed from those that fail
