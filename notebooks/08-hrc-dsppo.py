@@ -49,19 +49,19 @@
 #
 # | symbol | meaning |
 # |---|---|
-# | $P(y \succ y') \in (0, 1)$ | probability that $y$ is preferred to $y'$; $P(y \succ y') + P(y' \succ y) = 1$ |
+# | $P(y \succ y') \in (0, 1)$ | probability that $y$ is preferred to $y'$ (orders sum to 1) |
 # | $\sigma(z) = 1/(1 + e^{-z})$ | the logistic function |
-# | $s(y, y') = \log \frac{P(y \succ y')}{1 - P(y \succ y')}$ | preference **score** (logit), so $P = \sigma(s)$ |
-# | $S \in \mathbb{R}^{n \times n}$ | score matrix, $S_{ij} = s(y_i, y_j)$, skew-symmetric: $S^\top = -S$ |
-# | $f \in \mathbb{R}^n$, $T$, $C$ | potential, transitive part $T_{ij} = f_i - f_j$, cyclic part $C = S - T$ |
-# | $\langle A, B\rangle_F$, $\lVert A \rVert_F$ | Frobenius inner product $\sum_{ij} A_{ij} B_{ij}$ and norm |
-# | $r(y) \in \mathbb{R}$ | scalar reward (Bradley–Terry, HRC), clipped to $[-\delta, \delta]$ in HRC |
+# | $s(y, y') = \log \frac{P(y \succ y')}{1 - P(y \succ y')}$ | preference **score** (logit) |
+# | $S \in \mathbb{R}^{n \times n}$ | score matrix $S_{ij} = s(y_i, y_j)$; skew: $S^\top = -S$ |
+# | $f \in \mathbb{R}^n$, $T$, $C$ | potential; transitive part $f_i - f_j$; cyclic $S - T$ |
+# | $\langle A, B\rangle_F$, $\lVert A \rVert_F$ | $\sum_{ij} A_{ij} B_{ij}$ and its norm |
+# | $r(y) \in \mathbb{R}$ | scalar reward (BT, HRC); clipped to $[-\delta, \delta]$ in HRC |
 # | $v(y) \in \mathbb{R}^{2d}$ | response embedding (GPM, HRC), unit norm |
-# | $R^\succ$ | block-diagonal $2d \times 2d$ matrix with blocks $\begin{psmallmatrix} 0 & -1 \\ 1 & 0 \end{psmallmatrix}$ |
-# | $D = \mathrm{diag}(\lambda_1, \dots, \lambda_d) \otimes I_2$ | non-negative gate of the GPM blocks |
+# | $R^\succ$ | $2d \times 2d$, blocks $\begin{psmallmatrix} 0 & -1 \\ 1 & 0 \end{psmallmatrix}$ |
+# | $D = \mathrm{diag}(\lambda_1, \dots, \lambda_d) \otimes I_2$ | gate of the GPM blocks, $\ge 0$ |
 # | $\tau$ | temperature of the training loss ($0.1$ in the paper) |
-# | $\pi \in \Delta_K$ | a policy over $K$ candidate responses; $P(\pi \succ \pi') = \pi^\top P \pi'$ |
-# | $\lambda$, $t$, $T$, $\eta$ | DSPPO schedule parameter, iteration ($t \ge 1$), horizon, step size |
+# | $\pi \in \Delta_K$ | policy over $K$ responses; $P(\pi \succ \pi') = \pi^\top P \pi'$ |
+# | $\lambda$, $t$, $T$, $\eta$ | DSPPO schedule, iteration ($t \ge 1$), horizon, step size |
 #
 # The score, not the probability, is what the paper decomposes: $S$ is skew-symmetric because
 # $\log\frac{p}{1-p}$ changes sign when $p \mapsto 1 - p$. ($P - \tfrac12$ is skew-symmetric too,
@@ -118,8 +118,9 @@
 # ```{prf:proof}
 # Skew-symmetry gives $\mathbf{1}^\top S \mathbf{1} = 0$, so $\mathbf{1}^\top f = 0$. (1) $T$ is
 # skew, hence so is $C$; and $C\mathbf{1} = S\mathbf{1} - (f\, \mathbf{1}^\top\mathbf{1} -
-# \mathbf{1}\, f^\top \mathbf{1}) = nf - nf + 0 = 0$; columns follow from $\mathbf{1}^\top C =
-# -(C\mathbf{1})^\top$. (2) For any $g$ and any $C'$ with $C'\mathbf{1} = 0 = \mathbf{1}^\top C'$,
+# \mathbf{1}\, f^\top \mathbf{1}) = nf - nf + 0 = 0$; columns follow from
+# $\mathbf{1}^\top C = -(C\mathbf{1})^\top$. (2) For any $g$ and any $C'$ with $C'\mathbf{1} = 0 =
+# \mathbf{1}^\top C'$,
 # $\langle g\mathbf{1}^\top - \mathbf{1} g^\top, C' \rangle_F = g^\top C' \mathbf{1} -
 # \mathbf{1}^\top C' g = 0$: every zero-row-sum skew matrix is orthogonal to every potential
 # difference. With $g = f$, $C' = C$ this is (2), and Pythagoras follows. (3) Multiplying the
@@ -146,14 +147,16 @@
 # (a) A Bradley–Terry score matrix is purely transitive: $C = 0$ and $f = r - \bar r\mathbf{1}$.
 # (b) A GPM score matrix $S = V W V^\top$ ($V$ the $n \times 2d$ matrix of embeddings, $W$ skew)
 # is purely cyclic, $T = 0$, **if the embeddings have zero mean**, $\sum_i v_i = 0$. (c) If their
-# mean is $m \ne 0$, the potential is $f_i = v_i^\top W m$, and the transitive part $T_{ij} = (v_i
-# - v_j)^\top W m$ vanishes only when $W m$ is orthogonal to all differences $v_i - v_j$. (d) Hence
+# mean is $m \ne 0$, the potential is $f_i = v_i^\top W m$, and the transitive part
+# $T_{ij} = (v_i - v_j)^\top W m$ vanishes only when $W m$ is orthogonal to all differences $v_i -
+# v_j$. (d) Hence
 # for HRC with zero-mean embeddings, the reward head *is* the transitive part and the GPM head the
 # cyclic part of its own score.
 # ```
 #
 # ```{prf:proof}
-# (a) $S\mathbf{1} = n r - (\mathbf{1}^\top r)\mathbf{1}$, so $f = r - \bar r\mathbf{1}$ and $T = S$.
+# (a) $S\mathbf{1} = n r - (\mathbf{1}^\top r)\mathbf{1}$, so $f = r - \bar r\mathbf{1}$ and
+# $T = S$.
 # (b, c) $f = \frac1n V W V^\top \mathbf{1} = V W m$ with $m = \frac1n \sum_j v_j$; it vanishes for
 # $m = 0$, and otherwise $T_{ij} = f_i - f_j = (v_i - v_j)^\top W m$. (d) The decomposition is
 # linear and unique ({prf:ref}`hrc-thm-decomposition`), so it splits the sum of a transitive and a
@@ -187,9 +190,10 @@
 # an arc shorter than $\pi$, $s(A_i, A_j) = \lVert c_i\rVert\lVert c_j\rVert\sin(\gamma_i -
 # \gamma_j) > 0$ exactly when $\gamma_i > \gamma_j$: the preference among the $A_i$ is the order of
 # their angles, which is transitive and cannot contain a cycle. Contradiction.
-# (1, $d \ge 2$.) Put $c_i = (\cos\theta_i, \sin\theta_i, 1, 0, 0, \dots)$ with $\theta_i =
-# -2\pi i/n$ and $u = (0, 0, 0, 1, 0, \dots)$. Then $s(A_i, A_{i+1}) = \sin(2\pi/n) > 0$ (indices mod
-# $n$; the second block contributes $(1,0) R^\succ (1,0)^\top = 0$), and $s(A^\star, A_i) = (0, 1)
+# (1, $d \ge 2$.) Put $c_i = (\cos\theta_i, \sin\theta_i, 1, 0, 0, \dots)$ with
+# $\theta_i = -2\pi i/n$ and $u = (0, 0, 0, 1, 0, \dots)$. Then $s(A_i, A_{i+1}) = \sin(2\pi/n) > 0$
+# (indices mod $n$; the second block contributes $(1,0) R^\succ (1,0)^\top = 0$), and $s(A^\star,
+# A_i) = (0, 1)
 # R^\succ (1, 0)^\top = 1 > 0$.
 # (1, HRC.) Keep the cycle on the unit circle of the 2-D head with rewards $r_i = -\delta$ and
 # give $A^\star$ the reward $+\delta$ and $v^\star = c_1$: $s(A^\star, A_i) \ge 2\delta - 1 > 0$ for
@@ -344,7 +348,6 @@ import torch
 import icml26
 from icml26 import stats
 from icml26.games import preferences as pref
-from icml26.games import zerosum
 
 SEED = 8
 rng = icml26.seed_everything(SEED)
@@ -362,7 +365,9 @@ CYCLE_N = 7  # cycle length of the fixed-embedding LP (08.5)
 BLOCKS = [1, 2, 3, 4]  # GPM dimensions 2d of the LP
 K_RESP = 8  # candidate responses of the self-play games (G3)
 N_GAMES = icml26.pick(ci=8, paper=64)  # random preference games for self-play (08.8-08.12)
-HORIZONS = icml26.pick(ci=[100, 400, 1600, 6400, 25600], paper=[100, 400, 1600, 6400, 25600, 102400])
+HORIZONS = icml26.pick(
+    ci=[100, 400, 1600, 6400, 25600], paper=[100, 400, 1600, 6400, 25600, 102400]
+)
 LAMBDAS = [0.0, 1.0, 1.5]  # SPPO, DSPPO (the paper's default), DSPPO with λ > 1
 REWARD_SCALE, CYCLIC_SCALE = 0.5, 2.0  # G3: size of the transitive and cyclic parts
 SWEEP = [-2.0, -1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0]  # the paper's λ sweep
@@ -470,13 +475,18 @@ g_w = np.linalg.lstsq(D_pairs * np.sqrt(wts)[:, None], S0[i_up, j_up] * np.sqrt(
 weighted_dev = np.abs((g_w - g_w.mean()) - dec.potential[0].numpy()).max()
 P_bt = torch.sigmoid(ST_g1)  # purely transitive logits ...
 cyc_share_P = float(
-    (pref.decompose(P_bt - 0.5).cyclic.norm(dim=(-2, -1)) / (P_bt - 0.5).norm(dim=(-2, -1))).median()
+    (
+        pref.decompose(P_bt - 0.5).cyclic.norm(dim=(-2, -1)) / (P_bt - 0.5).norm(dim=(-2, -1))
+    ).median()
 )
 cyc_share_S = float(
     (pref.decompose(ST_g1).cyclic.norm(dim=(-2, -1)) / ST_g1.norm(dim=(-2, -1))).max()
 )
 print(f"{N_TOURN} tournaments, n = {N_ITEMS}: worst relative row-sum / inner / Pythagoras error")
-print(f"  {row_err:.1e} / {inner_err:.1e} / {pyth_err:.1e}; least squares vs row means {lstsq_err:.1e}")
+print(
+    f"  {row_err:.1e} / {inner_err:.1e} / {pyth_err:.1e}; "
+    f"least squares vs row means {lstsq_err:.1e}"
+)
 print(f"negative controls: column-mean potential leaves row sums ≥ {wrong_rows:.2f}·‖S‖;")
 print(f"  a non-uniform population moves the potential by {weighted_dev:.2f};")
 print(
@@ -487,14 +497,20 @@ print(
 # %% tags=["claim"]
 # fails if: the potential is not the row mean (wrong axis or sign), or T and C are not orthogonal
 assert wrong_rows > 1e-3 and cyc_share_P > 1e-3  # the broken variants must be rejected
-icml26.claim("08.1", "S = T + C: zero row sums of C, ⟨T,C⟩ = 0, Pythagoras", decomp_err,
-             at_most=1e-10, kind="theorem")
+icml26.claim(
+    "08.1",
+    "S = T + C: zero row sums of C, ⟨T,C⟩ = 0, Pythagoras",
+    decomp_err,
+    at_most=1e-10,
+    kind="theorem",
+)
 
 # %% tags=["claim"]
 # fails if: the split is not unique, i.e. another potential fits S better than the row means
 assert weighted_dev > 1e-3  # a non-uniform population gives a different potential
-icml26.claim("08.2", "least-squares potential = row-mean potential", lstsq_err,
-             at_most=1e-10, kind="theorem")
+icml26.claim(
+    "08.2", "least-squares potential = row-mean potential", lstsq_err, at_most=1e-10, kind="theorem"
+)
 
 # %% [markdown]
 # The figure splits one tournament. Items are sorted by their potential $f$: the transitive part
@@ -552,8 +568,9 @@ print(
 # %% tags=["claim"]
 # fails if: GPM scores had a transitive part even with zero-mean embeddings (Theorem B false)
 assert float(share_shifted.min()) > 0.05  # the shifted negative control carries a ranking
-icml26.claim("08.3", "GPM with centred embeddings: max ‖T‖/‖S‖", share_centred,
-             at_most=1e-12, kind="theorem")
+icml26.claim(
+    "08.3", "GPM with centred embeddings: max ‖T‖/‖S‖", share_centred, at_most=1e-12, kind="theorem"
+)
 
 # %% [markdown]
 # With the paper's measured mean, the transitive part carries more than half of the GPM head's
@@ -582,25 +599,43 @@ heads = {
 }
 tab = {
     name: pref.fit_tabular(
-        pairs, 4, h, d, restarts=RESTARTS, steps=TAB_STEPS, tau=TAU,
+        pairs,
+        4,
+        h,
+        d,
+        restarts=RESTARTS,
+        steps=TAB_STEPS,
+        tau=TAU,
         generator=torch.Generator().manual_seed(SEED),
     )
     for name, (h, d) in heads.items()
 }
 for name, fit in tab.items():
     acc = fit.accuracy.numpy()
-    print(f"{name:9s} best {acc.max():.3f}, restarts at 6/6: {int((acc > 1 - 1e-9).sum())}/{acc.size}")
+    print(
+        f"{name:9s} best {acc.max():.3f}, restarts at 6/6: {int((acc > 1 - 1e-9).sum())}/{acc.size}"
+    )
 
 # %% tags=["claim"]
 # fails if: a 2-D GPM could rank a dominant response above a cycle (Theorem C i false)
-icml26.claim("08.4", "GPM(2) best pair accuracy on dominant+cycle", tab["GPM(2)"].accuracy.max(),
-             at_most=5 / 6 + 1e-9, kind="theorem")
+icml26.claim(
+    "08.4",
+    "GPM(2) best pair accuracy on dominant+cycle",
+    tab["GPM(2)"].accuracy.max(),
+    at_most=5 / 6 + 1e-9,
+    kind="theorem",
+)
 
 # %% tags=["claim"]
-# fails if: HRC(2+1) or GPM(4) could not fit dominant + cycle (construction wrong or training broken)
+# fails if: HRC(2+1) or GPM(4) could not fit dominant + cycle (bad construction or training)
 best_hrc_gpm4 = min(tab["HRC(2+1)"].accuracy.max(), tab["GPM(4)"].accuracy.max())
-icml26.claim("08.5", "HRC(2+1) and GPM(4): best pair accuracy (min of two)", best_hrc_gpm4,
-             at_least=1.0, kind="theorem")
+icml26.claim(
+    "08.5",
+    "HRC(2+1) and GPM(4): best pair accuracy (min of two)",
+    best_hrc_gpm4,
+    at_least=1.0,
+    kind="theorem",
+)
 
 # %% [markdown]
 # Bradley–Terry stops at $5/6$ as well: a scalar reward gets the dominant pairs and two of the
@@ -621,31 +656,66 @@ for ax in (ax0, ax1):
     ax.set(xlim=(-1.45, 1.45), ylim=(-1.45, 1.45))
 wedge = np.linspace(alpha - np.pi, alpha, 100)
 ax0.fill(
-    np.r_[0, 1.4 * np.cos(wedge), 0], np.r_[0, 1.4 * np.sin(wedge), 0],
-    color=icml26.plotting.color(2), alpha=0.18, label="beaten by u: uᵀR^≻c > 0",
+    np.r_[0, 1.4 * np.cos(wedge), 0],
+    np.r_[0, 1.4 * np.sin(wedge), 0],
+    color=icml26.plotting.color(2),
+    alpha=0.18,
+    label="beaten by u: uᵀR^≻c > 0",
 )
 for k in range(3):
     beaten = np.sin(alpha - th[k]) > 0
     ax0.plot(np.cos(th[k]), np.sin(th[k]), "o", ms=9, color=icml26.plotting.color(0))
-    ax0.annotate(f"A{k + 1}" + ("" if beaten else " (not beaten)"), (np.cos(th[k]), np.sin(th[k])),
-                 xytext=(6, 6), textcoords="offset points")
+    ax0.annotate(
+        f"A{k + 1}" + ("" if beaten else " (not beaten)"),
+        (np.cos(th[k]), np.sin(th[k])),
+        xytext=(6, 6),
+        textcoords="offset points",
+    )
     a, b = th[k], th[(k + 1) % 3]
-    ax0.annotate("", xy=(0.8 * np.cos(b), 0.8 * np.sin(b)), xytext=(0.8 * np.cos(a), 0.8 * np.sin(a)),
-                 arrowprops=dict(arrowstyle="->", color="black", lw=0.8))
-ax0.annotate("", xy=(np.cos(alpha), np.sin(alpha)), xytext=(0, 0),
-             arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(1), lw=2))
-ax0.text(1.02 * np.cos(alpha), 1.02 * np.sin(alpha) + 0.08, "u = A*", color=icml26.plotting.color(1))
-ax0.set(title="d = 1: a half-plane cannot hold a cycle", xlabel="block 1, coordinate 1",
-        ylabel="block 1, coordinate 2")
+    ax0.annotate(
+        "",
+        xy=(0.8 * np.cos(b), 0.8 * np.sin(b)),
+        xytext=(0.8 * np.cos(a), 0.8 * np.sin(a)),
+        arrowprops=dict(arrowstyle="->", color="black", lw=0.8),
+    )
+ax0.annotate(
+    "",
+    xy=(np.cos(alpha), np.sin(alpha)),
+    xytext=(0, 0),
+    arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(1), lw=2),
+)
+ax0.text(
+    1.02 * np.cos(alpha), 1.02 * np.sin(alpha) + 0.08, "u = A*", color=icml26.plotting.color(1)
+)
+ax0.set(
+    title="d = 1: a half-plane cannot hold a cycle",
+    xlabel="block 1, coordinate 1",
+    ylabel="block 1, coordinate 2",
+)
 ax0.legend(loc="lower left", fontsize=8)
 ax1.plot(1, 0, "o", ms=9, color=icml26.plotting.color(0))
 ax1.annotate("A1, A2, A3 (tie here)", (1, 0), xytext=(-40, -22), textcoords="offset points")
-ax1.annotate("", xy=(0, 1), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(1), lw=2))
-ax1.annotate("", xy=(1, 0), xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(0), lw=1))
+ax1.annotate(
+    "",
+    xy=(0, 1),
+    xytext=(0, 0),
+    arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(1), lw=2),
+)
+ax1.annotate(
+    "",
+    xy=(1, 0),
+    xytext=(0, 0),
+    arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(0), lw=1),
+)
 ax1.text(0.05, 1.08, "A* (block 1 = 0)", color=icml26.plotting.color(1))
-ax1.text(-1.35, -1.3, "s(A*, A_i) = (0,1) R^≻ (1,0)ᵀ = 1 > 0;\nthe cycle lives in block 1", fontsize=8.5)
-ax1.set(title="d = 2: a second block hosts A*", xlabel="block 2, coordinate 1",
-        ylabel="block 2, coordinate 2")
+ax1.text(
+    -1.35, -1.3, "s(A*, A_i) = (0,1) R^≻ (1,0)ᵀ = 1 > 0;\nthe cycle lives in block 1", fontsize=8.5
+)
+ax1.set(
+    title="d = 2: a second block hosts A*",
+    xlabel="block 2, coordinate 1",
+    ylabel="block 2, coordinate 2",
+)
 plt.show()
 
 # %% [markdown]
@@ -653,8 +723,9 @@ plt.show()
 #
 # *Claim* ({prf:ref}`hrc-thm-gpm-limits`, part 2): embed a 7-cycle with the same vector
 # $(\cos\theta_i, \sin\theta_i)$ in all $d$ blocks and solve the linear program $\max_{u \in
-# [-1,1]^{2d}} \min_i u^\top R^\succ c_i$ with HiGHS: the optimum is $\le 10^{-9}$ for $d = 1, \dots,
-# 4$. With an HRC reward advantage $r^\star = 1$ for $A^\star$ the best margin is exactly $1$
+# [-1,1]^{2d}} \min_i u^\top R^\succ c_i$ with HiGHS: the optimum is $\le 10^{-9}$ for
+# $d = 1, \dots, 4$. With an HRC reward advantage $r^\star = 1$ for $A^\star$ the best margin is
+# exactly $1$
 # (checked to $10^{-9}$). Negative control: re-embedding the *same* cycle as in part 1 of the
 # theorem (cycle in block 1, a shared vector in block 2) gives a positive margin.
 
@@ -672,13 +743,23 @@ print(f"the same cycle re-embedded in 2 blocks: best margin {lp_re:.3f}")
 # %% tags=["claim"]
 # fails if: some embedding of A* beat every member of the fixed cycle (Theorem C ii false)
 assert lp_re > 0.5  # the re-embedded cycle does admit a dominant response
-icml26.claim("08.6", "fixed cycle, d = 1..4: max best margin of a GPM A*",
-             max(lp_opt.values()), at_most=1e-9, kind="theorem")
+icml26.claim(
+    "08.6",
+    "fixed cycle, d = 1..4: max best margin of a GPM A*",
+    max(lp_opt.values()),
+    at_most=1e-9,
+    kind="theorem",
+)
 
 # %% tags=["claim"]
 # fails if: the HRC reward could not dominate the bounded cyclic term (margin ≠ r* = 1)
-icml26.claim("08.7", "fixed cycle + HRC reward r* = 1: worst |margin − 1| over d",
-             max(abs(v - 1.0) for v in lp_hrc.values()), at_most=1e-9, kind="theorem")
+icml26.claim(
+    "08.7",
+    "fixed cycle + HRC reward r* = 1: worst |margin − 1| over d",
+    max(abs(v - 1.0) for v in lp_hrc.values()),
+    at_most=1e-9,
+    kind="theorem",
+)
 
 # %% [markdown]
 # ### 08.8–08.12 · SPPO and DSPPO converge to the Nash equilibrium at rate $1/\sqrt T$ (note: hrc-5)
@@ -709,13 +790,19 @@ ST_rep, SC_rep = ST_g3.repeat(L, 1, 1), SC_g3.repeat(L, 1, 1)
 P_rep = P_true.repeat(L, 1, 1)
 gaps = np.zeros((len(HORIZONS), L, N_GAMES))
 for h, T_h in enumerate(icml26.progress(HORIZONS, desc="horizons")):
-    rec = [t for t in np.unique(np.geomspace(1, T_h, 60).astype(int))] if T_h == HORIZONS[-1] else None
+    rec = (
+        [t for t in np.unique(np.geomspace(1, T_h, 60).astype(int))]
+        if T_h == HORIZONS[-1]
+        else None
+    )
     run = pref.self_play(ST_rep, SC_rep, T_h, lam=lam_batch, record=rec)
     gaps[h] = pref.preference_gap(P_rep, run.average).reshape(L, N_GAMES).numpy()
 final = run  # the longest run, with its recorded trajectory
 Ts = np.array(HORIZONS, dtype=float)
 scaled = gaps * np.sqrt(Ts)[:, None, None]
-slopes = np.array([[stats.loglog_fit(Ts, gaps[:, a, b])[0] for b in range(N_GAMES)] for a in range(L)])
+slopes = np.array(
+    [[stats.loglog_fit(Ts, gaps[:, a, b])[0] for b in range(N_GAMES)] for a in range(L)]
+)
 tv = 0.5 * np.abs(final.average.reshape(L, N_GAMES, K_RESP).numpy() - eq_lp[None]).sum(-1)
 M_game = (ST_g3 - SC_g3).abs().amax((-2, -1)).numpy()
 bound = (
@@ -737,28 +824,53 @@ print(f"largest gap / Theorem D bound: {(gaps / bound).max():.3f}")
 
 # %% tags=["claim"]
 # fails if: SPPO's average did not approach the Nash equilibrium at rate 1/√T (η or gain wrong)
-icml26.claim("08.8", "SPPO (λ = 0): worst gap·√T over T and games", scaled[:, 0].max(),
-             at_most=2.0, kind="theorem")
+icml26.claim(
+    "08.8",
+    "SPPO (λ = 0): worst gap·√T over T and games",
+    scaled[:, 0].max(),
+    at_most=2.0,
+    kind="theorem",
+)
 
 # %% tags=["claim"]
 # fails if: the time-varying judge (λ = 1) kept DSPPO away from the true game's equilibrium
-icml26.claim("08.9", "DSPPO (λ = 1): worst gap·√T over T and games", scaled[:, 1].max(),
-             at_most=2.0, kind="theorem")
+icml26.claim(
+    "08.9",
+    "DSPPO (λ = 1): worst gap·√T over T and games",
+    scaled[:, 1].max(),
+    at_most=2.0,
+    kind="theorem",
+)
 
 # %% tags=["claim"]
 # fails if: the gap decayed slower than the O(1/√T) rate (e.g. a fixed step or the last iterate)
-icml26.claim("08.10", "SPPO/DSPPO (λ = 0, 1, 1.5): worst log-log slope of gap", slopes.max(),
-             at_most=-0.35, kind="theorem")
+icml26.claim(
+    "08.10",
+    "SPPO/DSPPO (λ = 0, 1, 1.5): worst log-log slope of gap",
+    slopes.max(),
+    at_most=-0.35,
+    kind="theorem",
+)
 
 # %% tags=["claim"]
 # fails if: the proof's constants were wrong, or the judge's drift ε_t were not averaged out
-icml26.claim("08.11", "all λ, T, games: max gap / Theorem D bound", (gaps / bound).max(),
-             at_most=1.0, kind="theorem")
+icml26.claim(
+    "08.11",
+    "all λ, T, games: max gap / Theorem D bound",
+    (gaps / bound).max(),
+    at_most=1.0,
+    kind="theorem",
+)
 
 # %% tags=["claim"]
 # fails if: the average policy converged to something other than the LP Nash equilibrium
-icml26.claim("08.12", "SPPO/DSPPO: worst TV(π̄_T, LP equilibrium)", tv[:2].max(),
-             at_most=0.1, kind="reproduction")
+icml26.claim(
+    "08.12",
+    "SPPO/DSPPO: worst TV(π̄_T, LP equilibrium)",
+    tv[:2].max(),
+    at_most=0.1,
+    kind="reproduction",
+)
 
 # %% [markdown]
 # The theorem's own bound holds everywhere (08.11), with room: the bound is a worst case over
@@ -768,7 +880,8 @@ icml26.claim("08.12", "SPPO/DSPPO: worst TV(π̄_T, LP equilibrium)", tv[:2].max
 # at $t = 1$), and the theorem charges for that drift through $\frac{1}{2T}\sum_t \varepsilon_t
 # \le \lvert\lambda\rvert M/\sqrt T$ — the threshold $2$ ignores this term, so it is wrong for
 # DSPPO on games with large $M$, as the numbers above show; the measured gaps stay below two
-# thirds of the bound. The rate is what the theorem promises; the *constant* depends on $\eta$ — with a
+# thirds of the bound. The rate is what the theorem promises; the *constant* depends on $\eta$ —
+# with a
 # naive $\eta = 1/\sqrt T$ the research note measured a slope of only $-0.29$ at $T = 6400$ on one
 # instance, which is why the step is tuned to $\ln K$.
 #
@@ -783,12 +896,21 @@ icml26.claim("08.12", "SPPO/DSPPO: worst TV(π̄_T, LP equilibrium)", tv[:2].max
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4), constrained_layout=True)
 for a, lam in enumerate(LAMBDAS):
     name = "SPPO (λ = 0)" if lam == 0 else f"DSPPO (λ = {lam:g})"
-    ax0.loglog(Ts, gaps[:, a].max(-1), marker="o", color=icml26.plotting.color(a), label=f"{name}, worst game")
+    ax0.loglog(
+        Ts,
+        gaps[:, a].max(-1),
+        marker="o",
+        color=icml26.plotting.color(a),
+        label=f"{name}, worst game",
+    )
     ax0.loglog(Ts, np.median(gaps[:, a], -1), ls=":", color=icml26.plotting.color(a))
 ax0.loglog(Ts, 2 / np.sqrt(Ts), color="black", ls="--", lw=1, label="2/√T (threshold)")
 ax0.loglog(Ts, bound[:, 1].max(-1), color="grey", lw=1, label="Theorem D bound, λ = 1")
-ax0.set(xlabel="horizon T (iterations)", ylabel="duality gap of π̄_T under the true P",
-        title="Averaged self-play: gap ∝ 1/√T")
+ax0.set(
+    xlabel="horizon T (iterations)",
+    ylabel="duality gap of π̄_T under the true P",
+    title="Averaged self-play: gap ∝ 1/√T",
+)
 ax0.legend(fontsize=7.5)
 b_star = int(tv[1].argmax())
 rec_t = np.unique(np.geomspace(1, HORIZONS[-1], 60).astype(int))
@@ -798,10 +920,15 @@ for a in (0, 1):
     last_tv = 0.5 * np.abs(final.iterates[:, idx].numpy() - eq_lp[b_star]).sum(-1)
     name = "SPPO" if a == 0 else "DSPPO λ = 1"
     ax1.semilogx(rec_t, avg_tv, color=icml26.plotting.color(a), label=f"{name}: average π̄_t")
-    ax1.semilogx(rec_t, last_tv, color=icml26.plotting.color(a), ls=":", label=f"{name}: iterate π_t")
+    ax1.semilogx(
+        rec_t, last_tv, color=icml26.plotting.color(a), ls=":", label=f"{name}: iterate π_t"
+    )
 ax1.axhline(0.1, color="black", ls="--", lw=1)
-ax1.set(xlabel=f"iteration t (run with T = {HORIZONS[-1]})", ylabel="TV distance to LP equilibrium",
-        title=f"Hardest game (#{b_star}): average vs last iterate")
+ax1.set(
+    xlabel=f"iteration t (run with T = {HORIZONS[-1]})",
+    ylabel="TV distance to LP equilibrium",
+    title=f"Hardest game (#{b_star}): average vs last iterate",
+)
 ax1.legend(fontsize=7.5)
 plt.show()
 
@@ -820,28 +947,54 @@ plt.show()
 # %% tags=["hide-input"]
 lam_sweep = torch.tensor(SWEEP, dtype=torch.float64).repeat_interleave(N_GAMES)
 S_sw = len(SWEEP)
-sweep_run = pref.self_play(ST_g3.repeat(S_sw, 1, 1), SC_g3.repeat(S_sw, 1, 1), SWEEP_T, lam=lam_sweep)
+sweep_run = pref.self_play(
+    ST_g3.repeat(S_sw, 1, 1), SC_g3.repeat(S_sw, 1, 1), SWEEP_T, lam=lam_sweep
+)
 sweep_gap = pref.preference_gap(P_true.repeat(S_sw, 1, 1), sweep_run.average).reshape(S_sw, N_GAMES)
-print("toy mean gap·√T by λ:", dict(zip(SWEEP, np.round(sweep_gap.mean(-1).numpy() * np.sqrt(SWEEP_T), 2).tolist(), strict=True)))
+print(
+    "toy mean gap·√T by λ:",
+    dict(
+        zip(SWEEP, np.round(sweep_gap.mean(-1).numpy() * np.sqrt(SWEEP_T), 2).tolist(), strict=True)
+    ),
+)
 paper_lc = [37.27, 38.66, 40.21, 40.62, 41.09, 40.85, 41.54, 41.90, 40.15]
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.2), constrained_layout=True)
 tt = np.arange(1, 11)
 for i, lam in enumerate([-1.0, 0.0, 0.5, 1.0, 2.0]):
     a_t, b_t = pref.schedule(tt, lam)
-    ax0.plot(tt, a_t, color=icml26.plotting.color(i), marker="o", ms=3, label=f"λ = {lam:g}: 1 + λ/√t")
+    ax0.plot(
+        tt, a_t, color=icml26.plotting.color(i), marker="o", ms=3, label=f"λ = {lam:g}: 1 + λ/√t"
+    )
     ax0.plot(tt, b_t, color=icml26.plotting.color(i), ls=":", marker="s", ms=3)
 ax0.axvspan(0.7, 3.3, color="grey", alpha=0.12)
 ax0.text(1.0, -0.9, "paper: T = 3", fontsize=8)
-ax0.set(xlabel="iteration t", ylabel="weight of S_T (solid), of S_C (dotted)",
-        title="DSPPO schedule: ranking first, cycles later")
+ax0.set(
+    xlabel="iteration t",
+    ylabel="weight of S_T (solid), of S_C (dotted)",
+    title="DSPPO schedule: ranking first, cycles later",
+)
 ax0.legend(fontsize=7)
-ax1.plot(SWEEP, sweep_gap.mean(-1).numpy() * np.sqrt(SWEEP_T), marker="o", color=icml26.plotting.color(0),
-         label=f"toy: mean gap·√T at T = {SWEEP_T}")
-ax1.set(xlabel="schedule parameter λ", ylabel="toy gap·√T (mean over games)",
-        title="λ sweep: toy games and the paper")
+ax1.plot(
+    SWEEP,
+    sweep_gap.mean(-1).numpy() * np.sqrt(SWEEP_T),
+    marker="o",
+    color=icml26.plotting.color(0),
+    label=f"toy: mean gap·√T at T = {SWEEP_T}",
+)
+ax1.set(
+    xlabel="schedule parameter λ",
+    ylabel="toy gap·√T (mean over games)",
+    title="λ sweep: toy games and the paper",
+)
 ax1b = ax1.twinx()
-ax1b.plot(SWEEP, paper_lc, marker="s", ls="--", color=icml26.plotting.color(1),
-          label="paper: AlpacaEval LC win rate (%)")
+ax1b.plot(
+    SWEEP,
+    paper_lc,
+    marker="s",
+    ls="--",
+    color=icml26.plotting.color(1),
+    label="paper: AlpacaEval LC win rate (%)",
+)
 ax1b.set_ylabel("paper's LC win rate (%)")
 h1, l1 = ax1.get_legend_handles_labels()
 h2, l2 = ax1b.get_legend_handles_labels()
@@ -870,13 +1023,21 @@ X_tr, X_te = X_all[:PROMPTS_TRAIN], X_all[PROMPTS_TRAIN:]
 enc = {}
 for name, (h, d) in icml26.progress(list(heads.items()), desc="heads"):
     enc[name] = pref.fit_encoder(
-        X_tr, X_te, pairs_g2, h, d, seeds=SEEDS, steps=ENC_STEPS, lr=ENC_LR, tau=TAU,
+        X_tr,
+        X_te,
+        pairs_g2,
+        h,
+        d,
+        seeds=SEEDS,
+        steps=ENC_STEPS,
+        lr=ENC_LR,
+        tau=TAU,
         generator=torch.Generator().manual_seed(SEED),
     )
 
 
 def steps_to(fit: pref.EncoderFit, level: float) -> np.ndarray:
-    """First evaluation step at which each seed's held-out accuracy reaches ``level`` (inf: never)."""
+    """First evaluation step at which each seed's held-out accuracy reaches ``level`` (or inf)."""
     hit = fit.test_accuracy >= level - 1e-12
     return np.where(hit.any(0), fit.steps[hit.argmax(0)], np.inf)
 
@@ -884,30 +1045,49 @@ def steps_to(fit: pref.EncoderFit, level: float) -> np.ndarray:
 for name, fit in enc.items():
     print(
         f"{name:9s} steps to 75%: {steps_to(fit, 0.75).tolist()}, to 95%: "
-        f"{steps_to(fit, 0.95).tolist()}, final held-out: {np.round(fit.test_accuracy[-1], 3).tolist()}"
+        f"{steps_to(fit, 0.95).tolist()}, final held-out: "
+        f"{np.round(fit.test_accuracy[-1], 3).tolist()}"
     )
 faster = float((steps_to(enc["HRC(2+1)"], 0.75) < steps_to(enc["GPM(4)"], 0.75)).mean())
 
 # %% tags=["claim"]
 # fails if: the explicit reward head did not find the dominant response faster than GPM(4)
-icml26.claim("08.13", "fraction of seeds: HRC(2+1) reaches 75% before GPM(4)", faster,
-             at_least=0.8, kind="reproduction")
+icml26.claim(
+    "08.13",
+    "fraction of seeds: HRC(2+1) reaches 75% before GPM(4)",
+    faster,
+    at_least=0.8,
+    kind="reproduction",
+)
 
 # %% tags=["claim"]
 # fails if: a 2-D GPM learned the cycle and the dominant response together (impossible by Thm C)
-icml26.claim("08.14", "GPM(2): best final held-out pair accuracy", enc["GPM(2)"].test_accuracy[-1].max(),
-             at_most=0.84, kind="reproduction")
+icml26.claim(
+    "08.14",
+    "GPM(2): best final held-out pair accuracy",
+    enc["GPM(2)"].test_accuracy[-1].max(),
+    at_most=0.84,
+    kind="reproduction",
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7.5, 3.6))
 for i, (name, fit) in enumerate(enc.items()):
     ax.plot(fit.steps, fit.test_accuracy, color=icml26.plotting.color(i), lw=0.6, alpha=0.45)
     ax.plot(fit.steps, fit.test_accuracy.mean(1), color=icml26.plotting.color(i), lw=2, label=name)
-for level, text in ((0.5, "chance"), (0.75, "stage 1: dominant found"), (1.0, "stage 2: cycle learned")):
+for level, text in (
+    (0.5, "chance"),
+    (0.75, "stage 1: dominant found"),
+    (1.0, "stage 2: cycle learned"),
+):
     ax.axhline(level, color="grey", ls=":", lw=1)
     ax.text(ENC_STEPS * 0.99, level + 0.01, text, ha="right", fontsize=8, color="grey")
-ax.set(xlabel="training step (full-batch Adam)", ylabel="held-out pair accuracy",
-       title="Dominant + cycle: plateaus at 75 % (dominant) and 100 % (cycle)", ylim=(0.3, 1.05))
+ax.set(
+    xlabel="training step (full-batch Adam)",
+    ylabel="held-out pair accuracy",
+    title="Dominant + cycle: plateaus at 75 % (dominant) and 100 % (cycle)",
+    ylim=(0.3, 1.05),
+)
 ax.legend(loc="lower right", ncol=2, fontsize=8)
 plt.show()
 
@@ -925,7 +1105,8 @@ plt.show()
 # ## Cross-check
 #
 # 1. `scipy.linalg.schur(S, output="real")` writes a skew matrix as $Z\,\Sigma Z^\top$ with
-#    $2 \times 2$ blocks $\begin{psmallmatrix} 0 & \tau_l \\ -\tau_l & 0\end{psmallmatrix}$: every skew
+#    $2 \times 2$ blocks $\begin{psmallmatrix} 0 & \tau_l \\ -\tau_l & 0\end{psmallmatrix}$: every
+#    skew
 #    matrix *is* a GPM of dimension $2\lceil n/2 \rceil$ — the embedding is read off $Z$ and the
 #    $\tau_l$ — and `numpy.linalg.eigvals` gives $\pm \mathrm{i}\tau_l$. We rebuild a cyclic part
 #    with `gpm_scores` from the Schur form.
@@ -956,7 +1137,10 @@ assert np.abs(off_block).max() < 1e-10 and np.abs(np.diag(Sig)).max() < 1e-10
 eig = np.sort(np.abs(np.linalg.eigvals(C_x).imag))
 taus = np.sort(np.repeat(np.abs(Sig[np.arange(0, N_ITEMS, 2), np.arange(1, N_ITEMS, 2)]), 2))
 icml26.checks.agree("eigenvalues ±iτ vs Schur blocks", eig, taus, atol=1e-10)
-print(f"cyclic part (rank {np.linalg.matrix_rank(C_x)}) rebuilt exactly as a GPM from its {blocks} Schur blocks")
+print(
+    f"cyclic part (rank {np.linalg.matrix_rank(C_x)}) rebuilt exactly as a GPM "
+    f"from its {blocks} Schur blocks"
+)
 
 r_true = rng.normal(size=N_ITEMS)
 n_cmp = 6000
@@ -965,12 +1149,24 @@ b_i = (a_i + rng.integers(1, N_ITEMS, n_cmp)) % N_ITEMS
 a_wins = rng.random(n_cmp) < 1 / (1 + np.exp(-(r_true[a_i] - r_true[b_i])))
 outcomes = [(a, b) if w else (b, a) for a, b, w in zip(a_i, b_i, a_wins, strict=True)]
 strength = choix.ilsr_pairwise(N_ITEMS, outcomes, alpha=0.0)
-bt_fit = pref.fit_tabular(torch.tensor(outcomes), N_ITEMS, "bt", 0, restarts=1, steps=1500, tau=1.0,
-                          generator=torch.Generator().manual_seed(SEED))
+bt_fit = pref.fit_tabular(
+    torch.tensor(outcomes),
+    N_ITEMS,
+    "bt",
+    0,
+    restarts=1,
+    steps=1500,
+    tau=1.0,
+    generator=torch.Generator().manual_seed(SEED),
+)
 ours = bt_fit.scores[0].mean(1).numpy()  # the potential of the fitted BT scores = centred r
-icml26.checks.agree("BT head vs choix ILSR (centred strengths)", ours, strength - strength.mean(), atol=1e-6)
-print(f"BT head = choix MLE on {n_cmp} comparisons; correlation with the true rewards "
-      f"{np.corrcoef(ours, r_true)[0, 1]:.3f}")
+icml26.checks.agree(
+    "BT head vs choix ILSR (centred strengths)", ours, strength - strength.mean(), atol=1e-6
+)
+print(
+    f"BT head = choix MLE on {n_cmp} comparisons; correlation with the true rewards "
+    f"{np.corrcoef(ours, r_true)[0, 1]:.3f}"
+)
 
 lh_ok = 0
 for b in range(N_GAMES):
@@ -985,7 +1181,9 @@ print(f"{N_GAMES} games: nashpy linear_program = our LP; Lemke–Howson lands on
 
 s_pairs = torch.randn(64, generator=gen, dtype=torch.float64)
 bce = torch.nn.functional.binary_cross_entropy_with_logits(s_pairs / TAU, torch.ones_like(s_pairs))
-icml26.checks.agree("preference_loss vs BCE with logits", pref.preference_loss(s_pairs, TAU), bce, atol=1e-12)
+icml26.checks.agree(
+    "preference_loss vs BCE with logits", pref.preference_loss(s_pairs, TAU), bce, atol=1e-12
+)
 print("preference_loss = binary_cross_entropy_with_logits(s/τ, 1)")
 
 # %% [markdown]
@@ -1000,8 +1198,9 @@ print("preference_loss = binary_cross_entropy_with_logits(s/τ, 1)")
 # certifies through its duality gaps. (`benchmarks/bench_08_hrc_dsppo.py` repeats this.)
 
 # %% tags=["nbval-ignore-output"]
-ST_b, SC_b = pref.random_tournament(K_RESP, batch=BENCH_GAMES, reward_scale=REWARD_SCALE,
-                                    cyclic_scale=CYCLIC_SCALE, generator=gen)
+ST_b, SC_b = pref.random_tournament(
+    K_RESP, batch=BENCH_GAMES, reward_scale=REWARD_SCALE, cyclic_scale=CYCLIC_SCALE, generator=gen
+)
 P_b = torch.sigmoid(ST_b + SC_b).to(DEVICE)
 t0 = time.perf_counter()
 res_b = pref.self_play(ST_b.to(DEVICE), SC_b.to(DEVICE), BENCH_T, lam=1.0)
@@ -1017,8 +1216,10 @@ t0 = time.perf_counter()
 for b in range(n_lp):
     pref.preference_equilibrium(P_b[b].cpu())
 t_lp = (time.perf_counter() - t0) * BENCH_GAMES / n_lp
-print(f"batched DSPPO, {BENCH_GAMES} games, T = {BENCH_T}: {t_kernel:.2f} s "
-      f"(every gap ≤ {float(gap_b.max()):.3f})")
+print(
+    f"batched DSPPO, {BENCH_GAMES} games, T = {BENCH_T}: {t_kernel:.2f} s "
+    f"(every gap ≤ {float(gap_b.max()):.3f})"
+)
 print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapolated): {t_lp:.2f} s")
 
 # %% [markdown]
@@ -1080,8 +1281,9 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 # :class: dropdown
 #
 # (a) No. $\sigma(r_i - r_j) - \frac12$ is skew, but it is not a difference $g_i - g_j$ unless
-# $\sigma$ is affine on the range of differences: for three items, $g_1 - g_3 = (g_1 - g_2) + (g_2
-# - g_3)$ would require $\sigma(a + b) - \frac12 = (\sigma(a) - \frac12) + (\sigma(b) - \frac12)$.
+# $\sigma$ is affine on the range of differences: for three items,
+# $g_1 - g_3 = (g_1 - g_2) + (g_2 - g_3)$ would require $\sigma(a + b) - \frac12 = (\sigma(a) -
+# \frac12) + (\sigma(b) - \frac12)$.
 # Experiment 08.1 measured a median cyclic share $\lVert C\rVert_F/\lVert S\rVert_F$ of $0.14$ for
 # unit-variance rewards and $n = 12$. (b) For a small spread, $\sigma(z) - \frac12 = z/4 - z^3/48
 # + \dots$ is nearly linear; only the cubic term has a cyclic part, so the share vanishes like
@@ -1157,7 +1359,8 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 # (a) $\sum_{t \le T} t^{-p} \le T^{1-p}/(1-p)$, so the last term is $\lvert\lambda\rvert M
 # T^{-p}/(2(1-p))$: the gap is $O(T^{-\min(p, 1/2)})$, and $O(1/\sqrt T)$ exactly when $p \ge
 # \frac12$. The cube-root schedule ($p = \frac13$) slows the guarantee to $T^{-1/3}$. (b) The
-# average of $\lvert\sin t\rvert$ tends to $2/\pi$, so the bound tends to $\lvert\lambda\rvert M/\pi$:
+# average of $\lvert\sin t\rvert$ tends to $2/\pi$, so the bound tends to
+# $\lvert\lambda\rvert M/\pi$:
 # no convergence to the true game's equilibrium, only to a neighbourhood — the policy
 # equilibrates against an averaged, wrong judge.
 # ````

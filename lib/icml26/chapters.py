@@ -85,6 +85,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
     ),
+    Chapter(
+        "08",
+        "hrc-dsppo",
+        "games",
+        "Transitive and cyclic preferences: HRC decomposition and dynamic self-play",
+        ("icml26.games.preferences", "icml26.games.zerosum"),
+        bench="bench_08_hrc_dsppo",
+    ),
 )
 
 

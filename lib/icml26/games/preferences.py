@@ -23,6 +23,7 @@ skew-symmetric matrix ``S`` (``S = -Sᵀ``). This module holds:
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 
@@ -30,7 +31,7 @@ import numpy as np
 import torch
 from scipy.optimize import linprog
 
-from icml26 import checks
+from icml26 import checks, stats
 from icml26.games import zerosum
 
 __all__ = [
@@ -232,7 +233,7 @@ def hrc_scores(
     *,
     clip: float | None = None,
 ) -> torch.Tensor:
-    """HRC scores ``(r_i − r_j) + v_iᵀ D R^≻ D v_j`` with the reward clipped to ``[−clip, clip]``."""
+    """HRC scores ``(r_i − r_j) + v_iᵀ D R^≻ D v_j``, the reward clipped to ``[−clip, clip]``."""
     if clip is not None:
         clip = checks.real("clip", clip, low=0.0, strict=True)
         r = checks.tensor("r", r, floating=True).clamp(-clip, clip)
@@ -244,7 +245,7 @@ def hrc_scores(
 
 
 def preference_loss(s: torch.Tensor, tau: float = 0.1) -> torch.Tensor:
-    """``mean −log σ(s/τ)`` over scores ``s = s(y_w, y_l)`` of (winner, loser) pairs (the paper's loss)."""
+    """The paper's loss ``mean −log σ(s/τ)`` over scores ``s = s(y_w, y_l)`` of labelled pairs."""
     s = checks.tensor("s", s, floating=True)
     tau = checks.real("tau", tau, low=0.0, strict=True)
     return torch.nn.functional.softplus(-s / tau).mean()
@@ -284,7 +285,7 @@ def random_tournament(
 
 
 def dominant_cycle_pairs() -> torch.Tensor:
-    """Generator G2 (tabular): items ``0 = A*``, ``1..3 = A₁..A₃``; the 6 labelled (winner, loser) pairs.
+    """Generator G2 (tabular): items ``0 = A*``, ``1..3 = A₁..A₃``; 6 labelled (winner, loser).
 
     The cycle ``A₁ ≻ A₂ ≻ A₃ ≻ A₁`` and the dominant ``A* ≻ A_k`` for every ``k``.
     """
@@ -299,7 +300,7 @@ def dominant_cycle_data(
     generator: torch.Generator,
     dtype: torch.dtype = torch.float32,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Generator G2 with item features: ``prompts`` groups of 4 responses and their 6 labelled pairs.
+    """Generator G2 with item features: ``prompts`` groups of 4 responses and their labelled pairs.
 
     In each prompt the cycle members have a hidden "style" angle ``φ + 2πk/3`` (``φ`` random per
     prompt) and quality 0; the dominant response has a random angle and quality 1. A response's
@@ -314,7 +315,7 @@ def dominant_cycle_data(
     g = _generator(generator)
     phi = 2 * math.pi * torch.rand(prompts, 1, generator=g, dtype=torch.float64)
     k = torch.arange(3, dtype=torch.float64)
-    # angles decrease by 2π/3 along the cycle: with s_ij = v_iᵀ R v_j = sin(θ_i − θ_j), A_k ≻ A_{k+1}
+    # angles fall by 2π/3 along the cycle: with s_ij = v_iᵀ R v_j = sin(θ_i − θ_j), A_k ≻ A_{k+1}
     cyc = phi - 2 * math.pi * k / 3
     star = 2 * math.pi * torch.rand(prompts, 1, generator=g, dtype=torch.float64)
     angle = torch.cat([star, cyc], 1)  # (P, 4)
@@ -397,7 +398,7 @@ def fit_tabular(
     g = _generator(generator)
     d = max(dim, 2)
     r = (0.1 * torch.randn(restarts, n_items, generator=g, dtype=torch.float64)).requires_grad_()
-    V = (init_scale * torch.randn(restarts, n_items, d, generator=g, dtype=torch.float64))
+    V = init_scale * torch.randn(restarts, n_items, d, generator=g, dtype=torch.float64)
     V.requires_grad_()
     gate = torch.zeros(restarts, d // 2, dtype=torch.float64, requires_grad=True)
     params = [r] if head == "bt" else [V, gate] if head == "gpm" else [r, V, gate]
@@ -553,7 +554,9 @@ def self_play(
     record: list[int] | None = None,
     pi0: torch.Tensor | None = None,
 ) -> SelfPlayResult:
-    """SPPO (``lam = 0``) / DSPPO self-play as batched multiplicative weights ({prf:ref}`hrc-thm-dsppo`).
+    """SPPO (``lam = 0``) / DSPPO self-play by batched multiplicative weights (chapter 08).
+
+    Implements {prf:ref}`hrc-def-dsppo`, whose average converges by {prf:ref}`hrc-thm-dsppo`.
 
     ``S_T``, ``S_C``: transitive and cyclic scores, ``(B, K, K)`` (or ``(K, K)``). Round
     ``t = 1..T``: ``P_t = σ(a_t S_T + b_t S_C)`` with ``(a_t, b_t)`` = :func:`schedule` ``(t, lam)``
@@ -593,18 +596,25 @@ def self_play(
         pi = pi0.reshape(B, K).to(S_T).clone()
     total = torch.zeros_like(pi)
     snaps, iters = [], []
-    for t in range(1, T + 1):
-        total += pi
-        if rec and t == rec[len(snaps)]:
-            snaps.append(total / t)
-            iters.append(pi.clone())
-            if len(snaps) == len(rec):
-                rec = rec + [T + 1]  # sentinel: nothing more to record
-        x = lam_t / math.sqrt(t)
-        P = torch.sigmoid((1 + x) * S_T + (1 - x) * S_C)
-        gain = (P @ pi.unsqueeze(-1)).squeeze(-1)  # P_t(y ≻ π_t)
-        pi = pi * torch.exp(eta * (gain - 0.5))
-        pi = pi / pi.sum(-1, keepdim=True)
+    s_sum = S_T + S_C  # s_t = (S_T + S_C) + (λ/√t)(S_T − S_C)
+    drift = (S_T - S_C) * lam_t
+    constant = not bool(drift.any())  # SPPO: the judge never moves
+    P = torch.sigmoid(s_sum)
+    gain = torch.empty(B, K, 1, dtype=S_T.dtype, device=S_T.device)
+    device = S_T.device
+    with stats.one_thread() if device.type == "cpu" else contextlib.nullcontext():
+        for t in range(1, T + 1):
+            total += pi
+            if rec and t == rec[len(snaps)]:
+                snaps.append(total / t)
+                iters.append(pi.clone())
+                if len(snaps) == len(rec):
+                    rec = [*rec, T + 1]  # sentinel: nothing more to record
+            if not constant:
+                torch.add(s_sum, drift, alpha=1.0 / math.sqrt(t), out=P).sigmoid_()
+            torch.bmm(P, pi.unsqueeze(-1), out=gain)  # P_t(y ≻ π_t)
+            pi = pi.mul_(gain.squeeze(-1).mul_(eta).exp_())
+            pi = pi.div_(pi.sum(-1, keepdim=True))
     avg = total / T
     snapshots = torch.stack(snaps) if snaps else avg.new_zeros((0, B, K))
     iterates = torch.stack(iters) if iters else avg.new_zeros((0, B, K))
@@ -622,6 +632,8 @@ def preference_gap(P: torch.Tensor, pi: torch.Tensor) -> torch.Tensor:
     """
     P = _preference("P", P)
     pi = checks.tensor("pi", pi, floating=True)
+    checks.shape("pi", pi, P.shape[:-1])
+    checks.probability_vector("pi", pi)
     return zerosum.duality_gap(P - 0.5, pi, pi)
 
 
