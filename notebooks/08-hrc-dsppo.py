@@ -531,7 +531,7 @@ for ax, m, title in zip(axes, mats, titles, strict=True):
     ax.set(title=title, xlabel="item j (by potential)", ylabel="item i (by potential)")
     ax.set_xticks([0, N_ITEMS - 1])
     ax.set_yticks([0, N_ITEMS - 1])
-fig.colorbar(im, ax=axes, shrink=0.8, label="logit s(y_i, y_j)")
+fig.colorbar(im, ax=axes, shrink=0.8, label=r"logit $s(y_i, y_j)$")
 fig.suptitle("A preference tournament = a ranking (T) + pure cycles (C), orthogonally")
 plt.show()
 
@@ -583,8 +583,9 @@ icml26.claim(
 # *Claim* ({prf:ref}`hrc-thm-gpm-limits`, part 1): on the four responses $\{A^\star, A_1, A_2,
 # A_3\}$ with the six labelled pairs of the paper's synthetic study (three cyclic, three
 # dominant), free (tabular) embeddings trained with the loss {eq}`hrc-eq-loss` ($\tau = 0.1$,
-# full-batch Adam, 16 restarts) reach at most $5/6$ pair accuracy with GPM(2) — a theorem, so
-# the threshold is exact — while the best restart of HRC(2+1) and of GPM(4) reaches $6/6$. An
+# full-batch Adam, 16 restarts at the default scale) reach at most $5/6$ pair accuracy with
+# GPM(2) — a theorem, so the threshold is exact — while the best restart of HRC(2+1) and of
+# GPM(4) reaches $6/6$. An
 # optimisation failure of HRC or GPM(4) would make the second claim fail. (The research note plans
 # 3000 steps; 1500 suffice here, which only makes the second claim harder.)
 
@@ -656,17 +657,17 @@ for ax in (ax0, ax1):
     ax.set(xlim=(-1.45, 1.45), ylim=(-1.45, 1.45))
 wedge = np.linspace(alpha - np.pi, alpha, 100)
 ax0.fill(
-    np.r_[0, 1.4 * np.cos(wedge), 0],
+    np.r_[0, 1.25 * np.cos(wedge), 0],
     np.r_[0, 1.4 * np.sin(wedge), 0],
     color=icml26.plotting.color(2),
     alpha=0.18,
-    label="beaten by u: uᵀR^≻c > 0",
+    label=r"beaten by $u$: $u^\top R^\succ c > 0$",
 )
 for k in range(3):
     beaten = np.sin(alpha - th[k]) > 0
     ax0.plot(np.cos(th[k]), np.sin(th[k]), "o", ms=9, color=icml26.plotting.color(0))
     ax0.annotate(
-        f"A{k + 1}" + ("" if beaten else " (not beaten)"),
+        f"$A_{k + 1}$" + ("" if beaten else " (not beaten)"),
         (np.cos(th[k]), np.sin(th[k])),
         xytext=(6, 6),
         textcoords="offset points",
@@ -685,7 +686,10 @@ ax0.annotate(
     arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(1), lw=2),
 )
 ax0.text(
-    1.02 * np.cos(alpha), 1.02 * np.sin(alpha) + 0.08, "u = A*", color=icml26.plotting.color(1)
+    1.02 * np.cos(alpha),
+    1.02 * np.sin(alpha) + 0.08,
+    r"$u = A^\star$",
+    color=icml26.plotting.color(1),
 )
 ax0.set(
     title="d = 1: a half-plane cannot hold a cycle",
@@ -694,7 +698,7 @@ ax0.set(
 )
 ax0.legend(loc="lower left", fontsize=8)
 ax1.plot(1, 0, "o", ms=9, color=icml26.plotting.color(0))
-ax1.annotate("A1, A2, A3 (tie here)", (1, 0), xytext=(-40, -22), textcoords="offset points")
+ax1.annotate(r"$A_1, A_2, A_3$ (tie here)", (1, 0), xytext=(-40, -22), textcoords="offset points")
 ax1.annotate(
     "",
     xy=(0, 1),
@@ -707,9 +711,12 @@ ax1.annotate(
     xytext=(0, 0),
     arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(0), lw=1),
 )
-ax1.text(0.05, 1.08, "A* (block 1 = 0)", color=icml26.plotting.color(1))
+ax1.text(0.05, 1.08, r"$A^\star$ (block 1 = 0)", color=icml26.plotting.color(1))
 ax1.text(
-    -1.35, -1.3, "s(A*, A_i) = (0,1) R^≻ (1,0)ᵀ = 1 > 0;\nthe cycle lives in block 1", fontsize=8.5
+    -1.35,
+    -1.3,
+    r"$s(A^\star, A_i) = (0,1)\,R^\succ (1,0)^\top = 1 > 0$;" "\nthe cycle lives in block 1",
+    fontsize=8.5,
 )
 ax1.set(
     title="d = 2: a second block hosts A*",
@@ -958,13 +965,11 @@ print(
     ),
 )
 paper_lc = [37.27, 38.66, 40.21, 40.62, 41.09, 40.85, 41.54, 41.90, 40.15]
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.2), constrained_layout=True)
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.8), constrained_layout=True)
 tt = np.arange(1, 11)
 for i, lam in enumerate([-1.0, 0.0, 0.5, 1.0, 2.0]):
     a_t, b_t = pref.schedule(tt, lam)
-    ax0.plot(
-        tt, a_t, color=icml26.plotting.color(i), marker="o", ms=3, label=f"λ = {lam:g}: 1 + λ/√t"
-    )
+    ax0.plot(tt, a_t, color=icml26.plotting.color(i), marker="o", ms=3, label=f"λ = {lam:g}")
     ax0.plot(tt, b_t, color=icml26.plotting.color(i), ls=":", marker="s", ms=3)
 ax0.axvspan(0.7, 3.3, color="grey", alpha=0.12)
 ax0.text(1.0, -0.9, "paper: T = 3", fontsize=8)
@@ -998,7 +1003,7 @@ ax1b.plot(
 ax1b.set_ylabel("paper's LC win rate (%)")
 h1, l1 = ax1.get_legend_handles_labels()
 h2, l2 = ax1b.get_legend_handles_labels()
-ax1.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper center")
+ax1.legend(h1 + h2, l1 + l2, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2))
 plt.show()
 
 # %% [markdown]
@@ -1262,8 +1267,9 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 #   paper's squared-loss regression equals the multiplicative-weights step
 #   ({prf:ref}`hrc-def-dsppo`); an LLM policy only approximates it, with $K = 5$ sampled
 #   opponents instead of exact win rates.
-# - **Scale.** At `ICML26_SCALE=paper` the same experiments run with more tournaments, 64 games,
-#   $T$ up to $102\,400$, 10 seeds and 5000 prompts; the structure of every claim is unchanged.
+# - **Scale.** At `ICML26_SCALE=paper` the same experiments are sized for one GPU: 1000
+#   tournaments, 64 restarts, 64 games with $T$ up to $102\,400$, 10 seeds and 5000 prompts. The
+#   committed outputs are those of the default scale; the structure of every claim is the same.
 
 # %% [markdown]
 # ## Exercises
@@ -1309,7 +1315,8 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 #
 # For continuous-time replicator dynamics $\mathrm{KL}(\pi^\star\Vert\pi_t)$ is conserved (the
 # orbits are closed around $\pi^\star$); the discrete multiplicative-weights step makes it grow
-# slowly, so the iterates spiral *outwards* towards the boundary of the simplex and cycle
+# slowly {cite}`bailey2018multiplicative`, so the iterates spiral *outwards* towards the
+# boundary of the simplex and cycle
 # through "mostly rock", "mostly paper", "mostly scissors" for ever. The average $\bar\pi_t$ still
 # approaches the uniform equilibrium, because the theorem bounds its gap through the regret,
 # which is a statement about time averages only. Last-iterate convergence needs other

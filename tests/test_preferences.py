@@ -400,6 +400,8 @@ def test_fit_encoder_validates():
         pref.fit_encoder(X, X * math.nan, pairs, "gpm", 2, generator=g)
     with pytest.raises(ValueError, match="same items and features"):
         pref.fit_encoder(X, X[:, :3], pairs, "gpm", 2, generator=g)
+    with pytest.raises(ValueError, match="share a device and a dtype"):
+        pref.fit_encoder(X, X.double(), pairs, "gpm", 2, generator=g)
     with pytest.raises(ValueError, match="seeds must be >= 1"):
         pref.fit_encoder(X, X, pairs, "gpm", 2, seeds=0, generator=g)
     with pytest.raises(ValueError, match="steps must be >= 1"):

@@ -446,6 +446,8 @@ def fit_encoder(
         checks.finite(name, X)
     if X_train.shape[1:] != X_test.shape[1:]:
         raise ValueError("X_train and X_test must have the same items and features")
+    if X_train.device != X_test.device or X_train.dtype != X_test.dtype:
+        raise ValueError("X_train and X_test must share a device and a dtype")
     p = _pairs("pairs", pairs, X_train.shape[1])
     seeds = checks.integer("seeds", seeds, low=1)
     steps = checks.integer("steps", steps, low=1)
@@ -457,18 +459,19 @@ def fit_encoder(
     g = _generator(generator)
     F = X_train.shape[-1]
     d = max(dim, 2)
-    dt = X_train.dtype
+    dt, dev = X_train.dtype, X_train.device
 
     def init(*shape: int, fan_in: int) -> torch.Tensor:
         w = torch.randn(seeds, *shape, generator=g, dtype=torch.float64) / math.sqrt(fan_in)
-        return w.to(dt).requires_grad_()
+        return w.to(device=dev, dtype=dt).requires_grad_()
 
-    W1, b1 = init(F, hidden, fan_in=F), torch.zeros(seeds, 1, hidden, dtype=dt, requires_grad=True)
+    W1 = init(F, hidden, fan_in=F)
+    b1 = torch.zeros(seeds, 1, hidden, dtype=dt, device=dev, requires_grad=True)
     wr, Wc = init(hidden, 1, fan_in=hidden), init(hidden, d, fan_in=hidden)
-    gate = torch.zeros(seeds, 1, d // 2, dtype=dt, requires_grad=True)
+    gate = torch.zeros(seeds, 1, d // 2, dtype=dt, device=dev, requires_grad=True)
     params = [W1, b1, gate] + ([wr] if head != "gpm" else []) + ([Wc] if head != "bt" else [])
     opt = torch.optim.Adam(params, lr=lr)
-    w, lo = p[:, 0], p[:, 1]
+    w, lo = p[:, 0].to(dev), p[:, 1].to(dev)
 
     def scores(X: torch.Tensor) -> torch.Tensor:
         P, n, _ = X.shape
@@ -479,7 +482,7 @@ def fit_encoder(
 
     def accuracy(X: torch.Tensor) -> np.ndarray:
         with torch.no_grad():
-            return (scores(X)[..., w, lo] > 0).double().mean((-1, -2)).numpy()
+            return (scores(X)[..., w, lo] > 0).double().mean((-1, -2)).cpu().numpy()
 
     rec_steps, acc_tr, acc_te = [], [], []
     for step in range(steps + 1):
