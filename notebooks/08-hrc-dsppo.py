@@ -57,7 +57,7 @@
 # | $\langle A, B\rangle_F$, $\lVert A \rVert_F$ | $\sum_{ij} A_{ij} B_{ij}$ and its norm |
 # | $r(y) \in \mathbb{R}$ | scalar reward (BT, HRC); clipped to $[-\delta, \delta]$ in HRC |
 # | $v(y) \in \mathbb{R}^{2d}$ | response embedding (GPM, HRC), unit norm |
-# | $R^\succ$ | $2d \times 2d$, blocks $\begin{psmallmatrix} 0 & -1 \\ 1 & 0 \end{psmallmatrix}$ |
+# | $R^\succ$ | $2d \times 2d$; blocks $\left(\begin{smallmatrix}0&-1\\1&0\end{smallmatrix}\right)$|
 # | $D = \mathrm{diag}(\lambda_1, \dots, \lambda_d) \otimes I_2$ | gate of the GPM blocks, $\ge 0$ |
 # | $\tau$ | temperature of the training loss ($0.1$ in the paper) |
 # | $\pi \in \Delta_K$ | policy over $K$ responses; $P(\pi \succ \pi') = \pi^\top P \pi'$ |
@@ -1110,11 +1110,10 @@ plt.show()
 # ## Cross-check
 #
 # 1. `scipy.linalg.schur(S, output="real")` writes a skew matrix as $Z\,\Sigma Z^\top$ with
-#    $2 \times 2$ blocks $\begin{psmallmatrix} 0 & \tau_l \\ -\tau_l & 0\end{psmallmatrix}$: every
-#    skew
-#    matrix *is* a GPM of dimension $2\lceil n/2 \rceil$ — the embedding is read off $Z$ and the
-#    $\tau_l$ — and `numpy.linalg.eigvals` gives $\pm \mathrm{i}\tau_l$. We rebuild a cyclic part
-#    with `gpm_scores` from the Schur form.
+#    $2 \times 2$ blocks $\left(\begin{smallmatrix}0&\tau_l\\-\tau_l&0\end{smallmatrix}\right)$:
+#    every skew matrix *is* a GPM of dimension $2\lceil n/2 \rceil$ — the embedding is read off
+#    $Z$ and the $\tau_l$ — and `numpy.linalg.eigvals` gives $\pm \mathrm{i}\tau_l$. We rebuild a
+#    cyclic part with `gpm_scores` from the Schur form.
 # 2. `choix.ilsr_pairwise` {cite}`maystre2015lsr` computes the Bradley–Terry maximum-likelihood
 #    strengths from pairwise outcomes; our BT head trained with the loss {eq}`hrc-eq-loss` at
 #    $\tau = 1$ (the BT likelihood) must find the same strengths up to a constant.
@@ -1291,8 +1290,9 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 # $g_1 - g_3 = (g_1 - g_2) + (g_2 - g_3)$ would require $\sigma(a + b) - \frac12 = (\sigma(a) -
 # \frac12) + (\sigma(b) - \frac12)$.
 # Experiment 08.1 measured a median cyclic share $\lVert C\rVert_F/\lVert S\rVert_F$ of $0.14$ for
-# unit-variance rewards and $n = 12$. (b) For a small spread, $\sigma(z) - \frac12 = z/4 - z^3/48
-# + \dots$ is nearly linear; only the cubic term has a cyclic part, so the share vanishes like
+# unit-variance rewards and $n = 12$. (b) For a small spread,
+# $\sigma(z) - \frac12 = z/4 - z^3/48 + \dots$ is nearly linear; only the cubic term has a cyclic
+# part, so the share vanishes like
 # the *square* of the spread (we measured $0.002$ at spread $0.1$ and $0.020$ at $0.3$). For a
 # large spread the entries saturate at $\pm\frac12$ and $P - \frac12$ approaches
 # $\frac12\,\mathrm{sign}(r_i - r_j)$, the tournament matrix of a total order, whose cyclic share
@@ -1303,11 +1303,12 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 # ````{exercise} The last iterate cycles
 # :label: hrc-ex-last-iterate
 #
-# Run `pref.self_play` on rock–paper–scissors scores, $S_C = c\,\begin{psmallmatrix} 0 & -1 & 1 \\ 1
-# & 0 & -1 \\ -1 & 1 & 0\end{psmallmatrix}$ (item $i$ beats item $i - 1$), $S_T = 0$, with a fixed
-# step $\eta = 0.5$ for $T = 2000$ steps, starting from $\pi_1 = (0.5, 0.3, 0.2)$ (`pi0=`), and
-# record the iterates. Plot $\mathrm{KL}(\pi^\star \Vert \pi_t)$ for $\pi^\star$ uniform. What do
-# the average and the last iterate do? Why does {prf:ref}`hrc-thm-dsppo` not help with the latter?
+# Run `pref.self_play` on rock–paper–scissors scores,
+# $S_C = c\,\left(\begin{smallmatrix}0&-1&1\\1&0&-1\\-1&1&0\end{smallmatrix}\right)$ (item $i$
+# beats item $i - 1$), $S_T = 0$, with a fixed step $\eta = 0.5$ for $T = 2000$ steps, starting
+# from $\pi_1 = (0.5, 0.3, 0.2)$ (`pi0=`), and record the iterates. Plot
+# $\mathrm{KL}(\pi^\star \Vert \pi_t)$ for $\pi^\star$ uniform. What do the average and the last
+# iterate do? Why does {prf:ref}`hrc-thm-dsppo` not help with the latter?
 # ````
 #
 # ````{solution} hrc-ex-last-iterate
@@ -1338,8 +1339,8 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 # :class: dropdown
 #
 # (a) The real Schur form of a skew matrix is block diagonal with $2\times 2$ blocks $\tau_l
-# \begin{psmallmatrix} 0 & 1 \\ -1 & 0 \end{psmallmatrix}$ (plus a zero for odd $n$), $S = Z\Sigma
-# Z^\top$ with $Z$ orthogonal; setting the embedding of item $i$ in block $l$ to
+# \left(\begin{smallmatrix}0&1\\-1&0\end{smallmatrix}\right)$ (plus a zero for odd $n$),
+# $S = Z\Sigma Z^\top$ with $Z$ orthogonal; setting the embedding of item $i$ in block $l$ to
 # $\sqrt{\lvert\tau_l\rvert}\,(\mathrm{sign}(\tau_l) Z_{i,2l+1}, Z_{i,2l})$ gives $v_i^\top R^\succ
 # v_j = S_{ij}$ — exactly what the cross-check rebuilds. (b) The regular 5-tournament is
 # *rotation-symmetric*: the points $e^{-2\pi\mathrm{i} k/5}$ on one circle give $\sin(2\pi(j -
