@@ -95,8 +95,8 @@
 #
 # Every score in {eq}`hrc-eq-models` is skew-symmetric ($R^\succ$ is, and $D R^\succ D = R^\succ
 # D^2$ because $D$ is constant on each block). BT is itself a rank-2 GPM: for the block
-# $R^\succ$, $[r_i, c]\, R^\succ [r_j, c]^\top = c\,(r_i - r_j)$, so HRC is a GPM whose first block
-# has a constant second coordinate.
+# $R^\succ$, $[r_i, -c]\, R^\succ [r_j, -c]^\top = c\,(r_i - r_j)$, so HRC is a GPM whose first
+# block has a constant second coordinate.
 #
 # ```{prf:theorem} Transitive–cyclic decomposition (finite form)
 # :label: hrc-thm-decomposition
@@ -319,7 +319,7 @@
 # ```{admonition} What is the paper's and what is reconstructed here
 # :class: important
 #
-# **The paper's** (read in its full text): the preference score, the three models of
+# **The paper's** (from its full text): the preference score, the three models of
 # {prf:ref}`hrc-def-models` and their loss with $\tau = 0.1$, the statements of
 # {prf:ref}`hrc-thm-decomposition` (continuous form, after Balduzzi et al.),
 # {prf:ref}`hrc-thm-instantiation`, {prf:ref}`hrc-thm-gpm-limits` and {prf:ref}`hrc-thm-dsppo`
@@ -328,10 +328,9 @@
 # all LLM results. **Ours:** the finite form and proofs as written here (including the explicit
 # constants of {eq}`hrc-eq-dsppo-bound`), the tournament generators, the tabular and
 # small-encoder versions of the heads with $C_1 = C_2 = 1$ and $\delta = 1$ (the paper does not
-# report $C_1, C_2, \delta$), the feature generator of experiment 08.6 (the paper uses
+# report $C_1, C_2, \delta$), the feature generator of experiment 08.13 (the paper uses
 # UltraFeedback responses annotated on four dimensions), and every threshold's toy setting. The
-# paper's code repository contained only a README and a licence when the research note was
-# written.
+# paper's public code repository held only a README and a licence in May 2026.
 # ```
 
 # %% tags=["hide-input"]
@@ -566,7 +565,7 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: GPM scores had a transitive part even with zero-mean embeddings (Theorem B false)
+# fails if: GPM scores kept a transitive part with zero-mean embeddings (zero mean not enough)
 assert float(share_shifted.min()) > 0.05  # the shifted negative control carries a ranking
 icml26.claim(
     "08.3", "GPM with centred embeddings: max ‖T‖/‖S‖", share_centred, at_most=1e-12, kind="theorem"
@@ -574,7 +573,7 @@ icml26.claim(
 
 # %% [markdown]
 # With the paper's measured mean, the transitive part carries more than half of the GPM head's
-# score norm (at least $0.55$ of $\lVert S\rVert_F$, about a third of its energy or more): in the
+# score norm (at least $0.55$ of $\lVert S\rVert_F$, at least 30 % of its energy): in the
 # trained model the two heads of HRC are *not* the clean transitive/cyclic split of
 # {prf:ref}`hrc-thm-instantiation` (d) — the reward head does not carry all of the ranking.
 #
@@ -618,7 +617,7 @@ for name, fit in tab.items():
     )
 
 # %% tags=["claim"]
-# fails if: a 2-D GPM could rank a dominant response above a cycle (Theorem C i false)
+# fails if: a 2-D GPM could rank a dominant response above a cycle (the half-plane argument wrong)
 icml26.claim(
     "08.4",
     "GPM(2) best pair accuracy on dominant+cycle",
@@ -748,7 +747,7 @@ for d in BLOCKS:
 print(f"the same cycle re-embedded in 2 blocks: best margin {lp_re:.3f}")
 
 # %% tags=["claim"]
-# fails if: some embedding of A* beat every member of the fixed cycle (Theorem C ii false)
+# fails if: some embedding of A* beat every member of the fixed cycle (the mean-zero argument wrong)
 assert lp_re > 0.5  # the re-embedded cycle does admit a dominant response
 icml26.claim(
     "08.6",
@@ -824,10 +823,10 @@ for a, lam in enumerate(LAMBDAS):
 h_w, g_w3 = np.unravel_index(scaled[:, 1].argmax(), scaled[:, 1].shape)
 print(
     f"DSPPO's worst case: game {g_w3} at T = {HORIZONS[h_w]}, gap·√T = {scaled[h_w, 1, g_w3]:.2f}; "
-    f"its Theorem D constant 1.5√ln K + M = {bound[h_w, 1, g_w3] * np.sqrt(Ts[h_w]):.2f}"
+    f"its bound's constant 1.5√ln K + M = {bound[h_w, 1, g_w3] * np.sqrt(Ts[h_w]):.2f}"
 )
 print(f"M = max|S_T − S_C| over the games: {M_game.min():.1f} to {M_game.max():.1f}")
-print(f"largest gap / Theorem D bound: {(gaps / bound).max():.3f}")
+print(f"largest gap / convergence bound: {(gaps / bound).max():.3f}")
 
 # %% tags=["claim"]
 # fails if: SPPO's average did not approach the Nash equilibrium at rate 1/√T (η or gain wrong)
@@ -863,7 +862,7 @@ icml26.claim(
 # fails if: the proof's constants were wrong, or the judge's drift ε_t were not averaged out
 icml26.claim(
     "08.11",
-    "all λ, T, games: max gap / Theorem D bound",
+    "all λ, T, games: max gap / proven convergence bound",
     (gaps / bound).max(),
     at_most=1.0,
     kind="theorem",
@@ -887,10 +886,10 @@ icml26.claim(
 # at $t = 1$), and the theorem charges for that drift through $\frac{1}{2T}\sum_t \varepsilon_t
 # \le \lvert\lambda\rvert M/\sqrt T$ — the threshold $2$ ignores this term, so it is wrong for
 # DSPPO on games with large $M$, as the numbers above show; the measured gaps stay below two
-# thirds of the bound. The rate is what the theorem promises; the *constant* depends on $\eta$ —
-# with a
-# naive $\eta = 1/\sqrt T$ the research note measured a slope of only $-0.29$ at $T = 6400$ on one
-# instance, which is why the step is tuned to $\ln K$.
+# thirds of the bound. The rate is what the theorem promises; the *constant* depends on $\eta$,
+# which is why the step is tuned to $\ln K$: a naive $\eta = 1/\sqrt T$ makes the first term of
+# {eq}`hrc-eq-dsppo-bound` $2\ln 8 \approx 4.2$ instead of $\sqrt{\ln 8} \approx 1.4$ times
+# $1/\sqrt T$.
 #
 # The total-variation distance to the equilibrium is a different question from the gap: it is
 # not bounded by {prf:ref}`hrc-thm-dsppo`. Where it is largest, the equilibrium is poorly
@@ -912,7 +911,7 @@ for a, lam in enumerate(LAMBDAS):
     )
     ax0.loglog(Ts, np.median(gaps[:, a], -1), ls=":", color=icml26.plotting.color(a))
 ax0.loglog(Ts, 2 / np.sqrt(Ts), color="black", ls="--", lw=1, label="2/√T (threshold)")
-ax0.loglog(Ts, bound[:, 1].max(-1), color="grey", lw=1, label="Theorem D bound, λ = 1")
+ax0.loglog(Ts, bound[:, 1].max(-1), color="grey", lw=1, label="proven bound, λ = 1 (worst game)")
 ax0.set(
     xlabel="horizon T (iterations)",
     ylabel="duality gap of π̄_T under the true P",
@@ -1066,7 +1065,7 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: a 2-D GPM learned the cycle and the dominant response together (impossible by Thm C)
+# fails if: a 2-D GPM learned the cycle and the dominant response together (impossible in 2-D)
 icml26.claim(
     "08.14",
     "GPM(2): best final held-out pair accuracy",
@@ -1097,15 +1096,17 @@ ax.legend(loc="lower right", ncol=2, fontsize=8)
 plt.show()
 
 # %% [markdown]
-# The two stages are there: every head that can represent the cycle sits near 75% for a while
-# and then climbs to 100%, and GPM(2) and Bradley–Terry stay on the first plateau (held-out
-# accuracy 0.72–0.75, below their ceiling of $5/6$). But the order is not the paper's. HRC(2+1)
-# reaches 75% after 20–40 steps, GPM(4) after 0–45 (in one seed the untrained network already
-# ranks the dominant response first), and GPM(4) is the faster one in 4 of 5 seeds; it also
-# finishes the second stage first (95% after 30–70 steps, against 55–260 for HRC(2+1) and
-# 45–65 for HRC(4+1)). In this generator the feature that makes a response dominant is as easy
-# to read linearly for a gated GPM block as for a reward head, so the explicit reward buys no
-# head start. Every head that can represent the cycle ends at 100%.
+# Two stages are visible, but not as the paper draws them. The heads that cannot represent the
+# cycle, GPM(2) and Bradley–Terry, climb to the 75% plateau and stay there (held-out accuracy
+# 0.72–0.75, below their ceiling of $5/6$). The heads that can, pass 75% without a visible pause
+# and reach 100% — HRC(2+1) most slowly, its mean curve lingering between 80% and 95% for a
+# hundred steps. And the order is not the paper's: HRC(2+1) reaches 75% after 20–40 steps,
+# GPM(4) after 0–45 (in one seed the untrained network already ranks the dominant response
+# first), and GPM(4) is the faster one in 4 of 5 seeds; it also finishes the second stage first
+# (95% after 30–70 steps, against 55–260 for HRC(2+1) and 45–65 for HRC(4+1)). In this generator
+# the feature that makes a response dominant is as easy to read linearly for a gated GPM block as
+# for a reward head, so the explicit reward buys no head start. Every head that can represent
+# the cycle ends at 100%.
 #
 # ## Cross-check
 #
@@ -1261,7 +1262,7 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 #   C_2 = 1$, $\delta = 1$ are reconstructions, and a generator in which dominance is harder to
 #   read from the features could behave differently; the paper's own study is a figure on
 #   UltraFeedback responses, with no numbers or seeds reported. We did not tune the setting to
-#   make the claim hold (a learning rate three times larger gave the same verdict).
+#   make the claim hold.
 # - **Tabular realizability.** Self-play here updates an explicit probability vector, where the
 #   paper's squared-loss regression equals the multiplicative-weights step
 #   ({prf:ref}`hrc-def-dsppo`); an LLM policy only approximates it, with $K = 5$ sampled
