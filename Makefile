@@ -6,16 +6,18 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NPM_STAMP := node_modules/.installed
+BROWSER_STAMP := build/.browser
 JOBS ?= 2
 
-.PHONY: help venv book test lint format unit nbval booktest notebooks lab bench lock clean
+.PHONY: help venv book test lint format unit nbval booktest notebooks lab bench bench-check lock clean
 
 help:
 	@echo "make book       build the HTML book into book/_build/html (offline, from committed outputs)"
 	@echo "make test       lint, unit tests, pair sync, nbval on every chapter, book build and site checks"
 	@echo "make notebooks  re-execute the chapters whose .py changed into their .ipynb"
 	@echo "make lab        JupyterLab on the paired notebooks"
-	@echo "make bench      time kernels against their references (not part of make test)"
+	@echo "make bench      time kernels, scaling curves and notebooks (not part of make test)"
+	@echo "make bench-check  run the kernel timings twice; fail if a ratio moved beyond its spread"
 	@echo "make clean      remove the build outputs (keeps .venv and node_modules)"
 
 $(STAMP): requirements-lock.txt pyproject.toml
@@ -30,17 +32,28 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# Debian's Chromium and ChromeDriver for the browser test of the built book (nothing else
+# is downloaded: no browser build of a test tool's own).
+$(BROWSER_STAMP):
+	@mkdir -p build
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+		echo "installing Debian's chromium and chromium-driver for the browser test"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver; }
+	touch $@
+
 venv: $(STAMP)
 
 book: $(STAMP) $(NPM_STAMP)
 	$(BIN)/python -m icml26.pipeline.book build
 
-test: $(STAMP) $(NPM_STAMP)
+test: $(STAMP) $(NPM_STAMP) $(BROWSER_STAMP)
 	$(MAKE) lint
 	$(BIN)/python -m pytest -q -n $(JOBS) -m "not book" tests
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
 	$(BIN)/python -m pytest -q -m book tests/test_book.py
+	@echo "screenshots of every chapter page: build/screenshots/"
 
 lint: $(STAMP)
 	$(BIN)/ruff check lib tests notebooks/*.py benchmarks book/_ext
@@ -58,6 +71,9 @@ lab: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
+
+bench-check: $(STAMP)
+	$(BIN)/python -m benchmarks.run --check
 
 lock: $(STAMP)
 	$(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/' \

@@ -7,7 +7,7 @@ import scipy.optimize
 import torch
 from sklearn.metrics import recall_score
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
 from icml26.retrieval import med
 
@@ -109,4 +109,19 @@ register(
     reference=_reference_recall,
     library=_sklearn_recall,
     library_name="scikit-learn recall_score",
+)
+
+
+def _centroid_margins_at(m: int):
+    X = med.gaussian_unit(m, 32, generator=torch.Generator().manual_seed(m))
+    S = med.all_subsets(m, 2)
+    return lambda: med.centroid_margins(X, S)
+
+
+register_scaling(
+    "01",
+    "centroid_margins, d = 32, all pairs",
+    make=_centroid_margins_at,
+    sizes=(10, 20, 40, 80, 160, 320),
+    size_label="objects m (pairs grow like m²)",
 )

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from hmmlearn.hmm import GaussianHMM
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
 from icml26.sequential import bandits, hmm
 from icml26.stats import one_thread
@@ -114,4 +114,19 @@ register(
     kernel=batched_oful,
     reference=per_run_oful,
     repeats=3,
+)
+
+
+def _filter_at(runs: int):
+    _, x = hmm.simulate(P, PI, MU, VAR, runs, STEPS, generator=torch.Generator().manual_seed(1))
+    log_obs = hmm.gaussian_loglik(x, MU, VAR)
+    return one_thread(lambda: hmm.forward_filter(log_obs, P, PI))
+
+
+register_scaling(
+    "02",
+    f"forward filter, {STEPS} steps",
+    make=_filter_at,
+    sizes=(4, 16, 64, 256, 1024),
+    size_label="runs",
 )

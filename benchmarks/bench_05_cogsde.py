@@ -8,7 +8,7 @@ import torch
 import torchsde
 from torch.nn import functional as F
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.dynamics import sde
 from icml26.pipeline.notebooks import notebook_functions
 
@@ -52,3 +52,22 @@ def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
 
 _case(32, 200, with_reference=True)
 _case(4096, 500, with_reference=False)
+
+
+def _em_at(n_paths: int):
+    torch.manual_seed(0)
+    model, h, n_steps = sde.CogSDE(6, 3, 16), 2.0**-6, 100
+    g = torch.Generator().manual_seed(1)
+    u = F.one_hot(torch.randint(0, 3, (n_steps,), generator=g), 3).float()
+    z0 = torch.randn(n_paths, 6, generator=g)
+    dW = math.sqrt(h) * torch.randn(n_steps, n_paths, 6, generator=g)
+    return lambda: sde.euler_maruyama(model.drift, model.diffusion, z0, h, u=u, dW=dW)
+
+
+register_scaling(
+    "05",
+    "Euler–Maruyama, CogSDE d = 6, 100 steps",
+    make=_em_at,
+    sizes=(16, 64, 256, 1024, 4096),
+    size_label="paths",
+)

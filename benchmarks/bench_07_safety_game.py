@@ -29,7 +29,7 @@ import nashpy as nash
 import numpy as np
 import torch
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.games import zerosum
 from icml26.pipeline.notebooks import notebook_functions
 
@@ -104,4 +104,19 @@ register(
     kernel=lambda: [zerosum.maximin_lp(A).value for A in A_SMALL],
     library=_support_enumeration_values,
     library_name="nashpy support_enumeration",
+)
+
+
+def _hedge_at(games: int):
+    b = zerosum.simulate_benchmark(games, 6, 4, generator=torch.Generator().manual_seed(games))
+    A = zerosum.payoff_matrix(b.helpful, b.risk, 0.5).float()
+    return lambda: zerosum.mwu(A, 256)
+
+
+register_scaling(
+    "07",
+    "batched Hedge, 6 × 4 games, T = 256",
+    make=_hedge_at,
+    sizes=(16, 64, 256, 1024, 4096),
+    size_label="games",
 )

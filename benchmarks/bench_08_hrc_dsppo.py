@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import torch
 
-from benchmarks.registry import register
+from benchmarks.registry import register, register_scaling
 from icml26.games import preferences as pref
 from icml26.pipeline.notebooks import notebook_functions
 
@@ -76,4 +76,19 @@ register(
     kernel=lambda: pref.decompose(S_DEC).cyclic,
     reference=lambda: [_decompose_reference(S) for S in S_DEC_NP],
     repeats=3,
+)
+
+
+def _dsppo_at(games: int):
+    g = torch.Generator().manual_seed(games)
+    st, sc = pref.random_tournament(8, batch=games, reward_scale=0.5, cyclic_scale=2.0, generator=g)
+    return lambda: pref.self_play(st, sc, 256, lam=1.0).average
+
+
+register_scaling(
+    "08",
+    "batched DSPPO self-play, 8 × 8 preference games, T = 256",
+    make=_dsppo_at,
+    sizes=(16, 64, 256, 1024, 4096),
+    size_label="games",
 )

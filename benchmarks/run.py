@@ -1,35 +1,30 @@
 """``make bench``: time every registered case and write ``benchmarks/results.md``.
 
-Each callable runs once to warm up, then ``repeats`` times; the median wall time is reported,
-with the reference's and the library's time as multiples of the kernel's. The book's
-Performance page includes the table, with the machine it was measured on.
+    python -m benchmarks.run                 # kernels, scaling curves and notebook times
+    python -m benchmarks.run --only kernels  # one section (kernels | scaling | notebooks)
+    python -m benchmarks.run --check         # run the kernel cases twice; fail if a ratio moved
+
+See :mod:`benchmarks.harness` for how a ratio is measured. The book's Performance page includes
+``results.md`` and ``scaling.svg``; results measured on a GPU go to ``results-cuda.md``.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
 
-from benchmarks.registry import CASES
+from benchmarks import harness
+from benchmarks.registry import CASES, SCALING, Case
+from icml26.chapters import CHAPTERS
 
 HERE = Path(__file__).resolve().parent
-
-
-def median_seconds(fn, repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+BUDGET_S, TARGET_S, BOOK_BUDGET_S = 60.0, 30.0, 15 * 60.0
 
 
 def _cpu_name() -> str:
@@ -43,44 +38,178 @@ def _cpu_name() -> str:
 
 
 def _fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
     return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def main() -> int:
-    for path in sorted(HERE.glob("bench_*.py")):
-        importlib.import_module(f"benchmarks.{path.stem}")
-    if not CASES:
-        print("no benchmark cases registered")
-        return 0
-    rows = []
-    for case in CASES:
-        k = median_seconds(case.kernel, case.repeats)
-        r = median_seconds(case.reference, case.repeats) if case.reference else None
-        lib = median_seconds(case.library, case.repeats) if case.library else None
-        rows.append((case, k, r, lib))
-        print(f"{case.chapter} {case.name}: kernel {_fmt(k)}", file=sys.stderr)
-    machine = (
-        f"{_cpu_name()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, torch {torch.__version__}, "
-        f"{'CUDA ' + torch.cuda.get_device_name() if torch.cuda.is_available() else 'CPU only'}"
+def machine() -> str:
+    dev = f"CUDA {torch.cuda.get_device_name()}" if torch.cuda.is_available() else "CPU only"
+    return (
+        f"{_cpu_name()}, {os.cpu_count()} cores, {harness.THREADS} torch thread per timing, "
+        f"Python {platform.python_version()}, torch {torch.__version__}, {dev}"
     )
+
+
+def load_cases() -> None:
+    for chapter in CHAPTERS:  # the registry names each chapter's benchmark module
+        if chapter.bench:
+            importlib.import_module(f"benchmarks.{chapter.bench}")
+
+
+def kernel_rows(cases: list[Case], rounds: int) -> tuple[list[str], list[harness.Comparison]]:
     lines = [
-        f"Measured on: {machine}. Median of repeated runs after one warm-up.",
-        "",
-        "| chapter | kernel | icml26 kernel | reference | reference / kernel "
-        "| library | library / kernel |",
-        "|---|---|---|---|---|---|---|",
+        "| ch. | case | kernel | reference / kernel | library / kernel |",
+        "|---|---|---|---|---|",
     ]
-    for case, k, r, lib in rows:
-        ref = (_fmt(r), f"{r / k:.1f}×") if r is not None else ("—", "—")
-        li = (f"{case.library_name}: {_fmt(lib)}", f"{lib / k:.1f}×") if lib else ("—", "—")
+    results = []
+    for case in cases:
+        c = harness.compare(case.kernel, case.reference, case.library, rounds=rounds)
+        results.append(c)
+        ref = f"{c.reference.text()} ({_fmt(c.reference_s)})" if c.reference else "—"
+        lib = f"{c.library.text()} ({case.library_name}, {_fmt(c.library_s)})" if c.library else "—"
+        lines.append(f"| {case.chapter} | {case.name} | {_fmt(c.kernel_s)} | {ref} | {lib} |")
+        print(lines[-1], file=sys.stderr)
+    return lines, results
+
+
+def scaling_section() -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from icml26 import plotting
+
+    plotting.use_book_style()
+    lines = [
+        "| ch. | kernel | sizes | time at the smallest / largest | slope, lower half "
+        "| slope, upper half |",
+        "|---|---|---|---|---|---|",
+    ]
+    fig, axes = plt.subplots(1, max(1, len(SCALING)), figsize=(2.3 * max(1, len(SCALING)), 2.6))
+    axes = [axes] if len(SCALING) == 1 else list(axes)
+    for ax, s in zip(axes, SCALING, strict=True):
+        times, low, high = harness.scaling_curve(s.make, s.sizes)
         lines.append(
-            f"| {case.chapter} | {case.name} | {_fmt(k)} | {ref[0]} | {ref[1]} "
-            f"| {li[0]} | {li[1]} |"
+            f"| {s.chapter} | {s.name} | {s.sizes[0]}–{s.sizes[-1]} {s.size_label} "
+            f"| {_fmt(times[0])} / {_fmt(times[-1])} | {low:.2f} | {high:.2f} |"
         )
-    (HERE / "results.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+        print(lines[-1], file=sys.stderr)
+        ax.loglog(s.sizes, times, "o-", ms=3)
+        ref = [times[-1] * n / s.sizes[-1] for n in s.sizes]
+        ax.loglog(s.sizes, ref, ":", color="grey", lw=1, label="∝ size")
+        ax.set_title(f"ch. {s.chapter}", fontsize=9)
+        ax.set_xlabel(s.size_label)
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("seconds per call")
+    fig.tight_layout()
+    fig.savefig(HERE / "scaling.svg")
+    plt.close(fig)
+    return lines
+
+
+def notebook_section() -> list[str]:
+    from icml26.pipeline.notebooks import NOTEBOOKS, execute
+
+    lines = ["| chapter | wall time | against the 60 s budget |", "|---|---|---|"]
+    total = 0.0
+    for c in CHAPTERS:
+        seconds = execute(NOTEBOOKS / f"{c.stem}.py", write=False)
+        total += seconds
+        verdict = (
+            "within the 30 s target"
+            if seconds <= TARGET_S
+            else "within budget"
+            if seconds <= BUDGET_S
+            else "**over budget**"
+        )
+        lines.append(f"| {c.stem} | {seconds:.1f} s | {verdict} |")
+        print(lines[-1], file=sys.stderr)
+    ok = "within" if total <= BOOK_BUDGET_S else "**over**"
+    lines.append(f"| whole book | {total / 60:.1f} min | {ok} the 15-minute budget |")
+    return lines
+
+
+def check(rounds: int) -> int:
+    """Run every kernel case twice; report the ratios that moved beyond their spread."""
+    _, first = kernel_rows(CASES, rounds)
+    _, second = kernel_rows(CASES, rounds)
+    moved = []
+    for case, a, b in zip(CASES, first, second, strict=True):
+        for name in ("reference", "library"):
+            ra, rb = getattr(a, name), getattr(b, name)
+            if ra and rb and not harness.consistent(ra, rb):
+                moved.append(f"{case.chapter} {case.name} ({name}): {ra.text()} then {rb.text()}")
+    print("\n".join(moved) or "every ratio reproduced within its spread")
+    return 1 if moved else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
+    parser.add_argument("--only", choices=["kernels", "scaling", "notebooks"], default=None)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(harness.THREADS)
+    load_cases()
+    if args.check:
+        return check(args.rounds)
+    cuda = torch.cuda.is_available()
+    out = HERE / ("results-cuda.md" if cuda else "results.md")
+    old = out.read_text() if out.exists() else ""
+    sections = {}
+    if args.only in (None, "kernels"):
+        lines, _ = kernel_rows(CASES, args.rounds)
+        sections["kernels"] = lines
+    if args.only in (None, "scaling"):
+        sections["scaling"] = scaling_section()
+    if args.only in (None, "notebooks") and not cuda:
+        sections["notebooks"] = notebook_section()
+    text = render(sections, old)
+    out.write_text(text)
+    print(text)
     return 0
+
+
+TITLES = {
+    "kernels": "Kernels against their references and libraries",
+    "scaling": "How cost grows with work",
+    "notebooks": "Notebook execution times",
+}
+INTRO = {
+    "kernels": (
+        "Each ratio is the median over interleaved rounds of (other / kernel) time, ± half its "
+        "interquartile range; ⚠ marks a spread wider than ±25 %. Above 1× the kernel is faster."
+    ),
+    "scaling": (
+        "Seconds per call of each chapter's main kernel against the problem size, with the "
+        "log-log slope over the lower and the upper half of the sizes: near 0 the kernel is "
+        "overhead-bound (fixed per-call costs dominate), near 1 it does work in proportion "
+        "to the size (the figure `scaling.svg` shows the curves)."
+    ),
+    "notebooks": (
+        "Each chapter executed end to end at the default scale, one after the other, on the "
+        "machine above."
+    ),
+}
+
+
+def render(sections: dict[str, list[str]], old: str) -> str:
+    """The results page; sections not re-measured this time are kept from ``old``."""
+    kept = {}
+    for key, title in TITLES.items():
+        head = f"## {title}\n"
+        if key not in sections and head in old:
+            body = old.split(head, 1)[1].split("\n## ", 1)[0]
+            kept[key] = head + body.rstrip("\n")
+    parts = [f"Measured on: {machine()}.", ""]
+    for key, title in TITLES.items():
+        if key in sections:
+            parts += [f"## {title}", "", INTRO[key], "", *sections[key], ""]
+        elif key in kept:
+            parts += [kept[key], ""]
+    return "\n".join(parts)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@
 # $x(t) = (t, t^2, \dots, t^d)$. Weller et al. write $n$ for the number of documents; we keep $m$
 # except when quoting their "critical $n$".
 
-# %%
+# %% tags=["hide-input"]
 import itertools
 import math
 import os
@@ -80,30 +80,32 @@ def fresh_generator(offset: int) -> torch.Generator:
 gen = fresh_generator(0)
 DATA = os.path.join("..", "data", "limit-small-synth")
 
-# %% tags=["parameters"]
-TOP2_M = icml26.pick(ci=[8, 16, 32, 60], paper=[8, 16, 32, 64, 128, 200])  # objects, claim 1
-EPS_M = icml26.pick(ci=list(range(3, 25)), paper=list(range(3, 61)))  # simplex grid, claim 2
+# %% tags=["parameters", "hide-input"]
+TOP2_M = icml26.pick(
+    ci=[8, 16, 32, 60], paper=[8, 16, 32, 64, 128, 200]
+)  # objects, claims 01.1-01.2
+EPS_M = icml26.pick(ci=list(range(3, 25)), paper=list(range(3, 61)))  # simplex grid, claim 01.3
 EPS_K = icml26.pick(ci=[1, 2, 3, 4], paper=[1, 2, 3, 4])
-OPT_CASES = icml26.pick(  # (m, k, d) for max-margin optimisation, claim 2
+OPT_CASES = icml26.pick(  # (m, k, d) for max-margin optimisation, claim 01.4
     ci=[(5, 2, 4), (6, 2, 5), (6, 3, 5)],
     paper=[(5, 2, 4), (6, 2, 5), (6, 3, 5), (8, 2, 7), (8, 3, 7), (8, 4, 7), (10, 2, 6)],
 )
 OPT_STEPS = icml26.pick(ci=800, paper=5000)
-GAUSS_M = icml26.pick(  # numbers of objects, claim 3
+GAUSS_M = icml26.pick(  # numbers of objects, claim 01.5
     ci=[8, 12, 16, 24, 32, 48, 64, 96, 128], paper=[8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]
 )
 GAUSS_DRAWS = icml26.pick(ci=32, paper=128)  # independent configurations per m
 GAUSS_D_RANGE = (8, 512)  # bisection bracket for the dimension needed
 GAUSS_D = [16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192]  # margin curves
 GAUSS_CURVE_M, GAUSS_CURVE_DRAWS = [16, 32, 64, 128], 4  # which m and draws get full curves
-GAUSS_EPS = 0.25  # the fixed target margin of claim 3 (eps_star(m, 2) ~ 0.71)
-FREE_N = icml26.pick(  # dimension -> numbers of documents tried, claim 4
+GAUSS_EPS = 0.25  # the fixed target margin of claim 01.5 (eps_star(m, 2) ~ 0.71)
+FREE_N = icml26.pick(  # dimension -> numbers of documents tried, claims 01.6-01.7
     ci={2: range(3, 6), 3: range(3, 7), 4: range(5, 12), 5: range(7, 15), 6: range(10, 22)},
     paper={d: range(3, 4 * d + 6) for d in range(2, 11)},
 )
 FREE_STEPS = icml26.pick(ci=1500, paper=20000)
 FREE_RESTARTS = icml26.pick(ci=2, paper=4)
-BOW_D = icml26.pick(ci=8, paper=8)  # dimension of the trained bag-of-words encoder, claim 5
+BOW_D = icml26.pick(ci=8, paper=8)  # dimension of the trained bag-of-words encoder, claim 01.8
 BOW_STEPS = icml26.pick(ci=200, paper=1000)
 FREE_LIMIT_D = icml26.pick(ci=16, paper=16)
 FREE_LIMIT_STEPS = icml26.pick(ci=600, paper=3000)
@@ -111,6 +113,36 @@ LIMIT_DOCS = icml26.pick(ci=46, paper=50_000)  # documents of the LIMIT-sized ru
 # Promptriever Llama3 8B (d = 4096), recall@2 on the *official* LIMIT-small, reported by
 # Weller et al. (2025); quoted from Section 5.2 of Wang et al. (2026)
 WELLER_R2_LIMIT_SMALL = 0.543
+
+# %% [markdown]
+# The picture to keep in mind, in the plane: objects are unit vectors, a query is a direction,
+# and a pair $S$ is retrieved when a direction scores both of its members above every other
+# object, with some margin $\varepsilon$ between the worst member and the best outsider.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Exact top-2 retrieval in the plane: the normalised centroid $u_S$ of a pair of neighbouring unit vectors scores both above every other object; the margin $\\varepsilon$ is the gap between the worst member and the best outsider. A pair of non-neighbours has no such direction.", "name": "01-fig-picture"}}
+m_pic = 7
+ang = np.linspace(0, 2 * np.pi, m_pic, endpoint=False) + 0.3
+pts = np.stack([np.cos(ang), np.sin(ang)], 1)
+u = pts[0] + pts[1]
+u /= np.linalg.norm(u)
+sc = pts @ u
+fig, ax = plt.subplots(figsize=(4.2, 4.0))
+ax.add_patch(plt.Circle((0, 0), 1, fill=False, color="0.8"))
+ax.scatter(pts[2:, 0], pts[2:, 1], color=icml26.plotting.color(0), zorder=3, label="other objects")
+ax.scatter(pts[:2, 0], pts[:2, 1], color=icml26.plotting.color(1), s=60, zorder=3, label="pair $S$")
+ax.annotate("", xy=1.25 * u, xytext=(0, 0), arrowprops={"arrowstyle": "-|>", "lw": 1.6})
+ax.text(*(1.3 * u), "$u_S$", fontsize=12)
+perp = np.array([-u[1], u[0]])
+for level, style in ((sc[:2].min(), "-"), (sc[2:].max(), "--")):
+    ax.plot(
+        *np.stack([level * u - 1.4 * perp, level * u + 1.4 * perp], 1), style, color="0.4", lw=1
+    )
+ax.text(*(0.5 * (sc[:2].min() + sc[2:].max()) * u + 1.05 * perp), "$\\varepsilon$", fontsize=12)
+ax.set(xlim=(-1.5, 1.5), ylim=(-1.5, 1.5), aspect="equal", xticks=[], yticks=[])
+ax.set_title("A query retrieves a pair with a margin")
+ax.legend(loc="lower left", fontsize=8)
+plt.show()
+
 
 # %% [markdown]
 # ## Theory
@@ -270,6 +302,7 @@ WELLER_R2_LIMIT_SMALL = 0.543
 #
 # Let $1 \le k < m$. If unit vectors are $\varepsilon$-robust for $k$ (any $d$; only the subsets
 # with $|S| = k$ are used), then
+#
 # $$
 # \varepsilon \le \varepsilon_\star(m, k) = \frac{m}{\sqrt{k (m-1)(m-k)}},
 # \qquad \varepsilon_\star(m, k) \to \frac{1}{\sqrt{k}} \quad (m/k \to \infty).
@@ -288,6 +321,7 @@ WELLER_R2_LIMIT_SMALL = 0.543
 # = k/m$ and $\mathbb{P}(i, j \in S) = k(k-1)/(m(m-1))$ for $i \ne j$, and $\sum_{i \ne j}
 # \langle y_i, y_j \rangle = \lVert \sum_i y_i \rVert^2 - \sum_i \lVert y_i \rVert^2 = -\sum_i
 # \lVert y_i \rVert^2$:
+#
 # $$
 # \mathbb{E} \Big\lVert \sum_{i \in S} y_i \Big\rVert^2
 # = \Big(\frac{k}{m} - \frac{k(k-1)}{m(m-1)}\Big) \sum_i \lVert y_i \rVert^2
@@ -340,12 +374,14 @@ WELLER_R2_LIMIT_SMALL = 0.543
 #
 # (b) *Deterministic margin.* If $\mu_\ast \le \mu < \frac{1}{2k-1}$, every $S$ with $1 \le |S|
 # \le k$ is retrieved by its normalised centroid query with
+#
 # $$
 # \operatorname{gap}_S(u_S) \ge g_k(\mu) = \frac{1 - (2k - 1)\mu}{\sqrt{k (1 + (k-1)\mu)}} .
 # $$
 #
 # (c) *Dimension for a prescribed margin.* For $0 < \varepsilon < 1/\sqrt{k}$ and $\delta \in (0,
 # 1)$, if
+#
 # $$
 # d \ge \frac{18\, k^2 \,\big(2 \ln m + \ln(1/\delta)\big)}{(1 - \varepsilon \sqrt{k})^2},
 # $$
@@ -383,7 +419,7 @@ WELLER_R2_LIMIT_SMALL = 0.543
 # and the constants are far from tight (the experiment below needs far fewer dimensions). Three
 # readings of (c):
 # - For a fixed target margin $\varepsilon$ the sufficient $d$ is linear in $\ln m$ — the trend
-#   claim 3 measures.
+#   claim 01.5 measures.
 # - The factor $(1 - \varepsilon\sqrt{k})^{-2}$ blows up as $\varepsilon$ approaches
 #   $1/\sqrt{k}$, consistently with {prf:ref}`med-thm-ceiling` ($\varepsilon_\star \to 1/\sqrt{k}$).
 # - The "$d = O(k^2 \log m/\varepsilon^2)$-type" form: for $\varepsilon \le 1/(2\sqrt{k})$ the
@@ -449,7 +485,7 @@ print("reference and kernels agree on", len(subs), "subsets")
 #
 # ## Experiments
 #
-# ### Claim 1: four dimensions retrieve every pair, for any number of objects
+# ### Claims 01.1–01.2: four dimensions retrieve every pair, for any number of objects
 #
 # *Claim (Theorem 3.3 of {cite}`wang2026med`; our {prf:ref}`med-thm-med`).* Points on the moment
 # curve in $\mathbb{R}^{2k}$ make every answer set of size $\le k$ retrievable, however large $m$
@@ -477,7 +513,7 @@ print("cyclic, explicit queries:  ", [f"{f:.3f}" for f in frac_cyclic])
 print("Gaussian in R^4, LP:       ", [f"{f:.3f}" for f in frac_gauss])
 print(f"cyclic at m={TOP2_M[-1]}, LP: {np.mean(lp_cyclic > 0):.3f} of pairs certified")
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Top-2 retrieval in $d = 4$. Points on the moment curve keep every pair retrievable as $m$ grows (claim 01.1), while Gaussian points in the same dimension lose most pairs (claim 01.2).", "name": "01-fig-cyclic"}}
 fig, ax = plt.subplots()
 ax.plot(
     TOP2_M, frac_cyclic, "o-", color=icml26.plotting.color(0), label="moment curve (explicit query)"
@@ -526,7 +562,7 @@ icml26.claim(
 print("smallest explicit-query margin per m:", [f"{g:.1e}" for g in min_poly_margin])
 
 # %% [markdown]
-# ### Claim 2: the margin ceiling $\varepsilon_\star(m,k)$ is exact
+# ### Claims 01.3–01.4: the margin ceiling $\varepsilon_\star(m,k)$ is exact
 #
 # *Claim (the feasibility ceiling of {cite}`wang2026med`; our {prf:ref}`med-thm-ceiling` and
 # {prf:ref}`med-prop-simplex`).* Normalised-centroid queries on the regular simplex achieve
@@ -552,13 +588,13 @@ for m, k, d in OPT_CASES:
     print(f"m={m} k={k} d={d}: optimised margin {g:.4f}, eps_star {med.eps_star(m, k):.4f}")
 print(f"max |simplex margin - eps_star| over the grid < 1e-12: {simplex_err < 1e-12}")
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The margin ceiling $\\varepsilon_\\star(m, k)$: the regular simplex attains it exactly and max-margin optimisation reaches it but never exceeds it (claims 01.3 and 01.4).", "name": "01-fig-ceiling"}}
 fig, ax = plt.subplots()
 mm = np.arange(3, max(EPS_M) + 1)
 for k in EPS_K:
     c = icml26.plotting.color(k - 1)
     ok = mm >= 2 * k
-    ax.plot(mm[ok], [med.eps_star(int(m), k) for m in mm[ok]], color=c, label=f"eps_star(m, {k})")
+    ax.plot(mm[ok], [med.eps_star(int(m), k) for m in mm[ok]], color=c, label=f"ε⋆(m, {k})")
     ax.axhline(1 / math.sqrt(k), color=c, ls=":", lw=1)
     pts = np.array(simplex_pts[k])
     ax.plot(pts[:, 0], pts[:, 1], "o", ms=3, color=c)
@@ -601,7 +637,7 @@ icml26.claim(
 # The optimiser reaches the ceiling to four decimals (printed above) when $d = m - 1$, so the
 # bound is not only an upper bound for the optimiser but attained by it.
 #
-# ### Claim 3: Gaussian centroids need only $O(\log m)$ dimensions for a fixed margin
+# ### Claim 01.5: Gaussian centroids need only $O(\log m)$ dimensions for a fixed margin
 #
 # *Claim ({cite}`wang2026med`, Gaussian centroid witness; our {prf:ref}`med-thm-gauss`).* With
 # random unit vectors and normalised centroid queries, the smallest margin over *all* pairs
@@ -617,7 +653,7 @@ icml26.claim(
 # it below). (Bisection assumes that the margin rises
 # with $d$, which holds on average but not at every step; it returns *a* crossing point in
 # the bracket $[8, 512]$.) With these settings (9 values of $m$ from 8 to 128, 32 draws each) the
-# $R^2$ of the fit stayed between 0.991 and 0.998 over ten other seeds in our side runs, well clear
+# $R^2$ of the fit stayed between 0.991 and 0.998 over ten other seeds over ten other seeds, well clear
 # of the 0.95 threshold; with 5 draws, 4 values of $m$ and grid interpolation it had ranged
 # 0.93–0.997.
 
@@ -669,8 +705,8 @@ k_, a_ = 2, GAUSS_EPS * math.sqrt(2)
 bound = 18 * k_**2 * (2 * math.log(GAUSS_M[-1]) + math.log(2)) / (1 - a_) ** 2
 print(f"Theorem (c), k=2, eps=0.25, delta=1/2, m={GAUSS_M[-1]}: d >= {bound:.0f} suffices")
 
-# %%
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the normalised-centroid margin of Gaussian configurations rises with $d$. Right: the dimension needed for margin 0.25 grows like $\\ln m$ (claim 01.5).", "name": "01-fig-gauss"}}
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.3))
 for a, m in enumerate(GAUSS_CURVE_M):
     ax1.plot(
         GAUSS_D,
@@ -717,7 +753,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### Claim 4: the free-embedding "critical n" measures the optimiser, not the geometry
+# ### Claims 01.6–01.7: the free-embedding "critical n" measures the optimiser, not the geometry
 #
 # *Claim ({cite}`wang2026med`, Section 5.1, against the free-embedding experiment of
 # {cite}`weller2025limits`).* Weller et al. train free unit document and query vectors for all
@@ -726,7 +762,7 @@ icml26.claim(
 # fit in dimension $d$ the *critical n*, and fit the cubic
 # $n(d) = -10.5322 + 4.0309 d + 0.0520 d^2 + 0.0037 d^3$ ($r^2 = 0.999$ in
 # {cite}`weller2025limits`; we quote the coefficients as reproduced in secondary summaries of the
-# paper and could not re-read the PDF offline). We rerun the protocol, all $(d, n)$ problems
+# paper; the chapter could not check them against the original table). We rerun the protocol, all $(d, n)$ problems
 # batched into one padded tensor (`med.train_free_embeddings`, two random restarts each, far
 # fewer steps than their 100 000), and compare with what exact geometry allows for *unit*
 # vectors: $n = 3$ in $d = 2$ (a polygon has only adjacent pairs as edges), $n = 4$ in $d = 3$
@@ -764,7 +800,7 @@ print("d:            ", list(critical))
 print("critical n:   ", list(critical.values()))
 print("Weller cubic: ", [f"{weller_cubic(d):.1f}" for d in critical])
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Free embeddings trained with InfoNCE stall near Weller et al.'s cubic, while unit vectors on the trigonometric moment curve fit every $n$ exactly in $d \\ge 4$ (claims 01.6 and 01.7).", "name": "01-fig-free"}}
 Xt, tt = med.trig_moment_curve(60, 2, device=DEVICE)
 pairs60 = med.all_subsets(60, 2, device=DEVICE)
 trig_gap = med.subset_margins(Xt, med.trig_moment_queries(tt, pairs60, 2), pairs60)
@@ -826,17 +862,17 @@ icml26.claim(
 # ("for web-scale search, even the largest embedding dimensions with ideal test-set optimization
 # are not enough", {cite}`weller2025limits`) therefore extrapolates the optimiser.
 #
-# ### Claim 5: simple trained retrievers overfit LIMIT-small
+# ### Claims 01.8–01.9: simple trained retrievers overfit LIMIT-small
 #
 # *Claim ({cite}`wang2026med`, Section 5.2).* On LIMIT-small, simple single-vector retrievers beat
 # the best single-vector LLM embedding baseline reported by Weller et al.
 #
 # **The number we compare with** is one value from one source: **recall@2 = 0.543 of Promptriever
 # Llama3 8B** {cite}`weller2025promptriever` (a single-vector embedding model, $d = 4096$) **on the
-# official LIMIT-small**, as reported by Weller et al. {cite}`weller2025limits`. We took it from
+# official LIMIT-small**, as reported by Weller et al. {cite}`weller2025limits`. It is quoted from
 # Section 5.2 of {cite}`wang2026med`, which names it "the strongest comparable single-vector
-# embedding result reported by" Weller et al. (0.030 on the full LIMIT); we did not re-read
-# Weller et al.'s table offline. We have no certain recall@10 or recall@20 for this model, so the
+# embedding result reported by" Weller et al. (0.030 on the full LIMIT); it is not checked here against
+# Weller et al.'s own table. We have no certain recall@10 or recall@20 for this model, so the
 # comparison is recall@2 only.
 #
 # **Our data are generated, not the official LIMIT files.** Nothing is downloaded: the loader
@@ -848,7 +884,7 @@ icml26.claim(
 # matching much harder. The 0.543 was measured on different data, so the comparison below is
 # between our toy and a reported number, not a head-to-head run. Retrievers: BM25
 # {cite}`robertson2009bm25` with `bm25s` {cite}`lu2024bm25s`; all-MiniLM-L6-v2
-# {cite}`wang2020minilm,reimers2019sbert` (384-d, offline); and three single-vector retrievers that
+# {cite}`wang2020minilm,reimers2019sbert` (384-d, shipped with its Python package); and three single-vector retrievers that
 # *use the task's own qrels*: a bag-of-word-n-grams encoder ($d = 8$, trained), free embeddings
 # ($d = 16$, trained), and the exact
 # trigonometric-moment-curve overfit ($d = 4$, constructed by {prf:ref}`med-prop-trig`).
@@ -883,8 +919,8 @@ print(f"\n{'retriever':34s} recall@2  recall@10  recall@20")
 for name, (r2_, r10, r20) in table.items():
     print(f"{name:34s} {r2_:8.3f} {r10:10.3f} {r20:10.3f}")
 
-# %%
-fig, ax = plt.subplots(figsize=(8, 4))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Recall on LIMIT-small-style data: encoders trained on the test relevance judgements memorise them (claim 01.8); the moment curve solves the task exactly (claim 01.9).", "name": "01-fig-limit"}}
+fig, ax = plt.subplots(figsize=(7, 3.6))
 names = list(table)
 for j, k in enumerate((2, 10, 20)):
     ax.bar(
@@ -943,7 +979,7 @@ icml26.claim(
 # `limit.generate_limit(..., n_distractors=LIMIT_DOCS - 46)` with the same seed draws the
 # distractors *after* everything else, so its 46 core documents, 1000 queries and 2000 qrels are
 # exactly those of `limit-small-synth`, and the corpus order is shuffled. It runs the same five
-# retrievers on it, with the same settings, on the GPU when there is one. At `ci` scale it does
+# retrievers on it, with the same settings, on the GPU when there is one. At the default scale it does
 # nothing, and the claims above are made on the 46-document set at both scales.
 #
 # One number needs care. The trigonometric curve with $m$ points is exact in real arithmetic for
@@ -1005,6 +1041,8 @@ if LIMIT_DOCS > len(data.doc_ids):  # paper scale only
     )
     del big_scores, Sb, exact
     torch.set_num_threads(1)
+else:
+    print(f"the LIMIT-sized run ({50_000} documents) runs at ICML26_SCALE=paper, on a GPU")
 
 # %% [markdown]
 # ## Cross-check
@@ -1095,7 +1133,7 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #   the official LIMIT-small, not on our data.
 # - **LIMIT size.** The committed notebook runs the 46-document set only. The LIMIT-sized run
 #   (50 000 generated documents, not the official files) is coded for the `paper` scale, was
-#   smoke-tested on CPU with 2000 documents, and enters no claim; the official full LIMIT is not
+#   run on CPU with 2000 documents only, and enters no claim; the official full LIMIT is not
 #   loaded.
 # - **Not tested.** The paper's random token-sum construction, the
 #   Radon-sharpened constants beyond $k = 2$, Euclidean robust margins, and the packing lower bound
@@ -1106,10 +1144,10 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #
 # ````{exercise} Predict the spherical control
 # :label: med-ex-gauss
-# In claim 1 the Gaussian control loses pairs as $m$ grows. Replace it by *unit* vectors
+# In claim 01.2 the Gaussian control loses pairs as $m$ grows. Replace it by *unit* vectors
 # (`med.gaussian_unit(m, 4, generator=gen)`). Predict how the retrievable fraction scales with $m$
 # before running it, using the fact that for points in convex position a pair is retrievable iff it
-# spans an edge of their convex hull (the cross-check below tests this).
+# spans an edge of their convex hull (the Cross-check section tests this).
 # ````
 #
 # ````{solution} med-ex-gauss
@@ -1170,7 +1208,7 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #
 # ````{exercise} Change the temperature
 # :label: med-ex-temp
-# Rerun claim 4 with `temperature=0.05` and `0.5` (an argument of `med.train_free_embeddings`).
+# Rerun the experiment of claims 01.6–01.7 with `temperature=0.05` and `0.5` (an argument of `med.train_free_embeddings`).
 # Predict the direction of the change in critical $n$ before running, and explain what it implies
 # about reading the critical $n$ as a geometric quantity.
 # ````

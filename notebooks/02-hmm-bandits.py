@@ -60,8 +60,8 @@
 #   is
 #
 #   $$
-#   R_T = \sum_{t \le T} \Bigl(\max_a \mu_t(a) - \mu_t(A_t)\Bigr). \tag{7}
-#   $$
+#   R_T = \sum_{t \le T} \Bigl(\max_a \mu_t(a) - \mu_t(A_t)\Bigr).
+#   $$ (hmmb-eq-regret)
 # - **Distances.** $\lVert p - q\rVert_{TV} = \tfrac12 \sum_i |p_i - q_i|$ and the Hilbert
 #   projective distance $d_H(p, q) = \log \max_i (p_i / q_i) - \log \min_i (p_i / q_i)$ for
 #   positive vectors.
@@ -79,8 +79,8 @@
 # b_1 = \frac{\operatorname{diag}(g(X_1))\, \pi}{\mathbf{1}^\top \operatorname{diag}(g(X_1))\,\pi},
 # \qquad
 # b_t = \frac{\operatorname{diag}(g(X_t))\, P^\top b_{t-1}}
-#            {\mathbf{1}^\top \operatorname{diag}(g(X_t))\, P^\top b_{t-1}}, \quad t \ge 2, \tag{2}
-# $$
+#            {\mathbf{1}^\top \operatorname{diag}(g(X_t))\, P^\top b_{t-1}}, \quad t \ge 2,
+# $$ (hmmb-eq-filter)
 #
 # and the normalising constants multiply to the likelihood: $\log p(X_{1:T}) = \sum_{t \le T}
 # \log c_t$ with $c_t$ the denominator at step $t$. The prediction step $b \mapsto P^\top b$ moves
@@ -89,8 +89,8 @@
 #
 # $$
 # \log g_s(x) = -\tfrac12 \textstyle\sum_j \bigl[(x_j - \mu_{sj})^2 / v_{sj} + \log(2\pi v_{sj})
-# \bigr]. \tag{1}
-# $$
+# \bigr].
+# $$ (hmmb-eq-emission)
 # ```
 #
 # The filter is started from $\pi$, which the learner may not know. *Forgetting* (filter
@@ -104,7 +104,7 @@
 # Let $P$ have strictly positive entries and let
 # $\Delta(P) = \max_{i,j,k,l} \log \frac{P_{ik} P_{jl}}{P_{jk} P_{il}}$ and
 # $\tau(P) = \tanh(\Delta(P)/4) < 1$ (Birkhoff's contraction coefficient). Let $b_t$ and $b'_t$
-# be the filters (2) started from two initial laws $\pi, \pi'$ with full support and fed the
+# be the filters {eq}`hmmb-eq-filter` started from two initial laws $\pi, \pi'$ with full support and fed the
 # *same* contexts. Then for every context sequence and every $t \ge 1$,
 #
 # $$
@@ -120,7 +120,7 @@
 # {cite}`birkhoff1957hilbert` ({cite}`cappe2005hmm`, Ch. 4, for its use in HMMs): a matrix $M$
 # with positive entries contracts the Hilbert metric, $d_H(Mp, Mq) \le \tanh(\Delta(M)/4)\,
 # d_H(p, q)$, and $\Delta(M^\top)
-# = \Delta(M)$. One step of (2) is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
+# = \Delta(M)$. One step of {eq}`hmmb-eq-filter` is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
 # $d_H(b_t, b'_t) \le \tau(P)\, d_H(b_{t-1}, b'_{t-1})$; iterate. For the total variation, let
 # $m = \min_i p_i/q_i \le 1 \le M = \max_i p_i / q_i$ (both vectors sum to one). Then
 # $\lVert p - q\rVert_{TV} = \sum_i q_i (1 - p_i/q_i)^+ \le 1 - m \le 1 - m/M = 1 - e^{-d_H(p,q)}
@@ -153,7 +153,7 @@
 # ```
 #
 # ```{prf:proof}
-# Write $F_t$ and $\hat F_t$ for one step of (2) with the true and the estimated parameters. By
+# Write $F_t$ and $\hat F_t$ for one step of {eq}`hmmb-eq-filter` with the true and the estimated parameters. By
 # the triangle inequality $d_H(\hat F_t \hat b, F_t b) \le d_H(\hat F_t \hat b, \hat F_t b) +
 # d_H(\hat F_t b, F_t b)$. The first term is at most $\tau(\hat P) d_H(\hat b, b)$
 # ({prf:ref}`hmmb-thm-forgetting`). For the second, $(\hat P^\top b)_j / (P^\top b)_j$ lies
@@ -165,7 +165,7 @@
 # The lemma is the mechanism by which HMM estimation enters the regret: errors in the parameters
 # do not accumulate along the trajectory, because the filter forgets them at rate $\tau(\hat P)$.
 # It is our reconstruction of the role filter stability plays in {cite}`li2026direct`; the paper's
-# own perturbation bound (whose constants we could not consult) is of the same form, an estimation
+# own perturbation bound (whose constants are not reproduced here) is of the same form, an estimation
 # error divided by a forgetting gap.
 #
 # ### The simplified model and its reduction
@@ -178,8 +178,8 @@
 # $(X_{1:t}, A_t)$. With the features
 #
 # $$
-# \phi_t(a) = e_a \otimes b_t \in \mathbb{R}^{KN} \tag{6}
-# $$
+# \phi_t(a) = e_a \otimes b_t \in \mathbb{R}^{KN}
+# $$ (hmmb-eq-simplified)
 #
 # this *is* a linear contextual bandit with $d = KN$ and mean $\mu_t(a) = \langle \theta,
 # \phi_t(a)\rangle$.
@@ -286,8 +286,8 @@
 #
 # $$
 # \mu_t(a) = \langle \theta_a, \varphi_t\rangle, \qquad \varphi_t = \mathbb{E}[\psi(S_t, X_t)
-# \mid X_{1:t}] = b_t \otimes (X_t, 1). \tag{8}
-# $$
+# \mid X_{1:t}] = b_t \otimes (X_t, 1).
+# $$ (hmmb-eq-natural)
 # ```
 #
 # So one could run OFUL on $\phi_t(a) = e_a \otimes \varphi_t$. The trouble is the noise
@@ -307,8 +307,8 @@
 #
 # 1. At the start of epoch $k$ (round $t_k$): compute $\hat\theta_{t_k - 1}$, $V_{t_k - 1}$ and
 #    $\beta_{t_k - 1}$ from all data so far, and **freeze** them.
-# 2. For $t_k \le t < t_{k+1}$: play $A_t = \arg\max_a \langle \hat\theta_{t_k-1}, \phi_t(a)\rangle
-#    + \beta_{t_k - 1} \lVert\phi_t(a)\rVert_{V_{t_k-1}^{-1}}$; record $(\phi_t(A_t), r_t)$.
+# 2. For $t_k \le t < t_{k+1}$: play $A_t = \arg\max_a \langle \hat\theta_{t_k-1}, \phi_t(a)\rangle +
+#    \beta_{t_k - 1} \lVert\phi_t(a)\rVert_{V_{t_k-1}^{-1}}$; record $(\phi_t(A_t), r_t)$.
 # ```
 #  Why this helps, heuristically (our reading, not a proof): within an epoch the actions are
 # functions of the contexts and of data that ended at $t_k - 1$. Under the forgetting condition the
@@ -326,14 +326,14 @@
 # the fully adaptive periodic-update strategy of {cite}`li2026direct` has, with high probability,
 # sublinear regret in the natural model, with constants that depend on the model only through the
 # HMM estimation. A secondary summary of the paper gives the rate as $\tilde O(T^{7/8})$; we
-# could not check this exponent, its conditions or its constants against the paper, so read it as
+# cannot confirm this exponent, its conditions or its constants against the paper, so read it as
 # indicative. That with *known* HMM parameters the same epoch analysis should give $\tilde
 # O(\sqrt T)$ up to epoch and forgetting terms is our expectation, not a result we can attribute
 # to the paper.
 # ```
 #
 # ```{prf:proof}
-# (Structure only, not a proof.) We could not consult the paper's full text; what follows is our
+# (Structure only, not a proof.) The paper's full proof is not reproduced here; what follows is a
 # reconstruction of how such a proof is organised, and no step below is carried out. (1)
 # *Decomposition*: regret = regret of the idealised learner that knows the HMM + the cost of
 # estimated beliefs ({prf:ref}`hmmb-lem-perturbation`). (2) *Epochs*: within epoch $k$ the frozen
@@ -347,7 +347,7 @@
 # sublinear exponent; we have not derived $7/8$ ourselves.
 # ```
 
-# %%
+# %% tags=["hide-input"]
 import math
 import time
 
@@ -373,7 +373,7 @@ def below(err: float, floor: float = 1e-8) -> str:
     return f"< {floor:.0e}" if err < floor else f"{err:.1e}"
 
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 RUNS = icml26.pick(ci=64, paper=256)  # independent runs, batched
 T = icml26.pick(ci=10_000, paper=50_000)  # rounds per run
 T_NAT = icml26.pick(ci=5_000, paper=50_000)  # rounds per run in the natural model
@@ -391,6 +391,38 @@ STAY = 0.98  # P(S_{t+1} = S_t): a persistent chain
 CONTEXT_SD = 1.5  # emission standard deviation (state means are 1 apart from the origin)
 REWARD_SD = 0.7  # reward noise of the simplified model
 NATURAL_SD = 0.5  # reward noise of the natural model
+
+# %% [markdown]
+# The model at a glance: a hidden Markov chain emits the contexts; the learner never sees the
+# state, filters the contexts into a belief, and plays OFUL on belief features.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The setting: the hidden state $S_t$ follows the chain $P$ and emits the context $X_t$; the learner filters $X_{1:t}$ into the belief $b_t$, chooses $A_t$ by OFUL on features of $b_t$, and receives a reward that depends on the hidden state.", "name": "02-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 3.2))
+icml26.plotting.diagram(
+    ax,
+    {
+        "s0": (0.1, 0.8, "$S_{t-1}$"),
+        "s1": (0.42, 0.8, "$S_t$"),
+        "s2": (0.74, 0.8, "$S_{t+1}$"),
+        "x": (0.42, 0.5, "context $X_t$"),
+        "b": (0.12, 0.15, "belief $b_t$ (filter)"),
+        "a": (0.5, 0.15, "action $A_t$ (OFUL)"),
+        "r": (0.88, 0.15, "reward $r_t$"),
+    },
+    [
+        ("s0", "s1", "$P$"),
+        ("s1", "s2", "$P$"),
+        ("s1", "x", ""),
+        ("x", "b", "filter"),
+        ("b", "a", "features"),
+        ("a", "r", ""),
+        ("s1", "r", "hidden"),
+    ],
+    colors={"s0": 1, "s1": 1, "s2": 1, "x": 0, "b": 2, "a": 2, "r": 0},
+)
+ax.set_title("Hidden states (orange), what the learner sees (blue), what it computes (green)")
+plt.show()
+
 
 # %% [markdown]
 # ## Implementation
@@ -417,7 +449,7 @@ print(
 )
 
 # %% [markdown]
-# The reference implementation: the forward filter (2) for *one* run, written as a loop over time
+# The reference implementation: the forward filter {eq}`hmmb-eq-filter` for *one* run, written as a loop over time
 # in numpy, exactly as on paper. The kernel `icml26.sequential.hmm.forward_filter` does the same
 # for all runs
 # at once (one batched matrix product per step), in normalised or in log space.
@@ -425,7 +457,7 @@ print(
 
 # %% tags=["reference"]
 def reference_filter(x, P, pi, means, var):
-    """Eq. (2) for one run: beliefs (T, N) and log-likelihood, one time step at a time."""
+    """The forward filter for one run: beliefs (T, N) and log-likelihood, one time step at a time."""
     T_, N_ = x.shape[0], P.shape[0]
     beliefs, loglik = np.zeros((T_, N_)), 0.0
     b = pi
@@ -549,7 +581,7 @@ print(
 # background, the belief $b_t(s)$ with known and with estimated parameters, and the posterior
 # from the current context alone.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The forward filter tracks the persistent hidden state; one context on its own does not.", "name": "02-fig-filter"}}
 run, window = 0, slice(T_WARM, T_WARM + 600)
 tt = np.arange(T)[window]
 fig, axes = plt.subplots(N_STATES, 1, figsize=(7.0, 5.2), sharex=True)
@@ -622,7 +654,7 @@ print(
     f"tau(P) = {tau:.3f}, |lambda_2(P)| = {lam2:.3f}"
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Two filters started from different initial laws forget them geometrically, faster with informative contexts (the Birkhoff check).", "name": "02-fig-forget"}}
 fig, ax = plt.subplots()
 for i, (name, d) in enumerate(forget.items()):
     q = torch.quantile(d, torch.tensor([0.1, 0.5, 0.9], **to_dev), dim=0).cpu()
@@ -780,7 +812,7 @@ print(
 )
 
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Regret of belief-based OFUL grows like $\\sqrt t$ with the known HMM (claim 02.3) and linearly for the context-only learner (claim 02.8).", "name": "02-fig-regret"}}
 def regret_band(ax, reg, label, i, ls="-"):
     """Mean cumulative regret with a band of +- 2 standard errors over runs (log-log)."""
     t_ax = np.arange(1, reg.shape[1] + 1)
@@ -805,7 +837,7 @@ ax.set_xlim(10, T)
 ax.set_ylim(1, 2 * T)
 ax.set_xlabel("round t")
 ax.set_ylabel("cumulative regret $R_t$ (reward units)")
-ax.set_title("Known-HMM beliefs: regret ~ sqrt(t); ignoring the chain: linear")
+ax.set_title("Known-HMM beliefs: regret ∝ √t; ignoring the chain: linear")
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
@@ -903,8 +935,8 @@ print(
     f"single fit {post_single[:, -1].mean():.0f}, re-estimated {post_re[:, -1].mean():.0f}"
 )
 
-# %%
-fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9.5, 4.0))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Re-estimating the HMM on doubling epochs bends the regret (claims 02.6 and 02.7); a single fit stays linear. Right: belief error and extra regret per epoch.", "name": "02-fig-reestimate"}}
+fig, (ax, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 regret_band(ax, post_known, "known HMM", 0)
 regret_band(ax, post_single, f"fitted once (late slope {slope_late['single']:.2f})", 1)
 regret_band(ax, post_re, f"re-estimated (late slope {slope_late['re']:.2f})", 2)
@@ -1006,7 +1038,7 @@ icml26.claim(
 # know the HMM (so that only the reward-dependency issue is at play) and run OFUL on the features
 # $b_t \otimes (X_t, 1)$ ($d = 27$): once updating every round, once with
 # {prf:ref}`hmmb-alg-periodic` and epochs of $L = 50$ rounds. The regret is against the belief
-# oracle $\arg\max_a \mu_t(a)$ of Eq. (8). The rewards are drawn from the *true* states, so the
+# oracle $\arg\max_a \mu_t(a)$ of {eq}`hmmb-eq-natural`. The rewards are drawn from the *true* states, so the
 # residual noise contains the state uncertainty; we set $\sigma = 1$ in the radius to cover it.
 
 # %%
@@ -1020,7 +1052,7 @@ xc = bandits.context_features(X_n)  # (X_t, 1)
 per_state = torch.einsum("asj,rtj->rtas", theta_nat, xc)  # mean reward of (a, s), (R, T, K, N)
 idx = S_n[:, :, None, None].expand(-1, -1, N_ACTIONS, 1)
 mean_state = per_state.gather(-1, idx).squeeze(-1)  # what the true-state oracle would see
-mean_nat = (per_state * b_n[:, :, None, :]).sum(-1)  # Eq. (8): the belief oracle's means
+mean_nat = (per_state * b_n[:, :, None, :]).sum(-1)  # the belief oracle's means (natural model)
 noise = torch.randn(RUNS, T_NAT, N_ACTIONS, generator=gen, dtype=DT).to(DEVICE)
 rewards_nat = mean_state + NATURAL_SD * noise
 z_nat = bandits.natural_features(b_n, X_n)
@@ -1059,7 +1091,7 @@ print(
     "(linear, the price of never seeing S_t)"
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The natural model: periodic-update OFUL and the every-round learner are both sublinear at this scale (claim 02.9).", "name": "02-fig-natural"}}
 fig, ax = plt.subplots()
 regret_band(ax, reg_every, f"update every round (slope {slope_every_late:.2f} for t >= 1000)", 3)
 regret_band(
@@ -1178,7 +1210,7 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 #   {prf:ref}`hmmb-prop-estimated` are our reconstructions (with complete proofs of what they
 #   state, except the heuristic rate for a re-estimated HMM, which is marked as such); they may
 #   differ from the paper's own statements and constants. The $\tilde O(T^{7/8})$ rate in
-#   {prf:ref}`hmmb-thm-natural` comes from a secondary summary that we could not check against the
+#   {prf:ref}`hmmb-thm-natural` comes from a secondary summary of the paper and is not checked against the
 #   paper, and only the structure of its proof is sketched.
 # - **Estimation.** The paper estimates the HMM online with a spectral method (finite contexts,
 #   full-rank emissions, invertible $P$) and re-estimates over time. We use Gaussian contexts and
@@ -1290,7 +1322,7 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 # ````{solution} hmmb-ex-adaptive
 # :class: dropdown
 #
-# (a) On $[t_k, t_{k+1})$ both are the filter (2) with the *same* parameters $\hat\theta_k$ and
+# (a) On $[t_k, t_{k+1})$ both are the filter {eq}`hmmb-eq-filter` with the *same* parameters $\hat\theta_k$ and
 # the same contexts, started at $t_k$ from two different predictive laws ($\hat b_{t_k-1}^\top
 # \hat P_k$, with $\hat b_{t_k - 1}$ from the old parameters, against the re-run filter's). By
 # {prf:ref}`hmmb-thm-forgetting`, with $\hat P_k$ in place of $P$, their Hilbert distance (hence

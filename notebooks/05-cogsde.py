@@ -58,8 +58,8 @@
 #
 # $$
 # dz_t = f(z_t, u_t)\,dt + G(z_t)\,dW_t, \qquad z_0 \text{ independent of } W,
-# \quad \mathbb{E}\lVert z_0\rVert^2 < \infty. \tag{1}
-# $$
+# \quad \mathbb{E}\lVert z_0\rVert^2 < \infty.
+# $$ (cogsde-eq-sde)
 #
 # The drift has *dual-channel control modulation*: the command enters once **additively**,
 # shifting the drift, and once **multiplicatively**, gating a state-dependent nonlinearity,
@@ -83,12 +83,12 @@
 # all $z \in \mathbb{R}^d$, $u \in \mathbb{R}^c$,
 #
 # $$
-# 2\langle z, f(z, u)\rangle + \lVert G(z)\rVert_F^2 \le -\alpha \lVert z\rVert^2
-# + \beta\,(1 + \lVert u\rVert^2). \tag{2}
-# $$
+# 2\langle z, f(z, u)\rangle + \lVert G(z)\rVert_F^2 \le -\alpha \lVert z\rVert^2 +
+# \beta\,(1 + \lVert u\rVert^2).
+# $$ (cogsde-eq-dissipative)
 #
-# The left-hand side is $\mathcal{L}V(z)$, the Itô generator of (1) applied to
-# $V(z) = \lVert z\rVert^2$: (2) says that $V$ is a Lyapunov function outside a ball whose radius
+# The left-hand side is $\mathcal{L}V(z)$, the Itô generator of {eq}`cogsde-eq-sde` applied to
+# $V(z) = \lVert z\rVert^2$: {eq}`cogsde-eq-dissipative` says that $V$ is a Lyapunov function outside a ball whose radius
 # grows with the command.
 # ```
 #
@@ -97,12 +97,12 @@
 #
 # Let $f, G$ be continuous and locally Lipschitz in $z$, uniformly over $u$ in bounded sets, and
 # $(\alpha, \beta)$-dissipative, and let $u$ be measurable with
-# $\sup_t \lVert u_t\rVert^2 \le U^2$. Then (1) has a unique global solution and for all
+# $\sup_t \lVert u_t\rVert^2 \le U^2$. Then {eq}`cogsde-eq-sde` has a unique global solution and for all
 # $t \ge 0$
 #
 # $$
-# \mathbb{E}\lVert z_t\rVert^2 \le e^{-\alpha t}\,\mathbb{E}\lVert z_0\rVert^2
-# + \frac{\beta}{\alpha}\,(1 + U^2)\,\bigl(1 - e^{-\alpha t}\bigr).
+# \mathbb{E}\lVert z_t\rVert^2 \le e^{-\alpha t}\,\mathbb{E}\lVert z_0\rVert^2 +
+# \frac{\beta}{\alpha}\,(1 + U^2)\,\bigl(1 - e^{-\alpha t}\bigr).
 # $$
 #
 # In particular $\sup_t \mathbb{E}\lVert z_t\rVert^2 \le \max\{\mathbb{E}\lVert z_0\rVert^2,
@@ -117,11 +117,11 @@
 # $\nabla^2 V = 2I$) gives
 #
 # $$
-# dY_t = e^{\alpha t}\bigl(\alpha \lVert z_t\rVert^2 + 2\langle z_t, f(z_t,u_t)\rangle
-# + \lVert G(z_t)\rVert_F^2\bigr)\,dt + 2 e^{\alpha t} z_t^\top G(z_t)\,dW_t .
+# dY_t = e^{\alpha t}\bigl(\alpha \lVert z_t\rVert^2 + 2\langle z_t, f(z_t,u_t)\rangle +
+# \lVert G(z_t)\rVert_F^2\bigr)\,dt + 2 e^{\alpha t} z_t^\top G(z_t)\,dW_t .
 # $$
 #
-# By (2) the $dt$ term is at most $e^{\alpha t}\beta(1 + U^2)$. Integrate from $0$ to
+# By {eq}`cogsde-eq-dissipative` the $dt$ term is at most $e^{\alpha t}\beta(1 + U^2)$. Integrate from $0$ to
 # $t \wedge \tau_R$ and take expectations: the stochastic integral is a martingale with mean zero
 # because its integrand is bounded on $[0, \tau_R]$, so
 #
@@ -142,7 +142,7 @@
 # for locally Lipschitz coefficients.
 # ```
 #
-# The theorem is only useful if we can *check* (2) for a neural network. The next result builds
+# The theorem is only useful if we can *check* {eq}`cogsde-eq-dissipative` for a neural network. The next result builds
 # the check into the architecture: the linear part is negative definite up to a rotation, the
 # nonlinearity and the diffusion are bounded.
 #
@@ -156,8 +156,8 @@
 # \sigma(W_s z + b_s)\bigr)$ with $\varsigma \in \mathbb{R}^d_{>0}$. Then the CogSDE pair
 #
 # $$
-# f(z,u) = A z + \sigma(W_g u + b_g) \odot \phi(z) + B u + b_0,\qquad G(z) \text{ as above}, \tag{3}
-# $$
+# f(z,u) = A z + \sigma(W_g u + b_g) \odot \phi(z) + B u + b_0,\qquad G(z) \text{ as above},
+# $$ (cogsde-eq-param)
 #
 # is $(\alpha, \beta)$-dissipative with
 #
@@ -182,14 +182,14 @@
 # gives
 #
 # $$
-# 2\langle z, f\rangle \le -2\lambda\lVert z\rVert^2 + \lambda\lVert z\rVert^2
-# + \frac{(a + b\lVert u\rVert)^2}{\lambda}
+# 2\langle z, f\rangle \le -2\lambda\lVert z\rVert^2 + \lambda\lVert z\rVert^2 +
+# \frac{(a + b\lVert u\rVert)^2}{\lambda}
 # \le -\lambda\lVert z\rVert^2 + \frac{2a^2 + 2b^2\lVert u\rVert^2}{\lambda}.
 # $$
 #
 # The diffusion is diagonal with entries in $(0, \varsigma_i)$, so
 # $\lVert G(z)\rVert_F^2 \le \lVert\varsigma\rVert^2$. Adding the two and bounding
-# $c_0 + c_1\lVert u\rVert^2 \le \max\{c_0, c_1\}(1+\lVert u\rVert^2)$ gives (2) with the stated
+# $c_0 + c_1\lVert u\rVert^2 \le \max\{c_0, c_1\}(1+\lVert u\rVert^2)$ gives {eq}`cogsde-eq-dissipative` with the stated
 # $(\alpha, \beta)$. For the growth bound,
 # $\lVert f\rVert \le L\lVert z\rVert + a + b\lVert u\rVert$ and $(x + y)^2 \le 2x^2 + 2y^2$ twice.
 # ```
@@ -199,12 +199,12 @@
 # second moment to sit well below the bound. {ref}`cogsde-ex-tight` shows a case where the
 # bound is an equality.
 #
-# In practice (1) is simulated with the Euler–Maruyama scheme
+# In practice {eq}`cogsde-eq-sde` is simulated with the Euler–Maruyama scheme
 #
 # $$
 # z_{k+1} = z_k + f(z_k, u_k)\,h + G(z_k)\,\Delta W_k, \qquad
-# \Delta W_k \sim \mathcal{N}(0, h I_m) \text{ i.i.d.} \tag{4}
-# $$
+# \Delta W_k \sim \mathcal{N}(0, h I_m) \text{ i.i.d.}
+# $$ (cogsde-eq-em)
 #
 # ```{prf:theorem} Strong order 1/2 of Euler–Maruyama
 # :label: cogsde-thm-strong
@@ -241,11 +241,11 @@
 # :label: cogsde-prop-em
 #
 # Under the hypotheses of {prf:ref}`cogsde-prop-param`, let $h < \alpha/(2L^2)$ and
-# $\rho = 1 - h\alpha + 2h^2L^2 \in (0, 1)$. Then the iterates of (4) satisfy
+# $\rho = 1 - h\alpha + 2h^2L^2 \in (0, 1)$. Then the iterates of {eq}`cogsde-eq-em` satisfy
 #
 # $$
-# \mathbb{E}\lVert z_k\rVert^2 \le \rho^k\,\mathbb{E}\lVert z_0\rVert^2
-# + \frac{(\beta + hK)(1 + U^2)}{\alpha - 2hL^2}\,\bigl(1 - \rho^k\bigr),
+# \mathbb{E}\lVert z_k\rVert^2 \le \rho^k\,\mathbb{E}\lVert z_0\rVert^2 +
+# \frac{(\beta + hK)(1 + U^2)}{\alpha - 2hL^2}\,\bigl(1 - \rho^k\bigr),
 # $$
 #
 # which tends to the bound of {prf:ref}`cogsde-thm-ms` as $h \to 0$ (since
@@ -254,9 +254,9 @@
 #
 # ```{prf:proof}
 # $\Delta W_k$ is independent of $z_k$ with mean zero and covariance $hI$, so expanding the square,
-# $\mathbb{E}\lVert z_{k+1}\rVert^2 = \mathbb{E}\bigl[\lVert z_k\rVert^2 + 2h\langle z_k, f\rangle
-# + h^2\lVert f\rVert^2 + h\lVert G(z_k)\rVert_F^2\bigr]$ (the cross terms with $\Delta W_k$
-# vanish). By (2) and the growth bound,
+# $\mathbb{E}\lVert z_{k+1}\rVert^2 = \mathbb{E}\bigl[\lVert z_k\rVert^2 + 2h\langle z_k, f\rangle +
+# h^2\lVert f\rVert^2 + h\lVert G(z_k)\rVert_F^2\bigr]$ (the cross terms with $\Delta W_k$
+# vanish). By {eq}`cogsde-eq-dissipative` and the growth bound,
 # $m_{k+1} \le (1 - h\alpha + 2h^2L^2)\,m_k + h(\beta + hK)(1 + U^2)$. Since $\alpha \le \lambda \le
 # L$, $\rho \ge 1 - h\alpha + 2h^2\alpha^2 > 0$, and $\rho < 1$ exactly when $h < \alpha/(2L^2)$.
 # Unrolling the linear recursion, $m_k \le \rho^k m_0 + h(\beta+hK)(1+U^2)(1-\rho^k)/(1-\rho)$ with
@@ -264,7 +264,7 @@
 # bound.
 # ```
 
-# %%
+# %% tags=["hide-input"]
 import math
 import time
 
@@ -284,8 +284,8 @@ DEVICE = icml26.device()
 # The tensors of this chapter are small: one intra-op thread avoids synchronisation overhead.
 torch.set_num_threads(1)
 
-# %% tags=["parameters"]
-# Mean-square bound (Theorem 1) and the unconstrained baseline
+# %% tags=["parameters", "hide-input"]
+# Mean-square bound (cogsde-thm-ms) and the unconstrained baseline
 LATENT_DIM = icml26.pick(ci=6, paper=16)
 HIDDEN = icml26.pick(ci=16, paper=64)
 N_PATHS = icml26.pick(ci=4096, paper=16384)
@@ -295,7 +295,7 @@ T_END = N_STEPS * STEP
 SAVE_EVERY = icml26.pick(ci=10, paper=20)
 N_FREE = icml26.pick(ci=8, paper=32)  # random unconstrained drifts
 FREE_PATHS = icml26.pick(ci=256, paper=4096)
-# Strong order (Theorem 2)
+# Strong order of Euler–Maruyama (cogsde-thm-strong)
 ORDER_PATHS = icml26.pick(ci=4096, paper=65536)
 ORDER_FINE = icml26.pick(ci=2**10, paper=2**14)  # steps of the finest Brownian grid on [0, 1]
 ORDER_LEVELS = icml26.pick(ci=(3, 4, 5, 6, 7, 8), paper=(4, 5, 6, 7, 8, 9, 10, 11))
@@ -317,14 +317,46 @@ EVAL_SAMPLES = icml26.pick(ci=64, paper=256)
 LR = 1e-2
 
 # %% [markdown]
+# The model at a glance: an encoder turns the recent past into the latent state $z_0$; the
+# controlled SDE carries it forward under the commands and its own noise; a decoder reads the
+# motion out of the latent path. Many noise draws give an ensemble of futures.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The CogSDE pipeline: the past gives the initial latent state, the commands drive the latent SDE through its drift, the diffusion adds the agent's variability, and a decoder maps the latent path to motion. Sampling the Brownian path gives an ensemble of predicted futures.", "name": "05-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 3.0))
+icml26.plotting.diagram(
+    ax,
+    {
+        "past": (0.1, 0.75, "past motion\nand commands"),
+        "enc": (0.33, 0.75, "encoder"),
+        "sde": (0.6, 0.5, "latent SDE\n$dz = f(z, u)\\,dt + G(z)\\,dW$"),
+        "u": (0.22, 0.2, "command $u_t$"),
+        "dw": (0.6, 0.13, "noise $dW_t$"),
+        "dec": (0.9, 0.75, "decoder"),
+        "out": (0.9, 0.3, "predicted\nmotion"),
+    },
+    [
+        ("past", "enc", ""),
+        ("enc", "sde", "$z_0$"),
+        ("u", "sde", "drift"),
+        ("dw", "sde", ""),
+        ("sde", "dec", "$z_t$"),
+        ("dec", "out", ""),
+    ],
+    colors={"past": 0, "enc": 2, "sde": 1, "u": 0, "dw": 3, "dec": 2, "out": 0},
+)
+ax.set_title("From commands to an ensemble of predicted futures")
+plt.show()
+
+
+# %% [markdown]
 # ## Implementation
 #
-# The readable reference is Eq. (4) written literally: one path at a time, one step at a time.
+# The readable reference is {eq}`cogsde-eq-em` written literally: one path at a time, one step at a time.
 
 
 # %% tags=["reference"]
 def em_reference(drift, diffusion, z0, h, u, dW):
-    """Eq. (4), path by path: z_{k+1} = z_k + f(z_k, u_k) h + diag(G(z_k)) dW_k."""
+    """Euler–Maruyama, path by path: z_{k+1} = z_k + f(z_k, u_k) h + diag(G(z_k)) dW_k."""
     n_steps, n_paths = dW.shape[0], z0.shape[0]
     out = torch.empty(n_steps + 1, *z0.shape, dtype=z0.dtype)
     for i in range(n_paths):
@@ -342,7 +374,7 @@ def em_reference(drift, diffusion, z0, h, u, dW):
 # and optional pre-drawn increments, validates its arguments (positive step, command grid as
 # long as the time grid, matching shapes) and never leaves the device. `icml26.dynamics.sde.CogSDE`
 # is
-# the parameterisation (3); its `certificate()` returns $(\alpha, \beta, L, K)$ of
+# the parameterisation {eq}`cogsde-eq-param`; its `certificate()` returns $(\alpha, \beta, L, K)$ of
 # {prf:ref}`cogsde-prop-param`, computed from the weights.
 
 # %%
@@ -370,7 +402,7 @@ print(f"reference loop and batched kernel agree to 1e-12: {gap < 1e-12}")
 # time by the certified $(\alpha, \beta)$; an unconstrained drift of the same architecture
 # carries no such guarantee. We draw a CogSDE with random weights (the additive command channel
 # scaled up so that the command matters), compute its certificate, and simulate `N_PATHS` paths
-# for `N_STEPS` steps ($T = 20$ s at `ci` scale) under a random piecewise-constant command
+# for `N_STEPS` steps ($T = 20$ s at the default scale) under a random piecewise-constant command
 # sequence shared by all paths. We compare the Monte-Carlo estimate $\hat m_t$ (with its
 # standard error) with {prf:ref}`cogsde-thm-ms` and with the discrete bound of
 # {prf:ref}`cogsde-prop-em`. The unconstrained baseline `UnconstrainedSDE` has the same layers
@@ -443,7 +475,7 @@ diverged = (m_free[:, -1] > 1e3 * bound[-1]).double()
 print(f"largest real part of an eigenvalue of each free A: {[round(e, 2) for e in free_eigs]}")
 print(f"unconstrained draws exceeding 1000x the bound at T: {int(diverged.sum())} of {N_FREE}")
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The dissipative CogSDE stays under its certified mean-square bound over 20 s (claim 05.1); unconstrained drifts of the same form explode.", "name": "05-fig-bound"}}
 fig, ax = plt.subplots()
 tt = times.cpu().numpy()
 ax.plot(tt, bound.cpu(), color=icml26.plotting.color(1), label="Theorem bound")
@@ -474,8 +506,9 @@ plt.show()
 # level far below the bound's stationary value $\beta(1+U^2)/\alpha$: the certificate is valid
 # but conservative (Young's inequality and the worst-case bounds on $\tanh$ and $\sigma$). The
 # discrete bound of {prf:ref}`cogsde-prop-em` is slightly above the continuous one, as it should
-# be for $h = 0.02$. Most unconstrained draws leave the plot within a few seconds; the few whose
-# matrix $A$ happens to be stable stay bounded, but nothing in their parameterisation says so.
+# be for $h = 0.02$. The unconstrained draws leave the plot within a few seconds: in this run every one of them
+# has an eigenvalue of $A$ with positive real part (printed above), and nothing in their
+# parameterisation rules that out.
 
 # %% tags=["claim"]
 # fails if: the certified drift were not dissipative (or the bound's constants wrong): the
@@ -521,7 +554,7 @@ for level in ORDER_LEVELS:
 slope, intercept = icml26.stats.loglog_fit(steps, errors)
 print(f"strong errors: {[f'{e:.4f}' for e in errors]}; fitted log-log slope {slope:.3f}")
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Halving the step shrinks the pathwise Euler–Maruyama error by about $\\sqrt 2$: strong order ½ (claim 05.3).", "name": "05-fig-order"}}
 fig, ax = plt.subplots()
 hs = np.array(steps)
 ax.loglog(hs, errors, "o", color=icml26.plotting.color(0), label="Euler–Maruyama, GBM")
@@ -572,15 +605,15 @@ icml26.claim(
 # **The models.** All share an encoder (the last 5 observations and commands → initial state), a
 # linear decoder (state → speed, turn rate) and the kinematic integration, and all have
 # 1.6–1.7 k trainable parameters:
-# - **CogSDE**: the dissipative controlled SDE (3), trained with `TRAIN_SAMPLES` sampled futures;
+# - **CogSDE**: the dissipative controlled SDE {eq}`cogsde-eq-param`, trained with `TRAIN_SAMPLES` sampled futures;
 # - **neural ODE** (a deterministic baseline of the same size): `UnconstrainedSDE` without
 #   diffusion, the same layers with a free linear part $A$, initialised small (`gain=0.1`, so
-#   $A$ starts with eigenvalues of modulus $pprox 0.1$/s, the usual near-neutral start of a
+#   $A$ starts with eigenvalues of modulus $\approx 0.1$/s, the usual near-neutral start of a
 #   neural ODE);
 # - **neural ODE, gain 1**: the same model with $A$ initialised as a standard Gaussian matrix
 #   scaled by $1/\sqrt{d}$ (the default of `UnconstrainedSDE`). It starts unstable, and training
 #   on 2-s windows does not cure it: it is kept to show that failure, *not* as a fair baseline;
-# - **GRU** (the other baseline the issue names): `GRUBaseline`, a `GRUCell` driven by the
+# - **GRU** (a recurrent baseline of the same size): `GRUBaseline`, a `GRUCell` driven by the
 #   command with a state of size `GRU_HIDDEN`, same encoder and decoder;
 # - **dissipative ODE** (an ablation): the CogSDE drift with the diffusion switched off.
 #
@@ -589,7 +622,7 @@ icml26.claim(
 # scoring rule: for an ensemble it rewards both accuracy and correct spread, and for a single
 # deterministic prediction it reduces to the absolute error, so one loss serves all three
 # models. (This replaces the ELBO of latent SDEs {cite}`li2020scalable`, which needs a posterior
-# SDE; see Limits.) **Evaluation** rolls out 20 s at `ci` scale — ten times the training window
+# SDE; see Limits.) **Evaluation** rolls out 20 s at the default scale — ten times the training window
 # — on fresh agents, under their future commands.
 
 # %%
@@ -706,8 +739,8 @@ for name in ("neural ODE", "dissipative ODE", "GRU"):
 # the late horizon is at least 90 % of the ground truth's (reported after claim 05.5); a score
 # well *above* the truth's means the model follows the commands more faithfully than the agent.
 
-# %%
-fig, axes = plt.subplots(1, 3, figsize=(11, 4))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "20-s rollouts of three test agents, ten times the training window: truth coloured by the command, CogSDE samples and the deterministic baselines.", "name": "05-fig-rollouts"}}
+fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.3))
 obs_cog, pos_cog = preds["CogSDE"]
 for ax, b in zip(axes, (0, 1, 2), strict=True):
     p = pos_cog[:, b].numpy()
@@ -740,9 +773,9 @@ fig.suptitle(
 )
 plt.show()
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Error against the horizon: the gain-1 neural ODE diverges, the bounded models do not (claim 05.4); CogSDE's band is informative but too narrow (claim 05.5).", "name": "05-fig-horizon"}}
 t_axis = np.arange(HORIZON + 1) * DT
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.3))
 for k, (name, (obs, pos)) in enumerate(preds.items()):
     crps_t = sde.crps_ensemble(pos, pos_future).mean((0, 2)).numpy()
     ax1.plot(t_axis, crps_t, color=icml26.plotting.color(k), label=name)
@@ -767,12 +800,12 @@ ax2.legend()
 plt.show()
 
 # %% [markdown]
-# What the toy shows, honestly (seed 5; we reran seeds 1–5 at `ci` scale to see which
+# What the toy shows, honestly (seed 5; seeds 1–5 at the default scale show which
 # conclusions are robust):
 #
 # 1. **The gain-1 neural ODE is a straw man.** Its trained $A$ keeps an eigenvalue with real part
 #    $\approx 0.8$/s (printed above): over a 2-s window that is a factor $e^{1.6}$ that the
-#    decoder can absorb, over 20 s a factor $e^{15}$. Its late-horizon error is hundreds of metres,
+#    decoder can absorb, over 20 s a factor $e^{16}$. Its late-horizon error is hundreds of metres,
 #    far worse than the trivial "stand still" forecast (it diverged in 4 of the 5 seeds). Beating
 #    it says only that a model that does not explode beats one that does, so it is *not* the
 #    baseline of claim 05.4.
@@ -830,7 +863,7 @@ print(
 # ## Cross-check
 #
 # **`torchsde`.** `torchsde.sdeint(method="euler")` {cite}`li2020scalable` implements the same
-# scheme (4). It accepts any object implementing its `BaseBrownian` interface as `bm`; the
+# scheme {eq}`cogsde-eq-em`. It accepts any object implementing its `BaseBrownian` interface as `bm`; the
 # solver asks it for the increment over each step $[t_k, t_{k+1}]$, so a ten-line class that
 # returns our pre-drawn $\Delta W_k$ (`sde.FixedIncrements`) lets both solvers integrate the
 # *same* Brownian path. `sde.TorchsdeAdapter` presents the model as a torchsde SDE, reading the
@@ -907,7 +940,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 #   derivation of a dissipativity-based bound of the kind the abstract announces.
 # - **Data and scale.** A synthetic 2-D agent with a two-state hidden decision process replaces
 #   the paper's biological motion data; models have about 1.6 k parameters and train for
-#   `TRAIN_ITERS` = 200 steps at `ci` scale.
+#   `TRAIN_ITERS` = 200 steps at the default scale.
 # - **Training objective.** We fit by minimising a sampled CRPS, not the ELBO of a latent SDE with
 #   a posterior SDE and a KL term {cite}`li2020scalable`; the encoder gives a point estimate of
 #   $z_0$.
@@ -932,7 +965,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # :label: cogsde-ex-tight
 #
 # Take the Ornstein–Uhlenbeck SDE $dz = -\lambda z\,dt + \varsigma\,dW$ in $\mathbb{R}^d$
-# (no command). Find the best $(\alpha, \beta)$ in (2), and show that
+# (no command). Find the best $(\alpha, \beta)$ in {eq}`cogsde-eq-dissipative`, and show that
 # {prf:ref}`cogsde-thm-ms` then holds with equality. Predict what the ratio of claim 05.1
 # becomes, and check it with `sde.euler_maruyama`.
 # ````
@@ -1014,7 +1047,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # $e^{16} \approx 10^7$ over 20 s. (b) Within a window the growth is moderate, and the encoder and
 # the linear decoder can place $z_0$ and read out $z_t$ so that the unstable direction is barely
 # excited or barely visible; the loss never sees $t > 2$ s, so nothing pushes $r$ below 0. A
-# penalty on $r$ (or, better, a parameterisation such as (3) that makes $r < 0$ impossible)
+# penalty on $r$ (or, better, a parameterisation such as {eq}`cogsde-eq-param` that makes $r < 0$ impossible)
 # removes the failure; the penalised model then behaves like the dissipative ODE. (c) A GRU's
 # state is a convex combination of the previous state and a $\tanh$ candidate, so it stays in
 # $[-1, 1]^d$ for ever whatever the weights: it is bounded by construction — the discrete-time
@@ -1026,7 +1059,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 #
 # - CogSDE models a latent decision state by a controlled SDE whose drift is steered by commands
 #   through an additive and a multiplicative channel, with a state-dependent diffusion.
-# - Dissipativity (2) bounds $\mathbb{E}\lVert z_t\rVert^2$ uniformly in time (Itô + Grönwall);
+# - Dissipativity {eq}`cogsde-eq-dissipative` bounds $\mathbb{E}\lVert z_t\rVert^2$ uniformly in time (Itô + Grönwall);
 #   a negative-definite-plus-skew linear part with bounded nonlinearities certifies $(\alpha,
 #   \beta)$ from the weights, and Euler–Maruyama keeps a bound for $h < \alpha/(2L^2)$.
 # - The batched kernel matches `torchsde`'s Euler path by path (to rounding error) and shows strong

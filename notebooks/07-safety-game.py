@@ -245,8 +245,8 @@
 #
 # ```{prf:proof}
 # For fixed $x$, $\lambda \mapsto \mathcal{L}(x, \lambda)$ is affine, so its minimum over
-# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau
-# - x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
+# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau -
+# x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
 # reading: if $x$ meets the cap the opponent picks $\lambda = 0$ and the agent is paid its
 # helpfulness; if not, it pays $\bar\lambda$ per unit of excess risk:
 # $v(G) = \max_x \phi(x)$ with $\phi(x) = x^\top M - \bar\lambda (x^\top r - \tau)_+$, an
@@ -263,7 +263,7 @@
 # {ref}`sg-ex-multiplier` explores $\bar\lambda < \lambda^\star$.)
 # ```
 
-# %%
+# %% tags=["hide-input"]
 import time
 import warnings
 
@@ -281,7 +281,7 @@ icml26.plotting.use_book_style()
 DEVICE = icml26.device()
 gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 N_RANDOM_GAMES = icml26.pick(ci=150, paper=2000)  # random games for LP duality (07.1)
 MAX_SIZE = icml26.pick(ci=8, paper=12)  # largest m, n of those games
 N_NASH_GAMES = icml26.pick(ci=40, paper=300)  # small games checked against nashpy
@@ -303,6 +303,36 @@ EST_FIT_FROM = icml26.pick(ci=256, paper=256)  # fit the error slope for n >= th
 HOEFFDING_DELTA = icml26.pick(ci=0.05, paper=0.02)  # target ‖Â − A‖_max
 HOEFFDING_BETA = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability β
 HOEFFDING_QUERIES = icml26.pick(ci=1024, paper=8192)
+
+# %% [markdown]
+# The game at a glance: for one query the agent mixes over its candidate answers, the opponent
+# over intents (or judges), and judges score each pair for helpfulness and risk.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The safety game for one query: the agent mixes its $m$ candidate answers with $x$, the opponent picks an intent with $y$, and judges turn each (answer, intent) pair into helpfulness and risk; the weight $w$ combines them into the payoff $A$, and the value of the game is what the agent can guarantee.", "name": "07-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 3.0))
+icml26.plotting.diagram(
+    ax,
+    {
+        "q": (0.1, 0.5, "query"),
+        "c": (0.33, 0.8, "$m$ candidate\nanswers, mix $x$"),
+        "i": (0.33, 0.2, "$n$ intents,\nmix $y$"),
+        "j": (0.6, 0.5, "judges: $H_{ij}$, $R_{ij}$"),
+        "A": (0.88, 0.75, "payoff\n$A = (1-w)H - wR$"),
+        "v": (0.88, 0.22, "value\n$\\max_x \\min_y x^\\top A y$"),
+    },
+    [
+        ("q", "c", ""),
+        ("q", "i", ""),
+        ("c", "j", ""),
+        ("i", "j", ""),
+        ("j", "A", ""),
+        ("A", "v", "LP or Hedge"),
+    ],
+    colors={"q": 0, "c": 2, "i": 1, "j": 3, "A": 0, "v": 2},
+)
+ax.set_title("Answers against intents, scored by judges")
+plt.show()
+
 
 # %% [markdown]
 # ## Implementation
@@ -477,7 +507,7 @@ print("(query, w) pairs where a fixed policy beats the equilibrium's worst case:
 # grey crosses are the single candidates. Right: how the equilibrium splits its probability
 # among the candidates.
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One query: left, the exact frontier of guaranteed helpfulness against worst-case risk, with the equilibrium as the safety weight $w$ varies; right, the equilibrium's mixed strategy.", "name": "07-fig-frontier"}}
 q_star = int((eq_worst[N_WEIGHTS // 2] - pure_worst[N_WEIGHTS // 2].max(-1)).argmax())
 Hq, Rq = H_all[q_star], R_all[q_star]
 caps = np.linspace(0.0, Rq.max(1).max(), N_CAPS)  # from the refusal to the riskiest answer
@@ -487,7 +517,7 @@ front_help = [s.value for s in frontier]
 w_dense = np.linspace(0.0, 1.0, 41)
 eq_dense = [zerosum.maximin_lp((1 - w) * Hq - w * Rq).strategy for w in w_dense]
 
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 ax0.plot(front_risk, front_help, color="black", lw=1.5, label="Pareto frontier (risk-capped LP)")
 pts = ax0.scatter(
     [(x @ Rq).max() for x in eq_dense],
@@ -575,7 +605,7 @@ assert joint(x_eq) >= joint(x_sep) - 1e-12 and separate(x_sep) >= separate(x_eq)
 # Over the whole benchmark, the game's guarantee dominates both baselines at every weight — by a
 # wide margin in the middle, where neither refusing nor answering in full is right:
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Mean worst-case payoff over queries: the equilibrium's guarantee dominates every fixed policy (best single candidate, always most helpful, always safest) at every weight $w$.", "name": "07-fig-mixing"}}
 fig, ax = plt.subplots()
 ax.plot(weights, eq_worst.mean(1), marker="o", label="equilibrium (LP)")
 ax.plot(weights, pure_worst.max(-1).mean(1), ls="--", label="best single candidate (per query)")
@@ -661,8 +691,8 @@ print(
 assert ratio_T <= 1.0, "an LP value lies outside Hedge's bracket"
 print(f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ 1")
 
-# %%
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(11, 4.2))
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Batched Hedge: the duality gap falls like $1/\\sqrt T$ over a thousand games (claim 07.3), and the LP value always lies in Hedge's bracket.", "name": "07-fig-hedge"}}
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 lo, hi = np.quantile(gaps, 0.1, axis=1), np.quantile(gaps, 0.9, axis=1)
 ax0.fill_between(Ts, lo, hi, alpha=0.25, color=icml26.plotting.color(0), label="10–90% of games")
 ax0.loglog(Ts, gaps.mean(1), marker="o", color=icml26.plotting.color(0), label="mean gap")
@@ -764,7 +794,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %%
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "From noisy judges, the value error shrinks like $1/\\sqrt n$ (claim 07.5) and never exceeds the payoff error $\\lVert \\hat A - A\\rVert_{\\max}$ (claim 07.6).", "name": "07-fig-estimation"}}
 fig, ax = plt.subplots()
 ax.loglog(
     ns,

@@ -354,7 +354,7 @@ icml26.plotting.use_book_style()
 DEVICE = icml26.device()
 torch.set_num_threads(1)  # every tensor of the chapter is tiny: threads only add overhead
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-input"]
 N_TOURN = icml26.pick(ci=100, paper=1000)  # G1 tournaments for the decomposition (08.1-08.3)
 N_ITEMS = icml26.pick(ci=12, paper=12)  # items per tournament
 MEAN_SHIFT = (0.13, -0.51)  # the paper's measured mean embedding of a trained HRC(2+1)
@@ -379,6 +379,36 @@ ENC_STEPS = icml26.pick(ci=400, paper=1500)
 ENC_LR = 1e-3
 BENCH_GAMES = icml26.pick(ci=1000, paper=10000)  # batched self-play vs an LP per game
 BENCH_T = 1600
+
+# %% [markdown]
+# The whole chapter in one picture, from labelled pairs to the aligned policy:
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The chapter in one picture: labelled pairs train a judge whose score splits into a ranking (reward head) and cycles (GPM head); DSPPO re-weights the two heads with $1 \\pm \\lambda/\\sqrt t$ and runs multiplicative weights, whose average policy converges to the Nash equilibrium of the true preference.", "name": "08-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.5, 3.4))
+icml26.plotting.diagram(
+    ax,
+    {
+        "d": (0.08, 0.5, "labelled pairs\n$y_w \\succ y_l$"),
+        "s": (0.3, 0.5, "score (logit)\n$S = T + C$"),
+        "r": (0.55, 0.85, "reward head $r$\n(transitive $S_T$)"),
+        "c": (0.55, 0.15, "GPM head $v$\n(cyclic $S_C$)"),
+        "j": (0.86, 0.5, "judge\n$P_t = \\sigma(a_t S_T + b_t S_C)$"),
+        "p": (0.86, 0.12, "average policy $\\bar\\pi_T$\n$\\to$ Nash equilibrium"),
+    },
+    [
+        ("d", "s", "loss, $\\tau$"),
+        ("s", "r", ""),
+        ("s", "c", ""),
+        ("r", "j", "$a_t = 1 + \\lambda/\\sqrt{t}$"),
+        ("c", "j", "$b_t = 1 - \\lambda/\\sqrt{t}$"),
+        ("j", "p", "MWU"),
+    ],
+    colors={"d": 0, "s": 0, "r": 1, "c": 2, "j": 3, "p": 2},
+    fontsize=9,
+)
+ax.set_title("HRC + DSPPO: split the judge, then phase in the cycles")
+plt.show()
+
 
 # %% [markdown]
 # ## Implementation
@@ -516,7 +546,7 @@ icml26.claim(
 # is then a smooth gradient (item $i$ beats every item below it), while the cyclic part has no
 # direction at all — each row sums to zero.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One tournament of 12 items, sorted by potential: the score $S$ (left) is the sum of a ranking $T$ (middle, a smooth gradient) and pure cycles $C$ (right, every row sums to zero), orthogonally (claims 08.1–08.2).", "name": "08-fig-decomposition"}}
 k_fig = 0
 order = torch.argsort(dec.potential[k_fig], descending=True)
 mats = [S_g1[k_fig], dec.transitive[k_fig], dec.cyclic[k_fig]]
@@ -645,7 +675,7 @@ icml26.claim(
 # angle order would be transitive anyway. Right: with a second block, all cycle members share
 # one vector there, on which they tie, and $A^\star$ sits a quarter turn ahead of it.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Why two GPM dimensions are not enough (claims 08.4–08.7): in one block a dominant response beats only the half-plane on one side of it, which cannot hold a cycle; a second block, where the cycle members tie, hosts it.", "name": "08-fig-geometry"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.6), constrained_layout=True)
 circle = np.linspace(0, 2 * np.pi, 200)
 th = np.pi / 2 - 2 * np.pi * np.arange(3) / 3  # A1, A2, A3 with A_k ≻ A_{k+1}
@@ -898,7 +928,7 @@ icml26.claim(
 # distance under DSPPO, the distance of the running average and of the last iterate to the
 # equilibrium along the longest run (right).
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the duality gap of the averaged self-play policy under the true preference falls like $1/\\sqrt T$ for SPPO and DSPPO (claims 08.8–08.11); right: on the hardest game the average approaches the equilibrium while the iterates oscillate (claim 08.12).", "name": "08-fig-convergence"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4), constrained_layout=True)
 for a, lam in enumerate(LAMBDAS):
     name = "SPPO (λ = 0)" if lam == 0 else f"DSPPO (λ = {lam:g})"
@@ -950,7 +980,7 @@ plt.show()
 # analogue of what the paper hopes the schedule buys for an LLM (learning the easy ranking first),
 # so the two curves answer different questions.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the DSPPO weights $1 \\pm \\lambda/\\sqrt t$ of the transitive and cyclic heads; right: the gap of the toy games at a fixed horizon against $\\lambda$, beside the paper's AlpacaEval λ sweep.", "name": "08-fig-schedule"}}
 lam_sweep = torch.tensor(SWEEP, dtype=torch.float64).repeat_interleave(N_GAMES)
 S_sw = len(SWEEP)
 sweep_run = pref.self_play(
@@ -1074,7 +1104,7 @@ icml26.claim(
     kind="reproduction",
 )
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out pair accuracy on dominant + cycle data: heads that cannot represent the cycle stop at 75 %, the others reach 100 % (claims 08.13–08.14); thin lines are seeds.", "name": "08-fig-two-stage"}}
 fig, ax = plt.subplots(figsize=(7.5, 3.6))
 for i, (name, fit) in enumerate(enc.items()):
     ax.plot(fit.steps, fit.test_accuracy, color=icml26.plotting.color(i), lw=0.6, alpha=0.45)

@@ -13,7 +13,7 @@ from icml26.pipeline.notebooks import chapters
 
 pytestmark = pytest.mark.book
 
-PAGES = ("intro", "notation", "claims", "performance", "bibliography")
+PAGES = ("intro", "notation", "claims", "performance", "api", "bibliography")
 
 
 class Tags(HTMLParser):
@@ -111,3 +111,66 @@ def test_claims_page_lists_every_claim(site):
     assert f"{len(expected)} claims from" in html
     for c in expected:
         assert f">{c.id}<" in html, c.id
+
+
+# ------------------------------------------------------------------ the site in a browser
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "build" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from icml26.pipeline import browser as b
+
+    if b.available() is None:
+        pytest.fail("chromium and chromedriver are required (make test installs them)")
+    with b.chromium() as driver:
+        yield driver
+
+
+def _pages(site: Path) -> list[Path]:
+    return [site / f"{p}.html" for p in PAGES] + [
+        site / "notebooks" / f"{py.stem}.html" for py in chapters()
+    ]
+
+
+def test_every_page_reads_cleanly_in_a_browser(site, browser):
+    from icml26.pipeline.browser import page_problems, screenshot, serve
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    problems = []
+    with serve(site) as origin:
+        for page in _pages(site):
+            rel = page.relative_to(site).as_posix()
+            problems += [f"{rel}: {p}" for p in page_problems(browser, origin + rel, origin)]
+            if rel.startswith("notebooks/"):
+                screenshot(browser, SCREENSHOTS / f"{page.stem}.png")
+    assert not problems, "\n".join(problems)
+
+
+BROKEN_PAGE = """<!doctype html><html><head><meta charset="utf-8"></head><body>
+<p>we get $$ x = \\frac{1}{2} $$ and a literal {ref}`label` role</p>
+<mjx-merror>Math input error</mjx-merror>
+<img src="missing.png">
+<div class="claim-line" id="claim-00-1" style="margin-left:3000px">
+  <span class="claim-verdict">OK</span></div>
+<script>console.error("broken on purpose")</script>
+</body></html>"""
+
+
+def test_the_browser_check_fails_on_a_broken_page(tmp_path, browser):
+    from icml26.pipeline.browser import page_problems, serve
+
+    (tmp_path / "broken.html").write_text(BROKEN_PAGE)
+    (tmp_path / "good.html").write_text("<!doctype html><html><body><p>fine</p></body></html>")
+    with serve(tmp_path) as origin:
+        found = "\n".join(page_problems(browser, origin + "broken.html", origin))
+        assert page_problems(browser, origin + "good.html", origin) == []
+    for expected in (
+        "mjx-merror",
+        "TeX or a role left",
+        "image did not load",
+        "console error",
+        "scrolls sideways",
+        "claim verdict not visible",
+    ):
+        assert expected in found, f"{expected!r} not reported:\n{found}"

@@ -175,3 +175,70 @@ def test_notebook_functions_loads_definitions_with_the_chapter_imports(tmp_path)
         notebook_functions(py, "missing")
     with pytest.raises(ValueError, match="py must name a chapter source"):
         notebook_functions(tmp_path / "nope.py", "area")
+
+
+def chapter_labels() -> set[str]:
+    """Every MyST label the chapters define (prf blocks, exercises, labelled equations)."""
+    labels = set()
+    for py in CHAPTERS:
+        text = py.read_text()
+        labels |= set(re.findall(r":label: ([\w-]+)", text))
+        labels |= set(re.findall(r"\$\$ \(([\w-]+)\)", text))
+    return labels
+
+
+def test_docstrings_cite_labels_that_exist_and_no_bare_numbers():
+    labels = chapter_labels()
+    problems = []
+    for f in sorted((ROOT / "lib" / "icml26").rglob("*.py")):
+        text = f.read_text()
+        for role, label in re.findall(r":(prf:ref|eq):`([^`]+)`", text):
+            if label not in labels:
+                problems.append(f"{f.name}: :{role}:`{label}` is not a chapter label")
+        for bare in re.findall(r"\b(?:Eq\.|Theorem|Proposition|Lemma) \(?\d", text):
+            problems.append(f"{f.name}: bare number {bare!r}; cite the chapter's label")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_markdown_math_is_well_formed(py):
+    from icml26.pipeline.mystlint import markdown_problems
+
+    problems = markdown_problems(py)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "problem"),
+    [
+        ("then\n$$\nx = 1\n$$", "without a blank line"),
+        ("$$\na = b\n+ c\n$$", "starts with '+'"),
+        ("play $a = b\n- c$ now", "starts with '-'"),
+        ("see $x = {ref}`lab`$", "role inside math"),
+        ("we get $$x$$ here", "middle of a line"),
+        ("half $x + y\n\nnext", "ends inside inline math"),
+        ("$\x07pprox$", "control character"),
+    ],
+)
+def test_the_math_checker_catches_each_pitfall(markdown, problem):
+    from icml26.pipeline.mystlint import math_problems
+
+    assert any(problem in p for p in math_problems(markdown)), math_problems(markdown)
+
+
+def test_the_math_checker_accepts_good_markdown():
+    from icml26.pipeline.mystlint import math_problems
+
+    good = (
+        "Text $a - b$ and\n$c$.\n\n$$\nx = a +\nb\n$$ (eq-x)\n\n```python\n$$ not math\n```\n"
+        "- a list item with $x$\n"
+    )
+    assert math_problems(good) == []
+
+
+def test_forthcoming_and_written_chapters_do_not_overlap():
+    from icml26.chapters import FORTHCOMING
+
+    written = {c.number for c in REGISTRY}
+    assert not written & set(FORTHCOMING), "a written chapter is still listed as forthcoming"
+    assert all(part in PARTS for part, _ in FORTHCOMING.values())

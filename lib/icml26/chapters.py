@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CHAPTERS", "PARTS", "Chapter", "by_number", "by_slug"]
+__all__ = ["CHAPTERS", "FORTHCOMING", "PARTS", "Chapter", "by_number", "by_slug"]
 
 #: The book's parts: subpackage of ``icml26`` → caption in ``book/_toc.yml``.
 PARTS: dict[str, str] = {
@@ -93,7 +93,34 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.preferences", "icml26.games.zerosum"),
         bench="bench_08_hrc_dsppo",
     ),
+    Chapter(
+        "09",
+        "t3-unlearning",
+        "generative",
+        "Temper-then-tilt: unlearning a generative model by tempering and classifier guidance",
+        ("icml26.generative.unlearning",),
+        bench="bench_09_t3_unlearning",
+    ),
 )
+
+
+#: The book's remaining papers (number → part, title), listed as forthcoming until their
+#: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
+FORTHCOMING: dict[str, tuple[str, str]] = {
+    "03": ("sequential", "Informed asymmetric actor-critic with privileged signals"),
+    "04": ("sequential", "Goal-oriented clarification with an information-gain reward"),
+    "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
+    "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
+    "11": ("generative", "Any-to-any translation through a shared latent"),
+    "12": ("agents", "Just-in-time compilation for computer-use agents"),
+    "13": ("agents", "Action-observer beam search"),
+    "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
+    "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
+    "16": ("trust", "Debiasing for robustness to prompt perturbations"),
+    "17": ("trust", "(t,K)-threshold watermarking in federated learning"),
+    "18": ("trust", "ExPLAIND: AdamW training as a kernel machine"),
+    "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
+}
 
 
 def by_number(number: str) -> Chapter:

@@ -1,7 +1,7 @@
 """The book's matplotlib style: readable fonts and a colour-blind-safe palette.
 
 Figures are notebook outputs (no ``savefig``): a chapter calls :func:`use_book_style` once
-and draws with the colours in :data:`PALETTE` (Okabe & Ito, 2008).
+and draws with the colours in ``PALETTE`` (Okabe & Ito, 2008).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from cycler import cycler
 
 __all__ = [
     "color",
+    "diagram",
     "use_book_style",
 ]
 
@@ -49,10 +50,81 @@ STYLE: dict[str, object] = {
 
 
 def use_book_style() -> None:
-    """Apply the book's style to matplotlib's global ``rcParams``."""
+    """Apply the book's style to matplotlib's global ``rcParams``.
+
+    In a notebook, figures are also rendered at twice the resolution (``retina``), so that
+    they stay sharp at the book's page width.
+    """
     mpl.rcParams.update(STYLE)
+    try:
+        from IPython import get_ipython
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # plain Python: nothing to configure
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("retina")
 
 
 def color(i: int) -> str:
     """The ``i``-th palette colour (cycling)."""
     return PALETTE[int(i) % len(PALETTE)]
+
+
+def diagram(
+    ax,
+    boxes: dict[str, tuple[float, float, str]],
+    arrows: list[tuple[str, str, str]],
+    *,
+    colors: dict[str, int] | None = None,
+    fontsize: float = 10,
+) -> None:
+    """Draw a box-and-arrow diagram (a model, a pipeline, a graphical model) on ``ax``.
+
+    ``boxes`` maps a name to ``(x, y, text)`` in axes coordinates (0..1, TeX allowed in the
+    text); ``arrows`` lists ``(from, to, label)``; ``colors`` picks a palette colour per box.
+    The axes are switched off: a diagram explains, it has no scale.
+    """
+    if not isinstance(boxes, dict) or not boxes:
+        raise ValueError("boxes must be a non-empty dict name -> (x, y, text)")
+    for a, b, _ in arrows:
+        if a not in boxes or b not in boxes:
+            raise ValueError(f"arrows must join known boxes, got {a!r} -> {b!r}")
+    colors = colors or {}
+    ax.set_axis_off()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    for name, (x, y, text) in boxes.items():
+        c = color(colors.get(name, 0))
+        ax.text(
+            x,
+            y,
+            text,
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            bbox={"boxstyle": "round,pad=0.45", "fc": c + "22", "ec": c, "lw": 1.4},
+        )
+    for a, b, label in arrows:
+        (xa, ya, _), (xb, yb, _) = boxes[a], boxes[b]
+        ax.annotate(
+            "",
+            xy=(xb, yb),
+            xytext=(xa, ya),
+            arrowprops={
+                "arrowstyle": "-|>",
+                "color": "0.3",
+                "lw": 1.2,
+                "shrinkA": 22,
+                "shrinkB": 22,
+            },
+        )
+        if label:
+            ax.text(
+                (xa + xb) / 2,
+                (ya + yb) / 2 + 0.04,
+                label,
+                ha="center",
+                va="bottom",
+                fontsize=fontsize - 1.5,
+                color="0.25",
+            )

@@ -3,10 +3,10 @@
 Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
 
 - :func:`euler_maruyama` — batched Euler–Maruyama over a batch of paths and a time grid of
-  commands, with optional pre-drawn Brownian increments (Eq. (4) of chapter 05);
+  commands, with optional pre-drawn Brownian increments (:eq:`cogsde-eq-em`);
 - :class:`CogSDE` — a drift with dual-channel command modulation and a state-dependent
   diffusion that is dissipative *by construction*, with :meth:`CogSDE.certificate` returning
-  the certified constants of Eq. (2) of chapter 05;
+  the certified constants of :eq:`cogsde-eq-dissipative`;
 - :class:`UnconstrainedSDE` — the same architecture with a free linear part (the baseline);
 - :class:`LatentSDEModel` — encoder → latent SDE → decoder for command-driven trajectories;
 - :class:`GRUBaseline` — a deterministic recurrent baseline with the same interface;
@@ -73,7 +73,7 @@ def euler_maruyama(
     noise: str = "diagonal",
     save_every: int = 1,
 ) -> Tensor:
-    """Euler–Maruyama for ``dz = f(z, u_k) dt + G(z) dW`` (Eq. (4) of chapter 05).
+    """Euler–Maruyama for ``dz = f(z, u_k) dt + G(z) dW`` (:eq:`cogsde-eq-em`).
 
     ``z_{k+1} = z_k + f(z_k, u_k) h + G(z_k) ΔW_k`` with ``ΔW_k ~ N(0, h I)``, for all ``N``
     paths at once. ``drift(z, u_k)`` maps ``(N, d)`` (and the commands ``(N, c)`` or ``None``)
@@ -156,7 +156,7 @@ class Certificate:
 
 
 def mean_square_bound(t: Tensor, alpha: float, beta: float, m0: float, u_sup2: float) -> Tensor:
-    """Theorem 1 of chapter 05: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``."""
+    """:prf:ref:`cogsde-thm-ms`: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``."""
     a = checks.real("alpha", alpha, low=0.0, strict=True)
     b = checks.real("beta", beta, low=0.0)
     checks.real("m0", m0, low=0.0)
@@ -168,7 +168,7 @@ def mean_square_bound(t: Tensor, alpha: float, beta: float, m0: float, u_sup2: f
 def em_mean_square_bound(
     n: Tensor, h: float, cert: Certificate, m0: float, u_sup2: float
 ) -> Tensor:
-    """Proposition 2 of chapter 05: the mean-square bound of Euler–Maruyama with step ``h``.
+    """:prf:ref:`cogsde-prop-em`: the mean-square bound of Euler–Maruyama, step ``h``.
 
     Valid for ``h < alpha / (2 L^2)``: ``rho^n m0 + (beta + h K)(1 + U^2)/(alpha - 2 h L^2)``
     with ``rho = 1 - h alpha + 2 h^2 L^2``.
@@ -232,7 +232,7 @@ class _DualChannel(nn.Module):
 
 
 class CogSDE(_DualChannel):
-    """The dissipative CogSDE drift/diffusion of chapter 05 (Eq. (3)), dissipative by design.
+    """The dissipative CogSDE drift/diffusion (:eq:`cogsde-eq-param`), dissipative by design.
 
     ``A = -(ε I + M Mᵀ) + (N - Nᵀ)``: its symmetric part is ``≤ -ε I``, the skew part rotates.
     The nonlinear part is gated by the command (multiplicative channel, in ``(0, 1)``) and
@@ -254,7 +254,7 @@ class CogSDE(_DualChannel):
 
     @torch.no_grad()
     def certificate(self) -> Certificate:
-        """(α, β) of Proposition 1 of chapter 05, computed from the parameters.
+        """(α, β) of :prf:ref:`cogsde-prop-param`, computed from the parameters.
 
         λ = λ_min(ε I + M Mᵀ) ≥ ε > 0; with a = ||s|| + ||b_0|| and b = ||B||₂ (Young with
         weight λ): α = λ, β = max(2a²/λ + ||σ||², 2b²/λ).

@@ -4,16 +4,16 @@ The answering agent (row player, maximiser) mixes over ``m`` candidate answers, 
 (column player, minimiser) over ``n`` query intents / evaluators; ``A[i, j]`` is the payoff
 of answer ``i`` under intent ``j``. This module holds:
 
-- :func:`maximin_lp` / :func:`minimax_lp` — the row player's LP (Eq. (2) of chapter 07) and
-  its dual, the column player's LP (Eq. (3)), solved by HiGHS through ``scipy.optimize.linprog``;
+- :func:`maximin_lp` / :func:`minimax_lp` — the row player's LP (:eq:`sg-eq-primal`) and its
+  dual, the column player's LP (:eq:`sg-eq-dual`), solved by HiGHS (``scipy.optimize.linprog``);
 - :func:`mwu` — multiplicative weights (Hedge) for both players on a *batch* of games at once
-  (Eq. (6)), returning the averaged strategies, value bracket and duality gap;
-- :func:`duality_gap`, :func:`worst_case_payoff` — exploitability of a strategy pair (Eq. (4));
+  (:eq:`sg-eq-hedge`), returning the averaged strategies, value bracket and duality gap;
+- :func:`duality_gap`, :func:`worst_case_payoff` — exploitability of a pair (:eq:`sg-eq-gap`);
 - :func:`simulate_benchmark`, :func:`payoff_matrix`, :func:`judge_estimate` — the black-box
   simulator: candidates with latent helpfulness and risk, noisy judges, estimated payoffs
-  (Eq. (1) and (5));
+  (:eq:`sg-eq-payoff`, :eq:`sg-eq-estimate`);
 - :func:`max_helpfulness_lp`, :func:`multiplier_game` — the paper's constrained form (maximise
-  guaranteed helpfulness under a risk cap) and its bounded-multiplier game (Eq. (7));
+  guaranteed helpfulness under a risk cap) and its multiplier game (:eq:`sg-eq-multiplier`);
 - :func:`hoeffding_samples`, :func:`mwu_gap_bound` — the sample-size and round-count bounds.
 """
 
@@ -60,11 +60,12 @@ class GameSolution:
 
 @dataclass(frozen=True)
 class MWUResult:
-    """Averaged Hedge strategies on a batch of games (Eq. (6) of chapter 07).
+    """Averaged Hedge strategies on a batch of games (:eq:`sg-eq-hedge`).
 
     ``lower`` = min_j (x̄ᵀA)_j and ``upper`` = max_i (Aȳ)_i bracket the value of each game;
-    ``gap = upper - lower`` is the duality gap (Eq. (4)), ``value`` the bracket's midpoint and
-    ``rounds`` the number of rounds run (``T``, or fewer when stopped early by ``tol``).
+    ``gap = upper - lower`` is the duality gap (:eq:`sg-eq-gap`), ``value`` the bracket's
+    midpoint and ``rounds`` the number of rounds run (``T``, or fewer when stopped early by
+    ``tol``).
     """
 
     x: torch.Tensor
@@ -78,7 +79,7 @@ class MWUResult:
 
 @dataclass(frozen=True)
 class SafetyBenchmark:
-    """Latent judge probabilities of a simulated safety benchmark (Eq. (1) of chapter 07).
+    """Latent judge probabilities of a simulated safety benchmark (:eq:`sg-eq-payoff`).
 
     ``helpful[q, i, j]`` is the probability that judge/intent ``j`` rates candidate ``i`` of
     query ``q`` helpful; ``risk[q, i, j]`` the probability that it flags it unsafe.
@@ -115,7 +116,7 @@ def _lp(c: np.ndarray, a_ub: np.ndarray, k: int) -> np.ndarray:
 
 
 def maximin_lp(A: object) -> GameSolution:
-    """Row player's maximin strategy: max v s.t. Aᵀx ≥ v𝟙, x ∈ Δ_m (Eq. (2) of chapter 07)."""
+    """Row player's maximin strategy: max v s.t. Aᵀx ≥ v𝟙, x ∈ Δ_m (:eq:`sg-eq-primal`)."""
     a = _matrix("A", A)
     m, n = a.shape
     z = _lp(np.r_[np.zeros(m), -1.0], np.c_[-a.T, np.ones(n)], m)
@@ -124,7 +125,7 @@ def maximin_lp(A: object) -> GameSolution:
 
 
 def minimax_lp(A: object) -> GameSolution:
-    """Column player's minimax strategy: min u s.t. Ay ≤ u𝟙, y ∈ Δ_n (Eq. (3), the dual LP)."""
+    """Column player's minimax strategy: min u s.t. Ay ≤ u𝟙, y ∈ Δ_n (:eq:`sg-eq-dual`)."""
     a = _matrix("A", A)
     m, n = a.shape
     z = _lp(np.r_[np.zeros(n), 1.0], np.c_[a, -np.ones(m)], n)
@@ -165,7 +166,7 @@ def max_helpfulness_lp(helpful: object, risk: object, cap: float) -> GameSolutio
 
 
 def multiplier_game(helpful: object, risk: object, cap: float, lam_max: float) -> np.ndarray:
-    """The bounded-multiplier game of a risk cap: columns M and M + λ̄(τ − r) (Eq. (7)).
+    """The multiplier game of a risk cap: columns M and M + λ̄(τ − r) (:eq:`sg-eq-multiplier`).
 
     For one intent, helpfulness ``M`` (K,) and risk ``r`` (K,), the Lagrangian
     L(x, λ) = xᵀM + λ(τ − xᵀr) with λ ∈ [0, λ̄] is bilinear, so the multiplier player only needs
@@ -202,7 +203,7 @@ def worst_case_payoff(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 
 def duality_gap(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """max_i (Ay)_i − min_j (xᵀA)_j ≥ 0, zero exactly at an equilibrium (Eq. (4) of chapter 07)."""
+    """max_i (Ay)_i − min_j (xᵀA)_j ≥ 0, zero exactly at an equilibrium (:eq:`sg-eq-gap`)."""
     A = _batched("A", A)
     checks.shape("y", y, (*A.shape[:-2], A.shape[-1]))
     checks.probability_vector("y", y)
@@ -228,7 +229,7 @@ def mwu(
     tol: float | None = None,
     check_every: int = 32,
 ) -> MWUResult:
-    """Both players run Hedge for ``T`` rounds on every game of the batch (Eq. (6), chapter 07).
+    """Both players run Hedge for ``T`` rounds on every game of the batch (:eq:`sg-eq-hedge`).
 
     ``A`` has shape ``(B, m, n)`` (or ``(m, n)``). Round ``t``: x_t ∝ exp(η Σ_{s<t} A y_s),
     y_t ∝ exp(−η' Σ_{s<t} Aᵀ x_s). Default step sizes are the horizon-tuned
@@ -308,7 +309,7 @@ def mwu(
 
 
 def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
-    """L(√(ln m / 2T) + √(ln n / 2T)): the gap guarantee of :func:`mwu` (sg-thm-mwu, chapter 07)."""
+    """L(√(ln m / 2T) + √(ln n / 2T)): the gap guarantee of :func:`mwu` (:prf:ref:`sg-thm-mwu`)."""
     m = checks.integer("m", m, low=1)
     n = checks.integer("n", n, low=1)
     T = checks.integer("T", T, low=1)
@@ -319,7 +320,7 @@ def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
 
 
 def hoeffding_samples(delta: float, beta: float, entries: int, width: float = 1.0) -> int:
-    """Judge calls per entry so that ‖Â − A‖_max ≤ δ w.p. ≥ 1 − β (chapter 07, sg-prop-hoeffding).
+    """Judge calls per entry so that ‖Â − A‖_max ≤ δ w.p. ≥ 1 − β (:prf:ref:`sg-prop-hoeffding`).
 
     Each of ``entries`` payoff entries is the mean of ``n`` i.i.d. scores in an interval of
     length ``width``; Hoeffding plus a union bound give n = ⌈width² ln(2·entries/β) / (2δ²)⌉.
@@ -344,7 +345,7 @@ def simulate_benchmark(
     device: torch.device | str = "cpu",
     dtype: torch.dtype = torch.float64,
 ) -> SafetyBenchmark:
-    """A synthetic safety benchmark with latent helpfulness and risk (Eq. (1) of chapter 07).
+    """A synthetic safety benchmark with latent helpfulness and risk (:eq:`sg-eq-payoff`).
 
     Candidate ``i`` of a query has informativeness t_i = i / (K − 1): candidate 0 is a refusal
     (never helpful, never unsafe), the last the most detailed answer. A query has a sensitivity
@@ -390,7 +391,7 @@ def _probabilities(helpful: torch.Tensor, risk: torch.Tensor) -> None:
 
 
 def payoff_matrix(helpful: torch.Tensor, risk: torch.Tensor, w: float) -> torch.Tensor:
-    """A = (1 − w)·helpful − w·risk, the payoff of the safety game (Eq. (1) of chapter 07)."""
+    """A = (1 − w)·helpful − w·risk, the payoff of the safety game (:eq:`sg-eq-payoff`)."""
     _probabilities(helpful, risk)
     w = checks.real("w", w, low=0.0, high=1.0)
     return (1.0 - w) * helpful - w * risk
@@ -404,7 +405,7 @@ def judge_estimate(
     *,
     generator: torch.Generator,
 ) -> torch.Tensor:
-    """Â from noisy judge calls (Eq. (5) of chapter 07).
+    """Â from noisy judge calls (:eq:`sg-eq-estimate`).
 
     Each call returns a helpful flag ~ Bernoulli(helpful) and an unsafe flag ~ Bernoulli(risk);
     the call's score (1 − w)·flag_h − w·flag_r lies in an interval of length 1, and Â is the

@@ -37,7 +37,7 @@ def build(*, out: Path | None = None, quiet: bool = False) -> Path:
         raise RuntimeError(f"the book build failed (exit {result.returncode})\n{detail}")
     index = (out or BOOK) / "_build" / "html" / "index.html"
     if not quiet:
-        print(f"built in {time.perf_counter() - t0:.0f} s; open {index.relative_to(ROOT)}")
+        print(f"built in {time.perf_counter() - t0:.0f} s; open {index.resolve()}")
     return index
 
 

@@ -224,8 +224,12 @@ def needs_execution(py: Path) -> bool:
     return recorded.get("inputs_sha256") != inputs_hash(py)
 
 
-def execute(py: Path, *, timeout: int = 600) -> float:
-    """Execute a chapter's ``.py`` in a fresh kernel and write its ``.ipynb``; return seconds."""
+def execute(py: Path, *, timeout: int = 600, write: bool = True) -> float:
+    """Execute a chapter's ``.py`` in a fresh kernel and write its ``.ipynb``; return seconds.
+
+    With ``write=False`` the executed notebook is discarded (``make bench`` times chapters
+    this way without touching the committed twins).
+    """
     import jupytext
     from nbclient import NotebookClient
 
@@ -260,7 +264,8 @@ def execute(py: Path, *, timeout: int = 600) -> float:
     nb.metadata.pop("widgets", None)
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata["icml26"] = {"inputs_sha256": inputs_hash(py)}
-    jupytext.write(nb, twin(py), fmt="ipynb")
+    if write:
+        jupytext.write(nb, twin(py), fmt="ipynb")
     return seconds
 
 

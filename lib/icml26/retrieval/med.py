@@ -1,9 +1,9 @@
 """Chapter 01 (med): geometry of exact and robust top-k retrieval.
 
 Kernels for the Minimal Embeddable Dimension chapter: the moment curve and its squared-polynomial
-queries (Lemma "moment-curve queries" of chapter 01), the unit-norm trigonometric moment curve,
+queries (:prf:ref:`med-lem-moment`), the unit-norm trigonometric moment curve,
 the regular simplex with normalised centroid queries and the margin ceiling
-``eps_star(m, k) = m / sqrt(k (m-1) (m-k))`` (Theorem "margin ceiling" of chapter 01), score
+``eps_star(m, k) = m / sqrt(k (m-1) (m-k))`` (:prf:ref:`med-thm-ceiling`), score
 margins for batches of subsets, exact retrievability as a batched linear programme (HiGHS),
 gradient-based margin optimisation, the free-embedding InfoNCE protocol of Weller et al. (2025)
 and recall@k.
@@ -105,7 +105,7 @@ def moment_curve(
     dtype: torch.dtype = torch.float64,
     device: torch.device | str | None = None,
 ) -> Tensor:
-    """Points ``x(t_i) = (t_i, t_i^2, ..., t_i^d)`` on the moment curve (Definition of chapter 01).
+    """Points ``x(t_i) = (t_i, t_i^2, ..., t_i^d)`` on the moment curve (:prf:ref:`med-lem-moment`).
 
     The parameters default to ``m`` equispaced values in ``[-1, 1]``. Their convex hull is the
     cyclic polytope ``C(m, d)``, which is ``floor(d/2)``-neighbourly.
@@ -124,7 +124,7 @@ def moment_curve(
 
 
 def moment_curve_queries(t: Tensor, subsets: Tensor, d: int) -> tuple[Tensor, Tensor]:
-    """Squared-polynomial queries for points on the moment curve (Lemma of chapter 01).
+    """Squared-polynomial queries for points on the moment curve (:prf:ref:`med-lem-moment`).
 
     For a subset ``S`` let ``P_S(t) = prod_{i in S} (t - t_i)`` and ``P_S(t)^2 = sum_j c_j t^j``.
     The query ``q_S = -(c_1, ..., c_d)`` gives ``<q_S, x(t)> = c_0 - P_S(t)^2``: exactly ``c_0`` on
@@ -173,7 +173,7 @@ def trig_moment_queries(t: Tensor, subsets: Tensor, k: int) -> Tensor:
     ``<q_S, x(t)> = a_0 - prod_{i in S} (1 - cos(t - t_i))``.
 
     The product is a non-negative trigonometric polynomial of degree ``|S| <= k`` vanishing exactly
-    at the ``t_i`` of ``S`` (chapter 01, Proposition "unit-norm neighbourly curve").
+    at the ``t_i`` of ``S`` (:prf:ref:`med-prop-trig`).
     """
     k = checks.integer("k", k, low=1)
     if not isinstance(t, torch.Tensor) or t.ndim != 1:
@@ -202,7 +202,10 @@ def trig_moment_queries(t: Tensor, subsets: Tensor, k: int) -> Tensor:
 def regular_simplex(
     m: int, *, dtype: torch.dtype = torch.float64, device: torch.device | str | None = None
 ) -> Tensor:
-    """``m`` unit vectors in ``R^{m-1}`` with pairwise inner products ``-1/(m-1)`` (chapter 01)."""
+    """The regular simplex: ``m`` unit vectors in ``R^{m-1}``, inner products ``-1/(m-1)``.
+
+    The configuration of :prf:ref:`med-prop-simplex`.
+    """
     m = checks.integer("m", m, low=2)
     centred = torch.eye(m, dtype=dtype, device=device) - 1.0 / m
     # orthonormal basis of the hyperplane 1^T x = 0: the first m-1 left singular vectors
@@ -222,7 +225,10 @@ def gaussian_unit(
 
 
 def eps_star(m: int, k: int) -> float:
-    """The margin ceiling ``eps_star(m, k) = m / sqrt(k (m-1) (m-k))`` (Theorem of chapter 01)."""
+    """The margin ceiling ``eps_star(m, k) = m / sqrt(k (m-1) (m-k))``.
+
+    The bound of :prf:ref:`med-thm-ceiling`.
+    """
     m, k = _check_mk(m, k)
     return m / math.sqrt(k * (m - 1) * (m - k))
 
@@ -256,7 +262,7 @@ def centroid_margins(X: Tensor, subsets: Tensor, *, atol: float = 1e-6) -> Tenso
     """Margins of normalised centroid queries on unit vectors, computed from the Gram matrix.
 
     Entry ``b`` is ``min_{i in S} <u_S, x_i> - max_{j notin S} <u_S, x_j>`` with
-    ``u_S = sum_{i in S} x_i / ||sum_{i in S} x_i||`` (the robust centroid witness of chapter 01).
+    ``u_S = sum_{i in S} x_i / ||sum_{i in S} x_i||`` (:prf:ref:`med-prop-simplex`).
     Cost ``O(m^2 d + B m k)``: only the ``m x m`` Gram matrix is formed.
     """
     X = _check_points(X)
@@ -274,7 +280,7 @@ def centroid_margins(X: Tensor, subsets: Tensor, *, atol: float = 1e-6) -> Tenso
 
 
 def min_pair_centroid_margin(X: Tensor, *, atol: float = 1e-6, block: int = 2**21) -> Tensor:
-    """Smallest normalised-centroid margin over all ``C(m, 2)`` pairs of unit vectors (chapter 01).
+    """Smallest normalised-centroid margin over all pairs (:prf:ref:`med-thm-gauss`).
 
     Equals ``centroid_margins(X, all_subsets(m, 2)).min()`` without listing the pairs: for
     ``S = {a, b}`` both members score ``<z, x_a> = <z, x_b> = 1 + G_ab`` with ``z = x_a + x_b``,
@@ -303,14 +309,15 @@ def min_pair_centroid_margin(X: Tensor, *, atol: float = 1e-6, block: int = 2**2
 
 
 def lp_margins(X: Tensor, subsets: Tensor, *, chunk: int = 512) -> np.ndarray:
-    """Exact top-``|S|`` retrievability of each subset as a linear programme (chapter 01).
+    """Exact top-``|S|`` retrievability of each subset as an LP (:prf:ref:`med-def-med`).
 
     For each ``S`` solve ``max t`` over ``(w, b, t)`` with ``<w, x_i> - b >= t`` (``i in S``),
     ``<w, x_j> - b <= -t`` (``j notin S``), ``-1 <= w <= 1``, ``t <= 1``. Subsets are solved
     together as one block-diagonal sparse LP per chunk (HiGHS). Returns, per subset, the margin
-    ``min_{i in S} <w*, x_i> - max_{j notin S} <w*, x_j>`` *recomputed in float64 from the solver's
-    w*``: a positive value is an explicit certificate of retrievability; a value ``<= 0`` means the
-    LP optimum is (up to solver tolerance) non-positive, i.e. no query retrieves ``S``.
+    ``min_{i in S} <w*, x_i> - max_{j notin S} <w*, x_j>``, recomputed in float64 from the
+    solver's ``w*``: a positive value is an explicit certificate of retrievability; a value
+    ``<= 0`` means the LP optimum is (up to solver tolerance) non-positive, i.e. no query
+    retrieves ``S``.
     """
     X = _check_points(X)
     subsets = _check_subsets(subsets, X.shape[0])

@@ -5,8 +5,9 @@ Every kernel works on a leading batch axis of ``R`` independent runs and a time 
 
 - :func:`simulate` draws states ``S`` (R, T) and contexts ``X`` (R, T, p) from the chain
   ``S_1 ~ pi``, ``S_{t+1} | S_t ~ P[S_t]``, ``X_t | S_t = s ~ N(mu_s, diag(var_s))``;
-- :func:`gaussian_loglik` gives the emission log-densities ``log g_s(X_t)`` (Eq. (1));
-- :func:`forward_filter` runs the filtering recursion of Eq. (2) of chapter 02,
+- :func:`gaussian_loglik` gives the emission log-densities ``log g_s(X_t)``
+  (:eq:`hmmb-eq-emission`);
+- :func:`forward_filter` runs the filtering recursion of :eq:`hmmb-eq-filter`,
   ``b_t ∝ diag(g(X_t)) P^T b_{t-1}``, in normalised or in log space, and returns the beliefs
   and the log-likelihood ``log p(X_{1:T})``;
 - :func:`baum_welch` fits ``(pi, P, mu, var)`` by EM (forward-backward), one model per run;
@@ -16,7 +17,7 @@ Every kernel works on a leading batch axis of ``R`` independent runs and a time 
   each epoch with the newest estimate: the beliefs of the re-estimating learner of chapter 02;
 - :func:`hilbert_distance`, :func:`tv_distance`, :func:`birkhoff_coefficient`,
   :func:`dobrushin_coefficient`, :func:`second_eigenvalue_modulus` and
-  :func:`fit_contraction_rate` measure filter forgetting (the forgetting theorem of chapter 02).
+  :func:`fit_contraction_rate` measure filter forgetting (:prf:ref:`hmmb-thm-forgetting`).
 
 Parameters may be shared by all runs (``P`` of shape (N, N), ...) or given per run
 (``P`` of shape (R, N, N), ...), as :func:`baum_welch` returns them.
@@ -133,7 +134,7 @@ def simulate(
 
 
 def gaussian_loglik(x: torch.Tensor, means: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
-    """Eq. (1) of chapter 02: ``log N(x_t; mu_s, diag(var_s))`` for every state, (R, T, N)."""
+    """:eq:`hmmb-eq-emission`: ``log N(x_t; mu_s, diag(var_s))`` for every state, (R, T, N)."""
     if not isinstance(x, torch.Tensor) or x.ndim != 3:
         raise ValueError(f"x must be a tensor of shape (R, T, p), got {getattr(x, 'shape', x)}")
     n = means.shape[-2] if isinstance(means, torch.Tensor) and means.ndim >= 2 else -1
@@ -155,7 +156,7 @@ def forward_filter(
     *,
     log_space: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Eq. (2) of chapter 02: beliefs ``b_t = P(S_t | X_{1:t})`` (R, T, N) and ``log p(X_{1:T})``.
+    """:eq:`hmmb-eq-filter`: beliefs ``b_t = P(S_t | X_{1:t})`` (R, T, N) and ``log p(X_{1:T})``.
 
     ``log_obs`` (R, T, N) holds ``log g_s(X_t)`` (any emission model). ``P`` is (N, N) or
     (R, N, N), ``pi`` (N,) or (R, N). The normalised recursion rescales each step by its
@@ -409,7 +410,9 @@ def hilbert_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 
 
 def birkhoff_coefficient(P: torch.Tensor) -> float:
-    """Birkhoff's coefficient ``tanh(Delta(P)/4)`` of a positive matrix (forgetting, ch. 02).
+    """Birkhoff's coefficient ``tanh(Delta(P)/4)`` of a positive matrix.
+
+    The contraction rate of :prf:ref:`hmmb-thm-forgetting`.
 
     ``Delta(P) = max_{i,j,k,l} log(P_ik P_jl / (P_jk P_il))``; requires every entry > 0.
     """

@@ -1,0 +1,51 @@
+"""The ``chapter-list`` directive: the book's nineteen papers by part, each either linked to
+its chapter or marked forthcoming, from the chapter registry (:mod:`icml26.chapters`)."""
+
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+
+class ChapterList(SphinxDirective):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from icml26.chapters import CHAPTERS, FORTHCOMING, PARTS
+
+        written = {c.number: c for c in CHAPTERS}
+        entries = {c.number: (c.part, c.title) for c in CHAPTERS} | FORTHCOMING
+        out: list[nodes.Node] = []
+        for part, caption in PARTS.items():
+            numbers = sorted(n for n, (p, _) in entries.items() if p == part)
+            if not numbers:
+                continue
+            out.append(nodes.rubric(text=caption))
+            items = nodes.bullet_list()
+            for n in numbers:
+                para = nodes.paragraph()
+                title = entries[n][1]
+                if n in written:
+                    ref = addnodes.pending_xref(
+                        "",
+                        refdomain="std",
+                        reftype="doc",
+                        reftarget=f"/notebooks/{written[n].stem}",
+                        refexplicit=True,
+                        refwarn=True,
+                    )
+                    ref += nodes.inline(text=f"{n} · {title}")
+                    para += ref
+                else:
+                    para += nodes.Text(f"{n} · {title} ")
+                    para += nodes.emphasis(text="(forthcoming)")
+                items += nodes.list_item("", para)
+            out.append(items)
+        return out
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.add_directive("chapter-list", ChapterList)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

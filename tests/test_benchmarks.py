@@ -1,0 +1,61 @@
+"""The benchmark harness: interleaved ratios with a spread, and its stability self-check.
+
+A tiny case (a vectorised sum against a Python loop) keeps this fast; ``make bench --check``
+runs the same check on every registered case.
+"""
+
+import numpy as np
+import pytest
+
+from benchmarks import harness
+from benchmarks.registry import register, register_scaling
+
+X = np.random.default_rng(0).random(2000)
+
+
+def kernel():
+    return X.sum()
+
+
+def loop():
+    total = 0.0
+    for v in X:
+        total += v
+    return total
+
+
+def test_two_runs_of_the_harness_agree_within_their_spread():
+    a = harness.compare(kernel, loop, rounds=7, min_run_time=0.05)
+    b = harness.compare(kernel, loop, rounds=7, min_run_time=0.05)
+    assert a.reference.median > 5, "a Python loop is far slower than numpy's sum"
+    assert harness.consistent(a.reference, b.reference), (a.reference, b.reference)
+    assert a.library is None and a.kernel_s > 0
+
+
+def test_ratio_spread_and_flag():
+    r = harness.Ratio.of([10.0, 10.0, 10.0, 30.0, 2.0])
+    assert r.median == 10.0 and r.flagged is False
+    wide = harness.Ratio.of([5.0, 10.0, 20.0])
+    assert wide.spread == pytest.approx((15.0 - 7.5) / 20.0) and wide.flagged
+    assert harness.consistent(harness.Ratio(10, 9, 11), harness.Ratio(10.5, 10, 12))
+    assert not harness.consistent(harness.Ratio(10, 9.5, 10.5), harness.Ratio(20, 19, 21))
+
+
+def test_compare_and_register_validate():
+    with pytest.raises(ValueError, match="rounds"):
+        harness.compare(kernel, loop, rounds=0)
+    with pytest.raises(ValueError, match="reference or a library"):
+        harness.compare(kernel)
+    with pytest.raises(ValueError, match="reference or a library"):
+        register("00", "x", kernel=kernel)
+    with pytest.raises(ValueError, match="library_name"):
+        register("00", "x", kernel=kernel, library=loop)
+    with pytest.raises(ValueError, match="decade"):
+        register_scaling("00", "x", make=lambda n: kernel, sizes=(1, 2, 4), size_label="n")
+    with pytest.raises(ValueError, match="increasing"):
+        register_scaling("00", "x", make=lambda n: kernel, sizes=(10, 1, 100), size_label="n")
+
+
+def test_scaling_curve_slopes():
+    times, low, high = harness.scaling_curve(lambda n: lambda: np.ones(n).sum(), (10, 100, 1000))
+    assert len(times) == 3 and np.isfinite([low, high]).all()
