@@ -372,10 +372,10 @@ REWARD_SCALE, CYCLIC_SCALE = 0.5, 2.0  # G3: size of the transitive and cyclic p
 SWEEP = [-2.0, -1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0, 2.0]  # the paper's λ sweep
 SWEEP_T = icml26.pick(ci=400, paper=1600)
 TAU = 0.1  # the paper's temperature
-PROMPTS_TRAIN = icml26.pick(ci=200, paper=4000)  # G2 with item features (08.13-08.14)
-PROMPTS_TEST = icml26.pick(ci=50, paper=1000)
+PROMPTS_TRAIN = icml26.pick(ci=200, paper=2000)  # G2 with item features (08.13-08.14)
+PROMPTS_TEST = icml26.pick(ci=50, paper=500)
 SEEDS = icml26.pick(ci=5, paper=10)
-ENC_STEPS = icml26.pick(ci=400, paper=1500)
+ENC_STEPS = icml26.pick(ci=400, paper=1000)
 ENC_LR = 1e-3
 BENCH_GAMES = icml26.pick(ci=1000, paper=10000)  # batched self-play vs an LP per game
 BENCH_T = 1600
@@ -1298,7 +1298,7 @@ print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapola
 #   ({prf:ref}`hrc-def-dsppo`); an LLM policy only approximates it, with $K = 5$ sampled
 #   opponents instead of exact win rates.
 # - **Scale.** At `ICML26_SCALE=paper` the same experiments are sized for one GPU: 1000
-#   tournaments, 64 restarts, 64 games with $T$ up to $102\,400$, 10 seeds and 5000 prompts. The
+#   tournaments, 64 restarts, 64 games with $T$ up to $102\,400$, 10 seeds and 2500 prompts. The
 #   committed outputs are those of the default scale. With 64 games the worst game is harder
 #   still: in our run at that scale DSPPO's worst $\operatorname{gap}\cdot\sqrt T$ was $2.52$
 #   (08.9), the worst TV distance $0.25$ (08.12), and the worst log–log slope $-0.31$, so 08.10
