@@ -344,9 +344,9 @@ fig, ax = plt.subplots(figsize=(7.4, 3.2))
 icml26.plotting.diagram(
     ax,
     {
-        "l_llm": (0.12, 0.8, "model call"),
-        "l_act": (0.45, 0.8, "one action"),
-        "l_obs": (0.78, 0.8, "observe page"),
+        "l_llm": (0.12, 0.68, "model call"),
+        "l_act": (0.45, 0.68, "one action"),
+        "l_obs": (0.78, 0.68, "observe page"),
         "j_llm": (0.1, 0.25, "model writes\na plan"),
         "j_chk": (0.36, 0.25, "static\ncheck"),
         "j_run": (0.62, 0.25, "run the plan\n(coarse tools)"),
