@@ -102,6 +102,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_07_safety_game",
     ),
     Chapter(
+        "08",
+        "hrc-dsppo",
+        "games",
+        "Transitive and cyclic preferences: HRC decomposition and dynamic self-play",
+        ("icml26.games.preferences", "icml26.games.zerosum"),
+        bench="bench_08_hrc_dsppo",
+    ),
+    Chapter(
         "09",
         "t3-unlearning",
         "generative",
@@ -156,7 +164,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
-    "08": ("games", "Hybrid reward-cyclic preferences and dynamic self-play"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
     "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
