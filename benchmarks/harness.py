@@ -131,11 +131,10 @@ def scaling_curve(
     from icml26.stats import loglog_fit
 
     times = []
-    with torch.no_grad():
-        for n in sizes:
-            fn = make(n)
-            fn()
-            times.append(seconds(fn, min_run_time=0.1))
+    for n in sizes:  # no torch.no_grad(): some kernels differentiate (chapter 18)
+        fn = make(n)
+        fn()
+        times.append(seconds(fn, min_run_time=0.1))
     half = max(2, (len(sizes) + 1) // 2)
     low = loglog_fit(sizes[:half], times[:half])[0]
     high = loglog_fit(sizes[-half:], times[-half:])[0]
