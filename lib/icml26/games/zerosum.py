@@ -12,8 +12,12 @@ of answer ``i`` under intent ``j``. This module holds:
 - :func:`simulate_benchmark`, :func:`payoff_matrix`, :func:`judge_estimate` — the black-box
   simulator: candidates with latent helpfulness and risk, noisy judges, estimated payoffs
   (:eq:`sg-eq-payoff`, :eq:`sg-eq-estimate`);
-- :func:`max_helpfulness_lp`, :func:`multiplier_game` — the paper's constrained form (maximise
-  guaranteed helpfulness under a risk cap) and its multiplier game (:eq:`sg-eq-multiplier`);
+- :func:`budgeted_lp`, :func:`budgeted_lp_batched`, :func:`safety_game`, :func:`threshold_filter`
+  — the paper's budgeted LP (:eq:`sg-eq-budget-lp`), by HiGHS and batched over prompts, its game
+  (:eq:`sg-eq-game-matrix`, :prf:ref:`sg-thm-reduction`) and the filter baseline;
+- :func:`simulate_candidates`, :func:`probe` — a simulated candidate pool and one-probe readings;
+- :func:`max_helpfulness_lp`, :func:`multiplier_game` — the risk-capped form of the intents game
+  (an extension) and the bounded-multiplier game of one intent (:eq:`sg-eq-game-matrix`);
 - :func:`hoeffding_samples`, :func:`mwu_gap_bound` — the sample-size and round-count bounds.
 """
 
@@ -37,6 +41,8 @@ __all__ = [
     "GameSolution",
     "MWUResult",
     "SafetyBenchmark",
+    "budgeted_lp",
+    "budgeted_lp_batched",
     "duality_gap",
     "hoeffding_samples",
     "judge_estimate",
@@ -47,15 +53,13 @@ __all__ = [
     "mwu",
     "mwu_gap_bound",
     "payoff_matrix",
-    "simulate_benchmark",
-    "worst_case_payoff",
-    "budgeted_lp",
-    "budgeted_lp_batched",
     "probe",
     "safety_game",
+    "simulate_benchmark",
     "simulate_candidates",
     "tensor_2d",
     "threshold_filter",
+    "worst_case_payoff",
 ]
 
 
@@ -175,7 +179,7 @@ def max_helpfulness_lp(helpful: object, risk: object, cap: float) -> GameSolutio
 
 
 def multiplier_game(helpful: object, risk: object, cap: float, lam_max: float) -> np.ndarray:
-    """The multiplier game of a risk cap: columns M and M + λ̄(τ − r) (:eq:`sg-eq-multiplier`).
+    """The multiplier game of a risk cap: columns M and M + λ̄(τ − r) (:eq:`sg-eq-game-matrix`).
 
     For one intent, helpfulness ``M`` (K,) and risk ``r`` (K,), the Lagrangian
     L(x, λ) = xᵀM + λ(τ − xᵀr) with λ ∈ [0, λ̄] is bilinear, so the multiplier player only needs
@@ -552,7 +556,7 @@ def budgeted_lp_batched(
 
 
 def tensor_2d(name: str, a: object) -> torch.Tensor:
-    """Validate a floating ``(Q, K)`` tensor of finite scores."""
+    """Validate a floating ``(Q, K)`` tensor of finite scores (chapter 07); returns it."""
     if (
         not isinstance(a, torch.Tensor)
         or a.ndim != 2
