@@ -1415,6 +1415,29 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # %% [markdown]
 # ## Exercises
 #
+# ````{exercise} The price of the T − 2ε rule
+# :label: sg-ex-robust-price
+#
+# (a) Show that the helpfulness lost per prompt by solving at $T - 2\varepsilon$ instead of $T$
+# (both with true scores) is at most $2\varepsilon\,\lambda^\star(T - 2\varepsilon)$, the
+# smallest optimal multiplier at the tightened budget. (b) Check it on the pool of 07.3 with
+# `icml26.games.zerosum.budgeted_lp` for $\varepsilon = 0.02$. (c) Why can no rule that only
+# sees readings within $\varepsilon$ guarantee true risk $\le T$ with a smaller margin?
+# ````
+#
+# ````{solution} sg-ex-robust-price
+# :class: dropdown
+#
+# (a) The optimum $h(t)$ is concave in the budget, so $h(T) - h(T - 2\varepsilon) \le
+# 2\varepsilon\, h'((T - 2\varepsilon)^+)$, and the right derivative is the smallest optimal
+# multiplier there ({prf:ref}`sg-thm-reduction`, proof of (iii)). (b) The inequality holds on
+# every prompt, with equality on those whose optimal pair does not change between the two
+# budgets (the frontier is linear there). (c) Readings $\hat r_i = r_i - \varepsilon$ for a risky
+# answer and $\hat r_s = r_s + \varepsilon$ for the refusal are consistent with the data and
+# hide $2\varepsilon$ of extra risk; a rule with a margin below $2\varepsilon$ that spends its
+# budget (as the LP does whenever the budget binds) exceeds $T$ on such readings.
+# ````
+#
 # ````{exercise} Fixed step size
 # :label: sg-ex-fixed-eta
 #
