@@ -19,6 +19,9 @@ the duality gap of the LP value. The cases therefore fix the certified accuracy:
 - Case 4: the notebook's readable one-game Hedge loop (T = 1024, the same iterates) on 64 of
   the games, against the kernel and the LP loop.
 - Case 5: the LP against nashpy's support enumeration on 32 small random 3×3 games (both exact).
+- Case 6: the paper's budgeted LP (refusal + 7 candidates, T = 0.1) for 4096 prompts: the exact
+  batched vertex enumeration (one tensor program over all prompts) vs the notebook's readable
+  per-prompt enumeration vs one HiGHS call per prompt.
 """
 
 from __future__ import annotations
@@ -44,8 +47,16 @@ A_LIST = list(A_BATCH.numpy())
 A_SMALL = list(np.random.default_rng(0).uniform(-1.0, 1.0, (32, 3, 3)))
 
 
+_pool = zerosum.simulate_candidates(4096, 8, generator=torch.Generator().manual_seed(1))
+M_POOL = _pool.helpful - _pool.helpful[:, :1]
+D_POOL = _pool.risk - _pool.risk[:, :1]
+POOL_LIST = list(zip(M_POOL.numpy(), D_POOL.numpy(), strict=True))
+
 # The chapter's readable reference (one game, a plain loop over rounds), from the notebook.
 _hedge_reference = notebook_functions("07-safety-game", "hedge_reference")["hedge_reference"]
+_budget_reference = notebook_functions("07-safety-game", "budgeted_lp_reference")[
+    "budgeted_lp_reference"
+]
 
 
 def _support_enumeration_values() -> list[float]:
@@ -119,4 +130,31 @@ register_scaling(
     make=_hedge_at,
     sizes=(16, 64, 256, 1024, 4096),
     size_label="games",
+)
+
+
+register(
+    chapter="07",
+    name="4096 prompts, budgeted LP (T = 0.1, 8 candidates): batched exact vertex enumeration vs "
+    "one HiGHS call per prompt",
+    kernel=lambda: zerosum.budgeted_lp_batched(M_POOL, D_POOL, 0.1)[0],
+    reference=lambda: [_budget_reference(m, d, 0.1)[0] for m, d in POOL_LIST],
+    library=lambda: [zerosum.budgeted_lp(m, d, 0.1).value for m, d in POOL_LIST],
+    library_name="scipy linprog (HiGHS), one call per prompt",
+    repeats=3,
+)
+
+
+def _budgeted_at(prompts: int):
+    p = zerosum.simulate_candidates(prompts, 8, generator=torch.Generator().manual_seed(prompts))
+    M, D = p.helpful - p.helpful[:, :1], p.risk - p.risk[:, :1]
+    return lambda: zerosum.budgeted_lp_batched(M, D, 0.1)
+
+
+register_scaling(
+    "07",
+    "batched budgeted LP, 8 candidates, T = 0.1",
+    make=_budgeted_at,
+    sizes=(256, 1024, 4096, 16384),
+    size_label="prompts",
 )

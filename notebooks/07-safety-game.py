@@ -3,31 +3,172 @@
 #
 # ## Overview
 #
-# A deployed language model answers a query in many possible ways: a refusal that is safe but
+# A deployed language model answers a prompt in many possible ways: a refusal that is safe but
 # useless, a hedged partial answer, a detailed answer that helps a curious user and also helps a
-# malicious one. {cite:t}`nguyen2026safetygame` propose to pick among such
-# candidate answers *at inference time and from the outside*: without retraining the model and
-# without access to its weights, an agent scores a finite set of candidates with black-box probes
-# (how helpful, how risky) and solves a small **two-player zero-sum game** whose minimax
-# equilibrium balances the two. The equilibrium is computed by a linear-programming (LP) solver
-# that the agent calls for every query. The appeal is practical: anyone who can query a model —
-# a small organisation, a regulator, a third-party deployer — can impose a safety policy on it.
+# malicious one. {cite:t}`nguyen2026safetygame` pick among such candidate answers *at inference
+# time and from the outside*: without retraining the model and without access to its weights,
+# they score a handful of candidates with black-box probes — the model is asked "does this answer
+# the question well?" and "is this potentially harmful?" and its yes-confidence is read off — and
+# they choose a **mixed strategy** over the candidates by solving a small game. The game is
+# between the model and a user whose type is drawn by chance and hidden: benign (it rewards
+# helpfulness) or adversarial (it punishes risk beyond a budget $T$). Everything is measured
+# **relative to the refusal**, which is always a candidate. The game reduces to one linear
+# program (LP) per prompt — maximise helpfulness subject to extra risk at most $T$ — solved by an
+# off-the-shelf solver outside the model.
 #
-# The mathematics behind this is classical: von Neumann's minimax theorem
-# {cite}`vonneumann1928theorie`, its proof by LP duality {cite}`dantzig1951equivalence`, and
-# no-regret learning in games {cite}`freund1999adaptive`. What is specific to the black-box
-# setting is that the payoff matrix is never known: it is *estimated* from noisy judge scores,
-# so one must ask how wrong the computed equilibrium can be, and how many judge calls make it
-# right.
+# The formulation comes from **safe exploitation** in imperfect-information games
+# {cite}`brown2017safe,ge2024safe`: adapt to an opponent only as far as the adapted strategy is
+# not more exploitable than a safe baseline. Here the hidden cards are the user's intent, the safe
+# baseline is the refusal, the adapted strategy is a mixture of more helpful answers, and the
+# exploitability bound is "at most $T$ extra risk over refusing". Two design choices follow and
+# carry the method: score everything relative to the refusal, and bound the risk of the *whole
+# mixed strategy*, not of each answer. The mathematics underneath is classical: von Neumann's
+# minimax theorem {cite}`vonneumann1928theorie` and LP duality {cite}`dantzig1951equivalence`.
 #
-# By the end of this chapter you will be able to: write the safety–helpfulness dilemma as a
-# matrix game; compute maximin strategies of both players with HiGHS {cite}`huangfu2018highs`
-# and check them against nashpy {cite}`knight2018nashpy`; solve a thousand such games at once on
-# a GPU-friendly batched multiplicative-weights solver and certify its accuracy by the duality
-# gap; and bound the error of an equilibrium computed from estimated payoffs, with the number of
-# judge calls that makes it small.
+# By the end of this chapter you will be able to: write the paper's game and reduce it to the
+# budgeted LP; say exactly when the reduction holds (the prior weight of the adversarial type
+# must exceed the LP's multiplier, {prf:ref}`sg-thm-reduction`); make the LP robust to probe
+# errors by tightening the budget by $2\varepsilon$ ({prf:ref}`sg-prop-robust`); see why a game
+# beats a threshold filter at the same budget (it mixes in *borderline* answers); and solve the LP
+# for thousands of prompts at once without a solver. A second part presents the chapter's own
+# extensions — a game against several query intents, a batched no-regret solver
+# {cite}`freund1999adaptive`, and judge-sampling statistics — which are not in the paper.
+#
+# ```{admonition} What is known about the paper, and what is reconstructed
+# :class: warning
+#
+# The method and experiment sections of the paper were not available to us. The game, its value
+# function, the LP, the $T - 2\varepsilon$ robustness rule, the probes and the filter baseline
+# are taken from the authors' own description of the ICML version; the equivalence condition
+# $\beta \ge \lambda^\star$ and the proofs below are our derivations. An earlier version
+# (arXiv v2) used a **sigmoid** penalty that softens the budget; the ICML-era formula has a hard
+# hinge ($\lambda \in [0, 1]$). **This chapter follows the hinge**; whether the sigmoid survives
+# in the final paper is uncertain. The paper's benchmark numbers (HHH, TruthfulQA, SafetyBench,
+# with language models) are not reproduced: candidates and probes are simulated here.
+# ```
 #
 # ## Setting and notation
+#
+# One prompt at a time. The model has candidate answers $i \in \{s, 1, \dots, m\}$, where $s$ is
+# the refusal; $K = m + 1$, and in code the refusal is candidate 0.
+#
+# | symbol | meaning |
+# |---|---|
+# | $h_i, r_i \in [0,1]$ | yes-probabilities of the helpfulness and harm probes for answer $i$ |
+# | $M_i = h_i - h_s$ | helpfulness gain over refusing ($M_s = 0$) |
+# | $\Delta_i = r_i - r_s$ | extra risk over refusing ($\Delta_s = 0$) |
+# | $\pi \in \Delta_K$ | the model's mixed strategy over the candidates |
+# | $T \ge 0$ | risk budget: allowed expected extra risk over refusing |
+# | $\beta > 0$ | prior weight: the user is adversarial with probability $\beta/(\beta+1)$ |
+# | $\lambda \in [0,1]$ | penalty chosen by the adversarial user |
+# | $\lambda^\star$ | smallest optimal Lagrange multiplier of the budget in the LP |
+# | $\varepsilon$ | bound on each probe's error |
+#
+# The chapter's extensions (second half) add their own notation, introduced there; their
+# failure probability is $\rho$, not to be confused with the prior weight $\beta$.
+
+# %% [markdown]
+# ## Theory
+#
+# ```{prf:definition} The safety game
+# :label: sg-def-budget-game
+#
+# Chance draws the user type, hidden from the model: benign with probability $1/(\beta+1)$,
+# adversarial with probability $\beta/(\beta+1)$. The model commits to one $\pi \in \Delta_K$
+# (both branches are one information set). The benign user pays the helpfulness gain
+# $\pi^\top M$; the adversarial user picks $\lambda \in [0, 1]$ and charges $\lambda$ per unit of
+# extra risk beyond the budget. The value of the game is
+#
+# $$
+# V(\beta) = \max_{\pi \in \Delta_K} \min_{\lambda \in [0,1]}
+# \Big[\tfrac{1}{\beta+1}\, \pi^\top M \;-\; \tfrac{\beta}{\beta+1}\, \lambda\, (\pi^\top \Delta - T)\Big].
+# $$ (sg-eq-game-value)
+#
+# The **budgeted LP** is
+#
+# $$
+# p^\star = \max_{\pi \in \Delta_K} \ \pi^\top M \quad \text{s.t.}\quad \pi^\top \Delta \le T ,
+# $$ (sg-eq-budget-lp)
+#
+# and $\lambda^\star \ge 0$ denotes the smallest optimal Lagrange multiplier of its budget.
+# ```
+#
+# The refusal is always feasible ($\Delta_s = 0 \le T$), so the LP has a solution, and it is the
+# refusal when no mixture improves on it within the budget.
+#
+# ```{prf:theorem} The game reduces to the budgeted LP exactly when β ≥ λ*
+# :label: sg-thm-reduction
+#
+# (i) $V(\beta)$ is the value of the $K \times 2$ matrix game
+#
+# $$
+# G_\beta = \tfrac{1}{\beta+1} \big[\, M \ \ \big|\ \ M + \beta (T\mathbf{1} - \Delta) \,\big]
+# $$ (sg-eq-game-matrix)
+#
+# and $(\beta+1) V(\beta) = \max_\pi \phi_\beta(\pi)$ with
+# $\phi_\beta(\pi) = \pi^\top M - \beta (\pi^\top \Delta - T)_+$.
+# (ii) If $\beta \ge \lambda^\star$, then $(\beta+1) V(\beta) = p^\star$ and every LP solution is
+# a maximin strategy of the game; if $\beta > \lambda^\star$, every maximin strategy meets the
+# budget, so the game's strategies are exactly the LP's. (iii) If $\beta < \lambda^\star$,
+# every maximin strategy of the game violates the budget.
+# ```
+#
+# ```{prf:proof}
+# (i) For fixed $\pi$ the bracket in {eq}`sg-eq-game-value` is affine in $\lambda$, so its
+# minimum over $[0,1]$ is at $\lambda = 0$ or $\lambda = 1$ — the two columns of $G_\beta$ — and
+# equals $\phi_\beta(\pi)/(\beta+1)$ (the adversary charges only when the budget is exceeded): an
+# exact-penalty function. (ii) LP duality for the budget (with $\Delta_K$ kept as the domain)
+# gives $p^\star = \max_{\pi \in \Delta_K} [\pi^\top M + \lambda^\star(T - \pi^\top \Delta)]$, so
+# for every $\pi$,
+# $\pi^\top M \le p^\star + \lambda^\star(\pi^\top\Delta - T) \le p^\star + \lambda^\star
+# (\pi^\top\Delta - T)_+$ and hence
+# $\phi_\beta(\pi) \le p^\star - (\beta - \lambda^\star)(\pi^\top \Delta - T)_+ \le p^\star$. An LP
+# solution is feasible, so $\phi_\beta = p^\star$ there. If $\beta > \lambda^\star$ the second
+# inequality is strict for every infeasible $\pi$, which therefore cannot maximise $\phi_\beta$.
+# (iii) Let $h(t)$ be the LP optimum at budget $t$; it is concave and non-decreasing, and the
+# optimal multipliers at $T$ are its supergradients, so $\lambda^\star = h'(T^+)$, the right
+# derivative. For a feasible $\pi$, $\phi_\beta(\pi) \le p^\star$; but an LP solution $\pi_t$ at a
+# budget $t$ slightly above $T$ has $\phi_\beta(\pi_t) \ge h(t) - \beta(t - T) =
+# p^\star + (\lambda^\star - \beta)(t - T) + o(t - T) > p^\star$ (in fact $h$ is piecewise linear,
+# so the $o$-term vanishes near $T$). Hence no feasible $\pi$ is a maximiser.
+# ```
+#
+# The theorem says what "$\beta$ large enough" means: the prior weight of the adversarial user
+# must exceed the price of risk at the budget, the extra helpfulness bought per unit of extra
+# risk. Below it the penalty is too cheap and the model happily overspends its budget. Since an
+# optimal vertex of {eq}`sg-eq-budget-lp` mixes at most two candidates — one within the budget and
+# one over it, with the budget tight — $\lambda^\star$ is the slope of the segment between them,
+# and it is computed in closed form: $\lambda^\star = \max\big(0, \max_{i: \Delta_i > T}
+# (M_i - p^\star)/(\Delta_i - T)\big)$.
+#
+# ```{prf:proposition} Robustness to probe errors: tighten the budget by 2ε
+# :label: sg-prop-robust
+#
+# Suppose each probe's risk reading is within $\varepsilon$ of the truth,
+# $\lvert \hat r_i - r_i \rvert \le \varepsilon$ for all $i$ including the refusal, and let
+# $\hat\Delta_i = \hat r_i - \hat r_s$. Any $\pi$ feasible for the LP with scores $\hat \Delta$ and
+# budget $T - 2\varepsilon$ has true extra risk $\pi^\top \Delta \le T$. The budget $T$ itself
+# can be exceeded by up to $2\varepsilon$.
+# ```
+#
+# ```{prf:proof}
+# $\lvert \hat \Delta_i - \Delta_i \rvert \le \lvert \hat r_i - r_i\rvert + \lvert \hat r_s -
+# r_s\rvert \le 2\varepsilon$, so $\pi^\top \Delta \le \pi^\top \hat\Delta + 2\varepsilon \le
+# T$ for any $\pi \in \Delta_K$. For the second statement take $\hat r_i = r_i - \varepsilon$
+# on a risky answer and $\hat r_s = r_s + \varepsilon$: its extra risk is under-read by
+# $2\varepsilon$, and the LP at $T$ may spend it.
+# ```
+#
+# The price of robustness is small when the frontier is flat: the LP optimum is concave in the
+# budget, so the helpfulness lost by $T \to T - 2\varepsilon$ is at most
+# $2\varepsilon$ times the multiplier at $T - 2\varepsilon$.
+#
+# ### Theory of the chapter's extensions
+#
+# The rest of this section is **not in the paper**. It develops a different game — the model
+# against a set of query intents, each with its own helpfulness and risk — and the statistics of
+# estimating such a game from repeated judge calls. It is kept because it teaches how equilibria
+# of matrix games are computed, certified and estimated.
 #
 # One query at a time. The **answering agent** (row player, maximiser) chooses among $K$
 # candidate answers $i \in [K]$; the **opponent** (column player, minimiser) among $J$ query
@@ -44,9 +185,9 @@
 # | $x^\top A y$ | expected payoff of the pair $(x, y)$ |
 # | $v = v(A)$ | value of the game, $\max_x \min_y x^\top A y$ |
 # | $\hat A$, $\hat v$ | payoff estimated from $n$ judge calls per entry, and its value |
-# | $\delta$, $\beta$ | target for $\lVert \hat A - A\rVert_{\max}$; allowed failure probability |
+# | $\delta$, $\rho$ | target for $\lVert \hat A - A\rVert_{\max}$; allowed failure probability |
 # | $\lVert B \rVert_{\max}$ | $\max_{ij} \lvert B_{ij} \rvert$ (also $\lVert B\rVert_\infty$) |
-# | $T$, $\eta$ | rounds and step size of multiplicative weights |
+# | $T$, $\eta$ | rounds and step size of multiplicative weights (in this part only; elsewhere $T$ is the risk budget) |
 # | $L$ | payoff range $\max A - \min A$ of one game |
 #
 # The payoff of the game is
@@ -57,11 +198,8 @@
 #
 # At $w = 0$ only helpfulness counts and a detailed answer wins; at $w = 1$ only safety
 # counts and the refusal ($H = R = 0$) is optimal; in between the agent may *mix*.
-
-# %% [markdown]
-# ## Theory
 #
-# ```{prf:definition} Safety game
+# ```{prf:definition} Intents game (extension)
 # :label: sg-def-game
 #
 # For one query with candidates $[K]$, intents $[J]$ and safety weight $w$, the *safety game* is
@@ -70,14 +208,6 @@
 # agent's *worst-case payoff* of $x$ is $\min_{y} x^\top A y = \min_j (x^\top A)_j$, and a
 # *maximin strategy* maximises it.
 # ```
-#
-# This is our concrete instance of the paper's game. The paper, as far as its text was available
-# to us (abstract and a public summary), scores a finite candidate set with model-agnostic probes
-# of helpfulness $M_i$ and safety margins $\Delta_i$, imposes a risk cap through a Lagrange
-# multiplier bounded to $[0, \bar\lambda]$ (with a sigmoid-softened penalty), and solves the
-# resulting minimax problem by LP. We make the opponent a set of intents — "the worst case over
-# who is asking" — and relate our game to the bounded-multiplier form in
-# {prf:ref}`sg-prop-multiplier` below. The sigmoid softening is not reproduced.
 #
 # ```{prf:theorem} Minimax theorem by LP duality
 # :label: sg-thm-minimax
@@ -164,16 +294,16 @@
 # and the $KJ$ entries are estimated from $n$ calls each, then
 #
 # $$
-# n \ \ge\ \frac{\ell^2 \ln(2KJ/\beta)}{2\delta^2}
+# n \ \ge\ \frac{\ell^2 \ln(2KJ/\rho)}{2\delta^2}
 # \quad\Longrightarrow\quad
-# \mathbb{P}\big(\lVert \hat A - A \rVert_{\max} \le \delta\big) \ge 1 - \beta ,
+# \mathbb{P}\big(\lVert \hat A - A \rVert_{\max} \le \delta\big) \ge 1 - \rho ,
 # $$
 #
-# for a failure probability $\beta \in (0, 1)$, and then $\lvert \hat v - v \rvert \le \delta$ by
-# {prf:ref}`sg-prop-stability`. Read the other way: with probability $\ge 1 - \beta$,
-# $\lvert \hat v - v\rvert \le \ell\sqrt{\ln(2KJ/\beta)/(2n)}$, so the value error is
+# for a failure probability $\rho \in (0, 1)$, and then $\lvert \hat v - v \rvert \le \delta$ by
+# {prf:ref}`sg-prop-stability`. Read the other way: with probability $\ge 1 - \rho$,
+# $\lvert \hat v - v\rvert \le \ell\sqrt{\ln(2KJ/\rho)/(2n)}$, so the value error is
 # $O(1/\sqrt n)$ (one entry alone errs by order $\ell/\sqrt n$; the union bound over $KJ$
-# entries costs the factor $\sqrt{\ln(2KJ/\beta)}$).
+# entries costs the factor $\sqrt{\ln(2KJ/\rho)}$).
 # ```
 #
 # ```{prf:proof}
@@ -181,7 +311,7 @@
 # in an interval of length $\ell$ gives
 # $\mathbb{P}(\lvert \hat A_{ij} - A_{ij} \rvert > \delta) \le 2\exp(-2n\delta^2/\ell^2)$. A union
 # bound over the $KJ$ entries bounds the probability that any entry is off by more than
-# $\delta$ by $2KJ\exp(-2n\delta^2/\ell^2)$, which is $\le \beta$ for the stated $n$.
+# $\delta$ by $2KJ\exp(-2n\delta^2/\ell^2)$, which is $\le \rho$ for the stated $n$.
 # ```
 #
 # The LP is exact but sequential: one solver call per game. For thousands of small games — one
@@ -221,47 +351,9 @@
 # x_t^\top A y_t + R^x_T/T$ and $\min_j (\bar x_T^\top A)_j \ge \frac1T \sum_t x_t^\top A y_t -
 # R^y_T/T$. Subtracting gives $\operatorname{gap}(\bar x_T, \bar y_T) \le (R^x_T + R^y_T)/T$,
 # the stated bound. The bound is a worst case over opponents; nothing in the argument says the
-# gap of Hedge *against Hedge* decays no faster — that we measure in experiment 07.3.
+# gap of Hedge *against Hedge* decays no faster — that we measure in experiment E3 (claim 07.6).
 # ```
 #
-# ```{prf:proposition} The bounded-multiplier game is a matrix game
-# :label: sg-prop-multiplier
-#
-# Take one intent, helpfulness $M \in \mathbb{R}^K$, risk $r \in \mathbb{R}^K$ and a risk cap
-# $\tau$, and the constrained problem $\max_{x \in \Delta_K} x^\top M$ s.t. $x^\top r \le \tau$.
-# Its Lagrangian with a multiplier bounded to $[0, \bar\lambda]$,
-# $\mathcal{L}(x, \lambda) = x^\top M + \lambda(\tau - x^\top r)$, is bilinear, so
-# $\max_x \min_{\lambda \in [0,\bar\lambda]} \mathcal{L}$ is the value of the $K \times 2$
-# matrix game
-#
-# $$
-# G = \big[\, M \ \ \big|\ \ M + \bar\lambda(\tau\mathbf{1} - r) \,\big].
-# $$ (sg-eq-multiplier)
-#
-# If the cap is feasible and $\bar\lambda \ge \lambda^\star$, an optimal multiplier of the
-# risk constraint in the constrained LP, then $v(G)$ equals the constrained optimum; if
-# $\bar\lambda > \lambda^\star$, every maximin strategy of $G$ meets the cap.
-# ```
-#
-# ```{prf:proof}
-# For fixed $x$, $\lambda \mapsto \mathcal{L}(x, \lambda)$ is affine, so its minimum over
-# $[0, \bar\lambda]$ is attained at an end point: $\min(x^\top M,\ x^\top M + \bar\lambda(\tau -
-# x^\top r))$ — the two columns of $G$, hence the value is $v(G)$. This is the "two-branch"
-# reading: if $x$ meets the cap the opponent picks $\lambda = 0$ and the agent is paid its
-# helpfulness; if not, it pays $\bar\lambda$ per unit of excess risk:
-# $v(G) = \max_x \phi(x)$ with $\phi(x) = x^\top M - \bar\lambda (x^\top r - \tau)_+$, an
-# exact-penalty function. For the second claim let $p^\star$ be the constrained optimum. LP
-# duality for the constraint $x^\top r \le \tau$ (with $x \in \Delta_K$ kept as the domain)
-# gives a $\lambda^\star \ge 0$ with
-# $p^\star = \max_{x \in \Delta_K} [x^\top M + \lambda^\star(\tau - x^\top r)]$, so for every
-# $x \in \Delta_K$,
-# $x^\top M \le p^\star + \lambda^\star (x^\top r - \tau) \le p^\star + \lambda^\star (x^\top r -
-# \tau)_+$ and hence $\phi(x) \le p^\star - (\bar\lambda - \lambda^\star)(x^\top r - \tau)_+ \le
-# p^\star$. A constrained optimiser has $\phi = p^\star$, so $v(G) = p^\star$. If $\bar\lambda >
-# \lambda^\star$, the middle inequality is strict for any $x$ that exceeds the cap, so no such
-# $x$ maximises $\phi$. (With $\bar\lambda = \lambda^\star$ an infeasible mixture may tie;
-# {ref}`sg-ex-multiplier` explores $\bar\lambda < \lambda^\star$.)
-# ```
 
 # %% tags=["hide-input"]
 import time
@@ -279,33 +371,73 @@ SEED = 7
 rng = icml26.seed_everything(SEED)
 icml26.plotting.use_book_style()
 DEVICE = icml26.device()
-gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
+gen = torch.Generator().manual_seed(SEED)  # CPU generator for the extensions' torch draws
+gen_pool = torch.Generator().manual_seed(SEED + 1)  # and for the candidate pool
 
 # %% tags=["parameters", "hide-input"]
-N_RANDOM_GAMES = icml26.pick(ci=150, paper=2000)  # random games for LP duality (07.1)
+PROMPTS = icml26.pick(ci=1000, paper=10000)  # simulated prompts of the candidate pool
+POOL_K = icml26.pick(ci=8, paper=8)  # K: the refusal and 7 sampled answers
+PROBE_NOISE = icml26.pick(ci=0.3, paper=0.3)  # logit noise of one probe reading
+BUDGET = icml26.pick(ci=0.1, paper=0.1)  # default risk budget T
+N_REDUCTION = icml26.pick(ci=200, paper=1000)  # prompts solved as games (07.1, 07.2)
+BETA_ABOVE = [1.1, 2.0, 10.0]  # β / λ* above the threshold
+BETA_BELOW = 0.5  # β / λ* below it
+EPSILONS = [0.01, 0.02, 0.04]  # probe error bounds ε (07.3)
+BUDGETS = np.linspace(0.02, 0.3, icml26.pick(ci=8, paper=15))  # T grid (07.4)
+BAND = icml26.pick(ci=0.1, paper=0.1)  # borderline: T < Δ ≤ T + BAND
+N_RANDOM_GAMES = icml26.pick(ci=150, paper=2000)  # random games for LP duality (E1)
 MAX_SIZE = icml26.pick(ci=8, paper=12)  # largest m, n of those games
 N_NASH_GAMES = icml26.pick(ci=40, paper=300)  # small games checked against nashpy
 NASH_MAX_SIZE = icml26.pick(ci=4, paper=5)
 N_CROSS = icml26.pick(ci=12, paper=64)  # safety games for the nashpy cross-check
 CANDIDATES = icml26.pick(ci=6, paper=6)  # K: refusal ... most detailed answer
 INTENTS = icml26.pick(ci=4, paper=4)  # J: query intents / evaluators
-QUERIES = icml26.pick(ci=64, paper=512)  # simulated safety benchmark (07.2)
+QUERIES = icml26.pick(ci=64, paper=512)  # simulated safety benchmark (E2)
 N_WEIGHTS = icml26.pick(ci=11, paper=21)  # safety weights w on [0, 1]
 N_CAPS = icml26.pick(ci=40, paper=100)  # risk caps for the Pareto frontier
-MWU_GAMES = icml26.pick(ci=1024, paper=8192)  # batch of games for Hedge (07.3, 07.4)
+MWU_GAMES = icml26.pick(ci=1024, paper=8192)  # batch of games for Hedge (E3, E4)
 MWU_HORIZONS = [2**k for k in range(6, icml26.pick(ci=13, paper=15))]  # T
 MWU_FIT_FROM = icml26.pick(ci=128, paper=128)  # fit the gap slope for T >= this
 W_EST = icml26.pick(ci=0.5, paper=0.5)  # safety weight of the estimation experiments
-EST_QUERIES = icml26.pick(ci=64, paper=256)  # queries for the value-error experiment (07.5)
+EST_QUERIES = icml26.pick(ci=64, paper=256)  # queries for the value-error experiment (E5)
 EST_REPEATS = icml26.pick(ci=2, paper=4)  # independent judge panels per query
 JUDGE_SAMPLES = [2**k for k in range(5, icml26.pick(ci=16, paper=18))]  # n
 EST_FIT_FROM = icml26.pick(ci=256, paper=256)  # fit the error slope for n >= this
 HOEFFDING_DELTA = icml26.pick(ci=0.05, paper=0.02)  # target ‖Â − A‖_max
-HOEFFDING_BETA = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability β
+HOEFFDING_RHO = icml26.pick(ci=0.05, paper=0.05)  # allowed failure probability ρ
 HOEFFDING_QUERIES = icml26.pick(ci=1024, paper=8192)
 
 # %% [markdown]
-# The game at a glance: for one query the agent mixes over its candidate answers, the opponent
+# The paper's game at a glance: chance picks the user type, the model does not see it and
+# commits to one mixture over the candidates, and each branch scores the mixture differently.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The paper's safety game for one prompt: chance draws a benign user (probability $1/(\\beta+1)$) or an adversarial one ($\\beta/(\\beta+1)$); the model, not knowing which, mixes its candidates (refusal included) with $\\pi$; the benign branch pays the helpfulness gain $\\pi^\\top M$, the adversarial branch charges $\\lambda(\\pi^\\top\\Delta - T)$. For $\\beta \\ge \\lambda^\\star$ the maximin $\\pi$ solves one budgeted LP.", "name": "07-fig-game"}}
+fig, ax = plt.subplots(figsize=(7.4, 3.0))
+icml26.plotting.diagram(
+    ax,
+    {
+        "p": (0.08, 0.5, "prompt +\ncandidates\n$s, 1..m$"),
+        "pr": (0.3, 0.5, "probes\n$M_i, \\Delta_i$\n(vs refusal)"),
+        "c": (0.52, 0.5, "chance:\nuser type"),
+        "b": (0.74, 0.82, "benign\npays $\\pi^\\top M$"),
+        "a": (0.74, 0.18, "adversarial: pays\n$-\\lambda(\\pi^\\top\\Delta - T)$"),
+        "lp": (0.93, 0.5, "LP:\nmax $\\pi^\\top M$\n$\\pi^\\top\\Delta \\leq T$"),
+    },
+    [
+        ("p", "pr", ""),
+        ("pr", "c", ""),
+        ("c", "b", "$1/(\\beta+1)$"),
+        ("c", "a", "$\\beta/(\\beta+1)$"),
+        ("b", "lp", ""),
+        ("a", "lp", "$\\beta \\geq \\lambda^\\star$"),
+    ],
+    colors={"p": 0, "pr": 3, "c": 1, "b": 2, "a": 1, "lp": 0},
+)
+ax.set_title("One information set, two user types, one budgeted LP")
+plt.show()
+
+# %% [markdown]
+# The intents game of the extensions at a glance: for one query the agent mixes over its candidate answers, the opponent
 # over intents (or judges), and judges score each pair for helpfulness and risk.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The safety game for one query: the agent mixes its $m$ candidate answers with $x$, the opponent picks an intent with $y$, and judges turn each (answer, intent) pair into helpfulness and risk; the weight $w$ combines them into the payoff $A$, and the value of the game is what the agent can guarantee.", "name": "07-fig-model"}}
@@ -337,8 +469,71 @@ plt.show()
 # %% [markdown]
 # ## Implementation
 #
-# A readable reference first: Hedge for one game, a plain loop over rounds, exactly
-# {eq}`sg-eq-hedge` with the step sizes of {prf:ref}`sg-thm-mwu`.
+# The paper's LP {eq}`sg-eq-budget-lp` first. A readable reference solves it for one prompt
+# without a solver: an optimal vertex mixes at most two candidates (one within the budget, one
+# over it, with the budget tight), so it suffices to try every single candidate within the
+# budget and every such pair.
+
+
+# %% tags=["reference"]
+def budgeted_lp_reference(M: np.ndarray, D: np.ndarray, T: float) -> tuple[float, np.ndarray]:
+    """max π·M s.t. π·Δ ≤ T over the simplex, by trying every vertex; returns (value, π)."""
+    K = len(M)
+    best, pi = -np.inf, None
+    for i in range(K):
+        if D[i] > T:
+            continue
+        if M[i] > best:  # a single answer within the budget
+            best, pi = M[i], np.eye(K)[i]
+        for j in range(K):
+            if D[j] > T:  # mix i with the riskier j until the budget is tight
+                theta = (T - D[i]) / (D[j] - D[i])
+                value = (1 - theta) * M[i] + theta * M[j]
+                if value > best:
+                    best, pi = value, (1 - theta) * np.eye(K)[i] + theta * np.eye(K)[j]
+    return best, pi
+
+
+# %% [markdown]
+# The library has the same LP three ways: `icml26.games.zerosum.budgeted_lp` calls HiGHS
+# (through `scipy.optimize.linprog`) and also returns the smallest optimal multiplier
+# $\lambda^\star$; `icml26.games.zerosum.budgeted_lp_batched` does the vertex enumeration of the
+# reference for a whole batch of prompts at once, as a few vectorised operations on
+# $(Q, K, K)$ tensors; and `icml26.games.zerosum.safety_game` builds the $K \times 2$ matrix
+# {eq}`sg-eq-game-matrix`, which `icml26.games.zerosum.maximin_lp` solves as a game. The candidate
+# pool is simulated by `icml26.games.zerosum.simulate_candidates`: per prompt, a refusal and seven
+# answers with a level of detail, a quality, and a prompt-level sensitivity (most prompts are
+# harmless; detail helps and, on sensitive prompts, harms). `icml26.games.zerosum.probe` reads
+# each probe **once** — the yes-probability with logit noise, as one forward pass of a model
+# asked "helpful?" or "harmful?" — and the scores are taken relative to the refusal.
+
+# %%
+pool = zerosum.simulate_candidates(PROMPTS, POOL_K, generator=gen_pool)
+h_hat = zerosum.probe(pool.helpful, PROBE_NOISE, generator=gen_pool)
+r_hat = zerosum.probe(pool.risk, PROBE_NOISE, generator=gen_pool)
+M_hat, D_hat = h_hat - h_hat[:, :1], r_hat - r_hat[:, :1]  # what the method sees
+M_true, D_true = pool.helpful - pool.helpful[:, :1], pool.risk - pool.risk[:, :1]
+Mn, Dn = M_hat.numpy(), D_hat.numpy()
+v_batch, pi_batch = zerosum.budgeted_lp_batched(M_hat, D_hat, BUDGET)
+sols = [zerosum.budgeted_lp(Mn[q], Dn[q], BUDGET) for q in range(N_REDUCTION)]
+icml26.checks.agree(
+    "batched LP vs HiGHS",
+    v_batch[:N_REDUCTION].numpy(),
+    np.array([s.value for s in sols]),
+    atol=1e-9,
+)
+icml26.checks.agree(
+    "batched LP vs reference",
+    v_batch[:20].numpy(),
+    np.array([budgeted_lp_reference(Mn[q], Dn[q], BUDGET)[0] for q in range(20)]),
+    atol=1e-12,
+)
+print("prompt 0, refusal first: M =", np.round(Mn[0], 2), "Δ =", np.round(Dn[0], 2))
+print(f"LP at T = {BUDGET}: π = {np.round(sols[0].strategy, 2)}, λ* = {sols[0].multiplier:.2f}")
+
+# %% [markdown]
+# For the extensions, a second reference: Hedge for one intents game, a plain loop over rounds,
+# exactly {eq}`sg-eq-hedge` with the step sizes of {prf:ref}`sg-thm-mwu`.
 
 
 # %% tags=["reference"]
@@ -407,7 +602,264 @@ print(np.round(R_all[0], 2))
 # %% [markdown]
 # ## Experiments
 #
-# ### 07.1 · The LP computes the minimax value, and both LPs agree
+# The first five experiments test the paper's statements on the simulated candidate pool; the
+# extensions follow in their own part.
+#
+# ### 07.1–07.2 · The game is the budgeted LP exactly when β ≥ λ*
+#
+# *Claim* ({prf:ref}`sg-thm-reduction`, note claim (a)): for every prompt whose budget binds
+# ($\lambda^\star > 0$), solving the $K \times 2$ game {eq}`sg-eq-game-matrix` with
+# $\beta \in \{1.1, 2, 10\} \cdot \lambda^\star$ gives $(\beta+1)V = p^\star$ and a strategy within
+# the budget (07.1); with $\beta = \lambda^\star/2$ the game's maximin strategy exceeds the budget
+# on every such prompt (07.2). The game is solved by the generic maximin LP, not by the budgeted
+# LP, so the two computations are independent.
+
+# %%
+lam = np.array([s.multiplier for s in sols])
+binding = np.flatnonzero(lam > 0)
+above_err, below_excess = 0.0, []
+for q in binding:
+    for f in BETA_ABOVE:
+        b = f * lam[q]
+        g = zerosum.maximin_lp(zerosum.safety_game(Mn[q], Dn[q], BUDGET, b))
+        above_err = max(
+            above_err, abs((b + 1) * g.value - sols[q].value), g.strategy @ Dn[q] - BUDGET
+        )
+    g = zerosum.maximin_lp(zerosum.safety_game(Mn[q], Dn[q], BUDGET, BETA_BELOW * lam[q]))
+    below_excess.append(g.strategy @ Dn[q] - BUDGET)
+below_excess = np.array(below_excess)
+print(
+    f"{len(binding)} of {N_REDUCTION} prompts have a binding budget; λ* quartiles "
+    f"{np.round(np.quantile(lam[binding], [0.25, 0.5, 0.75]), 2)}"
+)
+print(f"β = λ*/2: mean extra risk spent beyond T by the game: {below_excess.mean():.4f}")
+
+# %% tags=["claim"]
+# fails if: the game's maximin strategy were not the LP solution for β above λ* (wrong reduction)
+icml26.claim(
+    "07.1",
+    "β ≥ λ*: max |(β+1)V − p*| and budget excess of the game",
+    above_err,
+    at_most=1e-8,
+    kind="theorem",
+)
+
+# %% tags=["claim"]
+# fails if: a prior weight below λ* still enforced the budget (then β ≥ λ* would not be needed)
+icml26.claim(
+    "07.2",
+    "β = λ*/2: share of binding prompts where the game exceeds T",
+    float((below_excess > 1e-9).mean()),
+    at_least=1.0,
+    kind="theorem",
+)
+
+# %% [markdown]
+# The threshold is sharp and prompt-dependent: $\lambda^\star$ ranges over an order of magnitude
+# across prompts, so a single $\beta$ "large enough" must exceed the largest price of risk among
+# the prompts one cares about. Nothing is lost by taking $\beta$ larger: above $\lambda^\star$ the
+# game and the LP coincide, which is why the method can simply solve the LP.
+#
+# ### 07.3 · The ε-robustness rule: solve at T − 2ε
+#
+# *Claim* ({prf:ref}`sg-prop-robust`, note claim (b)): if every risk reading is within $\varepsilon$
+# of the truth, the LP solved at budget $T - 2\varepsilon$ on the read scores keeps the **true**
+# extra risk $\le T$ on every prompt; the LP solved at $T$ does not (negative control, same cell).
+# Errors are drawn uniformly in $[-\varepsilon, \varepsilon]$ per reading, the refusal's included,
+# for $\varepsilon \in \{0.01, 0.02, 0.04\}$, on all prompts; decisions use the read scores,
+# risk is evaluated on the true ones.
+
+# %%
+robust_excess, plain_violations, cost = [], [], []
+v_true_T = zerosum.budgeted_lp_batched(M_true, D_true, BUDGET)[0]
+for eps in EPSILONS:
+    noise = (torch.rand(pool.risk.shape, generator=gen_pool, dtype=torch.float64) * 2 - 1) * eps
+    r_read = pool.risk + noise
+    D_read = r_read - r_read[:, :1]
+    _, pi_robust = zerosum.budgeted_lp_batched(M_true, D_read, BUDGET - 2 * eps)
+    _, pi_plain = zerosum.budgeted_lp_batched(M_true, D_read, BUDGET)
+    risk_robust, risk_plain = (pi_robust * D_true).sum(1), (pi_plain * D_true).sum(1)
+    robust_excess.append((risk_robust - BUDGET).numpy())
+    plain_violations.append(int((risk_plain > BUDGET + 1e-12).sum()))
+    cost.append(float((v_true_T - (pi_robust * M_true).sum(1)).mean()))
+    print(
+        f"ε = {eps}: LP at T − 2ε exceeds T on {int((risk_robust > BUDGET + 1e-12).sum())} "
+        f"prompts; LP at T on {plain_violations[-1]} of {PROMPTS} "
+        f"(worst excess {float((risk_plain - BUDGET).max()):.4f}); helpfulness cost of the rule "
+        f"{cost[-1]:.4f}"
+    )
+robust_excess = np.array(robust_excess)
+
+# %% tags=["claim"]
+# fails if: the 2ε margin were too small for refusal-relative scores (the LP at T fails too)
+assert min(plain_violations) > 0, "negative control: the LP at T should exceed T somewhere"
+icml26.claim(
+    "07.3",
+    "LP at T − 2ε: max over ε, prompts of true risk − T",
+    float(robust_excess.max()),
+    at_most=1e-12,
+    kind="theorem",
+)
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The $T - 2\\varepsilon$ rule (claim 07.3): left, the true extra risk of the LP's strategy when the risk readings err by up to $\\varepsilon = 0.02$ — solved at $T$ it overspends on about a third of the prompts, solved at $T - 2\\varepsilon$ never; right, what the margin costs in mean helpfulness, against $\\varepsilon$.", "name": "07-fig-robust"}}
+eps_show = EPSILONS.index(0.02) if 0.02 in EPSILONS else 0
+noise = (
+    torch.rand(pool.risk.shape, generator=torch.Generator().manual_seed(SEED), dtype=torch.float64)
+    * 2
+    - 1
+) * EPSILONS[eps_show]
+r_read = pool.risk + noise
+D_read = r_read - r_read[:, :1]
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.3))
+for tb, lab, c in (
+    (BUDGET, "LP at T", 1),
+    (BUDGET - 2 * EPSILONS[eps_show], "LP at T − 2ε", 0),
+):
+    pi_show = zerosum.budgeted_lp_batched(M_true, D_read, tb)[1]
+    risk_show = (pi_show * D_true).sum(1).numpy()
+    ax0.hist(
+        risk_show[risk_show > 0.5 * BUDGET],
+        bins=40,
+        alpha=0.6,
+        color=icml26.plotting.color(c),
+        label=lab,
+    )
+ax0.axvline(BUDGET, color="black", lw=1.2, ls="--", label="budget T")
+ax0.set(
+    xlabel="true extra risk π·Δ (probability)",
+    ylabel="prompts (risk > T/2)",
+    title=f"Readings off by ≤ ε = {EPSILONS[eps_show]}",
+)
+ax0.legend(fontsize=8)
+ax1.plot(EPSILONS, cost, marker="o")
+ax1.set(
+    xlabel="probe error bound ε (probability)",
+    ylabel="mean helpfulness lost (gain over refusal)",
+    title="The price of the margin",
+)
+plt.show()
+
+# %% [markdown]
+# The margin is exactly what refusal-relative scores need: each $\Delta_i$ is a difference of
+# two readings, so it can be off by $2\varepsilon$, and the LP spends its budget to the last unit
+# (the budget is tight at the optimum whenever it binds), so any under-read risk is spent. The
+# price is not small here: the LP optimum is concave in the budget, so tightening it by
+# $2\varepsilon$ costs at most $2\varepsilon$ times the price of risk — but with $T = 0.1$ and
+# prices of risk of order 1–3, $\varepsilon = 0.04$ removes most of the budget and a third of the
+# helpfulness. Probes must be accurate to well under $T/2$ for the rule to be affordable.
+#
+# ### 07.4–07.5 · Game vs threshold filter at the same budget
+#
+# *Claim* (the paper's comparison with a filter, note claim (c)): at the same risk budget, the
+# game earns more helpfulness than the filter "drop every answer with $\hat\Delta_i > T$, answer
+# the most helpful remaining" (07.4), and the gain comes from **borderline** answers — those just
+# over the budget, $T < \hat\Delta_i \le T + 0.1$, which a filter drops at any cutoff and the game
+# mixes with safer answers (07.5: at least half of the gain comes from prompts where the game
+# uses one). Both methods decide on single noisy probe readings; helpfulness and risk are then
+# measured with the true probabilities. The threshold of 07.4 is "at every budget of the grid";
+# 07.5's "at least half" is our reading of "the gain comes from borderline answers".
+
+# %%
+rows = []
+for T_b in BUDGETS:
+    v_g, pi_g = zerosum.budgeted_lp_batched(M_hat, D_hat, T_b)
+    pi_f = zerosum.threshold_filter(M_hat, D_hat, T_b)
+    gain = v_g - (pi_f * M_hat).sum(1)  # on the scores the methods see
+    border = ((D_hat > T_b) & (D_hat <= T_b + BAND) & (pi_g > 1e-9)).any(1)
+    rows.append(
+        [
+            float((pi_g * M_true).sum(1).mean()),
+            float((pi_f * M_true).sum(1).mean()),
+            float((pi_g * D_true).sum(1).mean()),
+            float((pi_f * D_true).sum(1).mean()),
+            float(border.double().mean()),
+            float((gain * border).sum() / gain.sum()),
+        ]
+    )
+rows = np.array(rows)
+help_g, help_f, risk_g, risk_f, border_share, border_gain = rows.T
+print(" T     help game  help filter  risk game  risk filter  borderline used  gain share")
+for T_b, r in zip(BUDGETS, rows, strict=True):
+    print(f"{T_b:.2f}  " + "  ".join(f"{v:10.3f}" for v in r))
+i_def = int(np.abs(BUDGETS - BUDGET).argmin())
+
+# %% tags=["claim"]
+# fails if: mixing did not beat keeping the best answer under the cutoff, at some budget
+icml26.claim(
+    "07.4",
+    "share of budgets where game's true helpfulness > filter's",
+    float((help_g > help_f).mean()),
+    at_least=1.0,
+    kind="reproduction",
+)
+
+# %% tags=["claim"]
+# fails if: the game's gain came from answers far over the budget, not from borderline ones
+icml26.claim(
+    "07.5",
+    f"T = {BUDGETS[i_def]:.2f}: share of game's gain from borderline answers",
+    float(border_gain[i_def]),
+    at_least=0.5,
+    kind="reproduction",
+)
+
+# %% [markdown]
+# At the same *budget* the game also spends more of it: the filter's pick is usually well under
+# $T$, the game's mixture exactly at $T$ (on the read scores). The right panel below therefore
+# compares the two at the same *realised* true risk, by tracing each method over the budget grid.
+
+# %%
+help_f_at = np.interp(risk_g, risk_f, help_f, left=np.nan, right=np.nan)
+ok = np.isfinite(help_f_at)
+print(
+    f"at equal realised mean risk ({ok.sum()} budgets inside the filter's range): game − filter "
+    f"helpfulness from {np.nanmin(help_g - help_f_at):.3f} to {np.nanmax(help_g - help_f_at):.3f}"
+)
+
+# %% [markdown]
+# This is the honest reading of 07.4 in our simulator: **at the same budget** the game is more
+# helpful, and most of its gain comes from borderline answers (07.5), as the paper says; but
+# **at the same realised risk** the filter, traced over its cutoffs, is about as helpful — here
+# slightly more, by less than 0.011. The game's advantage is that it spends the budget it is
+# given, on every prompt, exactly; a filter with a per-task tuned cutoff buys the same trade-off
+# on average across prompts. Whether real probe scores, with their human-judged borderline
+# answers, behave differently is what the paper's benchmarks measure and this simulation cannot.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Game vs threshold filter on the simulated pool (claims 07.4–07.5): left, mean true helpfulness gain over refusing against the risk budget $T$, with the share of prompts where the game uses a borderline answer; right, the same methods traced against their realised mean true extra risk.", "name": "07-fig-filter"}}
+fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.3))
+ax0.plot(BUDGETS, help_g, marker="o", label="game (LP)")
+ax0.plot(BUDGETS, help_f, marker="s", label="threshold filter")
+ax0b = ax0.twinx()
+ax0b.plot(BUDGETS, border_share, ls=":", color="grey", label="borderline used (game)")
+ax0b.set_ylabel("share of prompts using a borderline answer")
+ax0b.set_ylim(0, 1)
+ax0.set(
+    xlabel="risk budget T (extra risk over refusal)",
+    ylabel="mean helpfulness gain over refusal",
+    title="Same budget: the game is more helpful",
+)
+ax0.legend(loc="lower right", fontsize=8)
+ax1.plot(risk_g, help_g, marker="o", label="game (LP)")
+ax1.plot(risk_f, help_f, marker="s", label="threshold filter")
+ax1.set(
+    xlabel="realised mean true extra risk (probability)",
+    ylabel="mean helpfulness gain over refusal",
+    title="Same realised risk",
+)
+ax1.legend(loc="lower right", fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## The chapter's own extensions: intents, Hedge and judge estimation
+#
+# Everything from here to the Cross-check is **not in the paper**. The game is the intents game
+# {prf:ref}`sg-def-game` — the model against the worst of several query intents, with a safety
+# weight $w$ — its payoffs are estimated from repeated judge calls, and it is solved both by LP
+# and by batched multiplicative weights. The checks of LP duality and maximin optimality are
+# implementation checks (plain assertions); the rates of Hedge and of judge estimation are
+# textbook results measured as claims of this chapter (07.6–07.8), not of the paper.
+#
+# ### E1 · The LP computes the minimax value, and both LPs agree
 #
 # *Claim* ({prf:ref}`sg-thm-minimax`): the row player's LP and the column player's LP have the
 # same value, and their solutions are the equilibria that a game-theory library finds by other
@@ -457,7 +909,7 @@ print("max |v_primal − v_dual|, |v_LP − v_nashpy|:", "< 1e-12" if worst < 1e
 # solution with an exact `prob >= 0`, and a zero probability computed as $-10^{-17}$ fails it.
 # Lemke–Howson has no such test; every equilibrium either method returned matches the LP.
 #
-# ### 07.2 · The equilibrium guarantees more than any fixed policy
+# ### E2 · The equilibrium guarantees more than any fixed policy
 #
 # *Claim* (the paper's motivation): the minimax mixture is the optimal balance between safety
 # and helpfulness, in the sense that its worst case over intents is at least that of every
@@ -620,7 +1072,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ### 07.3 · Multiplicative weights: the duality gap falls like $1/\sqrt{T}$
+# ### E3 · Multiplicative weights (claim 07.6): the duality gap falls like $1/\sqrt{T}$
 #
 # *Claim* ({prf:ref}`sg-thm-mwu`): with the horizon-tuned step size, the averaged Hedge
 # strategies reach an $\varepsilon$-equilibrium after $O(\log(KJ)/\varepsilon^2)$ rounds, i.e.
@@ -634,7 +1086,7 @@ A_mwu = zerosum.payoff_matrix(bench_mwu.helpful, bench_mwu.risk, W_EST)
 gaps = []
 for T in icml26.progress(MWU_HORIZONS, desc="Hedge horizons"):
     t0 = time.perf_counter()
-    res_T = zerosum.mwu(A_mwu, T)  # the last run, T = 4096, is reused in 07.4
+    res_T = zerosum.mwu(A_mwu, T)  # the last run, T = 4096, is reused in E4
     gaps.append(res_T.gap.cpu().numpy())
     t_mwu = time.perf_counter() - t0
 gaps = np.array(gaps)  # (horizons, games)
@@ -652,7 +1104,7 @@ print(
 # %% tags=["claim"]
 # fails if: the batched Hedge step or its horizon-tuned rate were wrong (gap not ∝ 1/√T)
 icml26.claim(
-    "07.3",
+    "07.6",
     f"Hedge duality gap vs T on {MWU_GAMES} safety games: log-log slope",
     slope_T,
     between=(-0.65, -0.35),
@@ -660,7 +1112,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### 07.4 · The batched solver matches the LP within its own gap
+# ### E4 · The batched solver matches the LP within its own gap
 #
 # *Claim*: the duality gap is a certificate — the LP value of every game lies in Hedge's bracket,
 # so the midpoint is within half the gap of the exact value. We check all 1024 games of the last
@@ -691,7 +1143,7 @@ print(
 assert ratio_T <= 1.0, "an LP value lies outside Hedge's bracket"
 print(f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ 1")
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Batched Hedge: the duality gap falls like $1/\\sqrt T$ over a thousand games (claim 07.3), and the LP value always lies in Hedge's bracket.", "name": "07-fig-hedge"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Batched Hedge: the duality gap falls like $1/\\sqrt T$ over a thousand games (claim 07.6), and the LP value always lies in Hedge's bracket.", "name": "07-fig-hedge"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 lo, hi = np.quantile(gaps, 0.1, axis=1), np.quantile(gaps, 0.9, axis=1)
 ax0.fill_between(Ts, lo, hi, alpha=0.25, color=icml26.plotting.color(0), label="10–90% of games")
@@ -729,14 +1181,14 @@ plt.show()
 # **Speed, at a stated accuracy.** The LP is exact; Hedge is as accurate as its certificate
 # says, and its rounds grow like $1/\varepsilon^2$. So "faster than the LP" only means something
 # at a fixed accuracy. At $\pm 10^{-2}$ on the value — below the judge noise of a realistic
-# budget (07.7 works at $\delta = 0.05$) — the early-stopped float32 run in the timing cell above
+# budget (E6 works at $\delta = 0.05$) — the early-stopped float32 run in the timing cell above
 # beats the loop of HiGHS calls by one to two orders of magnitude on a 2-core CPU (`make bench`
 # records the ratios; they vary with the machine's load), and a larger fixed step $\eta = 1/L$,
 # outside the theorem but still certified, stops after about a hundred rounds. At
 # $\pm 3.7 \times 10^{-3}$ ($T = 4096$) the advantage shrinks to about $5\times$, and at
 # $10^{-3}$ the LP loop would win.
 #
-# ### 07.5–07.6 · Black-box estimation: the value error shrinks like $1/\sqrt{n}$, within the bound
+# ### E5 · Black-box estimation (claims 07.7–07.8): the value error shrinks like $1/\sqrt{n}$, within the bound
 #
 # *Claim* ({prf:ref}`sg-prop-stability` and {prf:ref}`sg-prop-hoeffding`): with
 # $n$ judge calls per entry, the value of the estimated game is off by $O(1/\sqrt n)$. For 64
@@ -777,7 +1229,7 @@ print(
 # %% tags=["claim"]
 # fails if: the value of the estimated game did not inherit the 1/√n rate of the judge averages
 icml26.claim(
-    "07.5",
+    "07.7",
     "value error |v̂ − v| vs judge calls n ≥ 256: log-log slope",
     slope_n,
     between=(-0.65, -0.35),
@@ -787,14 +1239,14 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: the game value were not 1-Lipschitz in the max-norm of the payoffs
 icml26.claim(
-    "07.6",
+    "07.8",
     "max over instances and n of |v̂ − v| / ‖Â − A‖_max",
     bound_ratio,
     at_most=1.0 + LP_TOL,
     kind="theorem",
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "From noisy judges, the value error shrinks like $1/\\sqrt n$ (claim 07.5) and never exceeds the payoff error $\\lVert \\hat A - A\\rVert_{\\max}$ (claim 07.6).", "name": "07-fig-estimation"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "From noisy judges, the value error shrinks like $1/\\sqrt n$ (claim 07.7) and never exceeds the payoff error $\\lVert \\hat A - A\\rVert_{\\max}$ (claim 07.8).", "name": "07-fig-estimation"}}
 fig, ax = plt.subplots()
 ax.loglog(
     ns,
@@ -835,18 +1287,18 @@ plt.show()
 # (a median ratio near a quarter): the bound charges the single worst entry, while the value
 # depends on a few entries averaged by the equilibrium strategies. The bound is nevertheless
 # *attained* in a few per cent of the instances — games with a pure saddle point whose entry
-# happens to be the worst-estimated one — which is why 07.6 reads exactly 1: the proposition
+# happens to be the worst-estimated one — which is why 07.8 reads exactly 1: the proposition
 # cannot be improved.
 #
-# ### 07.7 · How many judge calls: Hoeffding's sample size
+# ### E6 · How many judge calls: Hoeffding's sample size
 #
-# *Claim* ({prf:ref}`sg-prop-hoeffding`): $n = \lceil \ln(2KJ/\beta) / (2\delta^2) \rceil$ calls
+# *Claim* ({prf:ref}`sg-prop-hoeffding`): $n = \lceil \ln(2KJ/\rho) / (2\delta^2) \rceil$ calls
 # per entry make $\lVert \hat A - A \rVert_{\max} \le \delta$, hence $\lvert \hat v - v \rvert \le
-# \delta$, for at least a fraction $1 - \beta$ of queries. We draw a fresh benchmark of 1024
+# \delta$, for at least a fraction $1 - \rho$ of queries. We draw a fresh benchmark of 1024
 # queries and count.
 
 # %%
-n_hoeffding = zerosum.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_BETA, CANDIDATES * INTENTS)
+n_hoeffding = zerosum.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_RHO, CANDIDATES * INTENTS)
 bench_h = zerosum.simulate_benchmark(
     HOEFFDING_QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE
 )
@@ -855,14 +1307,14 @@ A_h_hat = zerosum.judge_estimate(bench_h.helpful, bench_h.risk, W_EST, n_hoeffdi
 dev_h = (A_h_hat - A_h).abs().amax((-2, -1)).cpu().numpy()
 within = float((dev_h <= HOEFFDING_DELTA).mean())
 print(
-    f"δ = {HOEFFDING_DELTA}, β = {HOEFFDING_BETA}, K·J = {CANDIDATES * INTENTS} entries → "
+    f"δ = {HOEFFDING_DELTA}, ρ = {HOEFFDING_RHO}, K·J = {CANDIDATES * INTENTS} entries → "
     f"n = {n_hoeffding} calls per entry; largest ‖Â − A‖_max over queries: {dev_h.max():.3f}"
 )
 
 # %%
 # Hoeffding's inequality at work (a textbook fact): asserted, not claimed
-assert within >= 1 - HOEFFDING_BETA, "Hoeffding's sample size missed its confidence"
-print(f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (≥ {1 - HOEFFDING_BETA:.2f})")
+assert within >= 1 - HOEFFDING_RHO, "Hoeffding's sample size missed its confidence"
+print(f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (≥ {1 - HOEFFDING_RHO:.2f})")
 
 # %% [markdown]
 # Hoeffding is conservative by design: the largest deviation over a thousand queries is well
@@ -873,7 +1325,7 @@ print(f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (�
 #
 # Three independent computations of the same equilibria, on the simulated safety games
 # themselves ($w = 0.5$), which are *degenerate* — the refusal row is identically zero and
-# answers tie — unlike the random games of 07.1.
+# answers tie — unlike the random games of E1.
 #
 # 1. HiGHS returns the dual variables of the row LP {eq}`sg-eq-primal`; by
 #    {prf:ref}`sg-thm-minimax` the multipliers of $A^\top x \ge v\mathbf{1}$ *are* a minimax
@@ -929,7 +1381,7 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # %% [markdown]
 # Lemke–Howson's outputs on these games are mostly **not** equilibria: without lexicographic
 # pivoting, its complementary pivoting is ill-defined under ties, and nashpy's implementation
-# returns whatever vertex it stops at. On the generic random games of 07.1 every one of its
+# returns whatever vertex it stops at. On the generic random games of E1 every one of its
 # outputs was exact. The lesson for an agent that calls a solver at inference time is the one
 # of {prf:ref}`sg-def-gap`: the duality gap is a one-line certificate — check it.
 
@@ -937,19 +1389,21 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # ## Limits of this reproduction
 #
 # - **No language model.** The paper's candidates are sampled from open LLMs and scored by
-#   model-agnostic probes on HHH, TruthfulQA and SafetyBench, and an LLM agent calls the LP
-#   solver. Here candidates, intents and judges are simulated
-#   (`icml26.games.zerosum.simulate_benchmark`), and
-#   the "agent" calls HiGHS directly. The paper's headline empirical claim — that Safety Game
-#   beats decoding and ranking baselines on those benchmarks — is **not tested**.
-# - **The formulation is reconstructed.** We could read the abstract and a public summary of the
-#   paper, not its method section. We state a faithful matrix-game instance
-#   ({prf:ref}`sg-def-game`) and show that the summary's bounded-multiplier form is a $K \times
-#   2$ matrix game solved by the same LP ({prf:ref}`sg-prop-multiplier`); the exact definitions
-#   of the paper's $M_i$, $\Delta_i$ and its sigmoid-softened penalty are not reproduced.
-# - **What the toy does test** is the machinery the method rests on: the minimax LP and its dual
-#   (07.1), the optimality of the equilibrium against fixed policies (07.2), the batched no-regret
-#   solver and its certificate (07.3–07.4), and the statistics of estimated payoffs (07.5–07.7).
+#   probes on HHH, TruthfulQA and SafetyBench (secondary sources list, for one unknown setting,
+#   SafetyBench accuracy 60.1, HHH 72.9, TruthfulQA 54.7, and a gain of about 15 % on
+#   SafetyBench over baselines). Here candidates and probe readings are simulated
+#   (`icml26.games.zerosum.simulate_candidates`, `icml26.games.zerosum.probe`) and the LP is
+#   solved directly. The paper's headline empirical claim is **not tested**.
+# - **What is tested** is the paper's formulation: the reduction of the game to the budgeted LP
+#   and its threshold $\beta \ge \lambda^\star$ (07.1–07.2, our derivation of "$\beta$ large
+#   enough"), the $T - 2\varepsilon$ rule (07.3), and the comparison with a threshold filter
+#   (07.4–07.5). The first three are theorems and hold exactly; 07.4–07.5 reproduce the paper's
+#   comparison and its mechanism at the same *budget*, but at the same *realised risk* the game
+#   does not beat the filter in our simulator (by up to 0.011 it is worse).
+# - **Penalty version.** We follow the hinge penalty of the ICML-era description; the sigmoid
+#   penalty of an earlier version is not implemented. $T$ is fixed here; the paper tunes it per
+#   task on a development set.
+# - **The extensions** (intents game, Hedge, judge estimation; 07.6–07.8) are not in the paper.
 #   In our simulator the equilibrium's gain over the best *single* candidate is small (a few
 #   thousandths on average): most queries have a dominant candidate, and the equilibrium mixes
 #   in about a quarter of the (query, weight) pairs. The gain over the fixed baselines is large.
@@ -961,12 +1415,35 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # %% [markdown]
 # ## Exercises
 #
+# ````{exercise} The price of the T − 2ε rule
+# :label: sg-ex-robust-price
+#
+# (a) Show that the helpfulness lost per prompt by solving at $T - 2\varepsilon$ instead of $T$
+# (both with true scores) is at most $2\varepsilon\,\lambda^\star(T - 2\varepsilon)$, the
+# smallest optimal multiplier at the tightened budget. (b) Check it on the pool of 07.3 with
+# `icml26.games.zerosum.budgeted_lp` for $\varepsilon = 0.02$. (c) Why can no rule that only
+# sees readings within $\varepsilon$ guarantee true risk $\le T$ with a smaller margin?
+# ````
+#
+# ````{solution} sg-ex-robust-price
+# :class: dropdown
+#
+# (a) The optimum $h(t)$ is concave in the budget, so $h(T) - h(T - 2\varepsilon) \le
+# 2\varepsilon\, h'((T - 2\varepsilon)^+)$, and the right derivative is the smallest optimal
+# multiplier there ({prf:ref}`sg-thm-reduction`, proof of (iii)). (b) The inequality holds on
+# every prompt, with equality on those whose optimal pair does not change between the two
+# budgets (the frontier is linear there). (c) Readings $\hat r_i = r_i - \varepsilon$ for a risky
+# answer and $\hat r_s = r_s + \varepsilon$ for the refusal are consistent with the data and
+# hide $2\varepsilon$ of extra risk; a rule with a margin below $2\varepsilon$ that spends its
+# budget (as the LP does whenever the budget binds) exceeds $T$ on such readings.
+# ````
+#
 # ````{exercise} Fixed step size
 # :label: sg-ex-fixed-eta
 #
 # Run `icml26.games.zerosum.mwu(A_mwu, T, eta=eta)` with a fixed step, $\eta = 0.05$ and $\eta =
 # 2$, for the
-# horizons of experiment 07.3 extended to $T = 16384$, instead of the horizon-tuned step; do the
+# horizons of experiment E3 extended to $T = 16384$, instead of the horizon-tuned step; do the
 # same on 1024 random $4 \times 4$ games `torch.rand(1024, 4, 4, dtype=torch.float64) * 2 - 1`.
 # Predict the shape of the mean and maximum gap curves from the regret bound before plotting,
 # then compare.
@@ -999,7 +1476,7 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # (a) Give a game and a perturbation with $\lvert v(\hat A) - v(A)\rvert = \lVert \hat A -
 # A\rVert_{\max}$. (b) Suppose the equilibrium $(x^\star, y^\star)$ of $A$ is unique and
 # $\hat A - A = E$ is small. Argue that $v(\hat A) - v(A) \approx x^{\star\top} E y^\star$, and
-# use it to explain why experiment 07.5 finds the value error far below the bound.
+# use it to explain why experiment 07.7 finds the value error far below the bound.
 # ````
 #
 # ````{solution} sg-ex-tight
@@ -1013,7 +1490,7 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # $\sigma_{ij}/\sqrt n$, this has standard deviation $\sqrt{\sum_{ij} x_i^{\star2} y_j^{\star2}
 # \sigma_{ij}^2}/\sqrt n$ — an *average* of entry errors, while $\lVert E\rVert_{\max}$ is the
 # *maximum* of $KJ$ of them (larger by about $\sqrt{2\ln(KJ)}$). Both shrink like $1/\sqrt n$, as
-# 07.5 measures.
+# 07.7 measures.
 # ````
 #
 # ````{exercise} The bounded multiplier
@@ -1032,14 +1509,14 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # :class: dropdown
 #
 # They agree once $\bar\lambda$ exceeds the optimal multiplier $\lambda^\star$ of the risk cap
-# ({prf:ref}`sg-prop-multiplier`) — the extra helpfulness bought per unit of extra risk at the
+# ({prf:ref}`sg-thm-reduction`, with $\bar\lambda$ in the role of $\beta$) — the extra helpfulness bought per unit of extra risk at the
 # optimum (the slope of the helpfulness–risk frontier at the cap). On the 64 queries of our
 # benchmark $\bar\lambda = 10$ suffices for every one, $\bar\lambda = 1$ for fewer than a
 # third. Below $\lambda^\star$ the penalty is too cheap: the agent prefers to exceed the cap
 # and pay $\bar\lambda$ per unit of excess risk, so the multiplier game's equilibrium is
 # riskier than $\tau$ and its value exceeds the constrained optimum.
-# Bounding the multiplier thus turns the hard cap into a soft one, which is what the paper's
-# sigmoid penalty softens further.
+# Bounding the multiplier thus turns the hard cap into a soft one; the sigmoid penalty of the
+# paper's earlier version softens it further.
 # ````
 #
 # ````{exercise} Budgeting judge calls
@@ -1059,23 +1536,29 @@ print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {
 # 42\,382$ calls per entry, about a million in total per query — which is why the black-box
 # setting needs cheap judges, or smaller $K$. (b) Only logarithmically in $K$ (through the
 # union bound), but as $1/\delta^2$ in the accuracy. (c) Bernstein gives $n \approx
-# (2\sigma^2/\delta^2 + 2/(3\delta)) \ln(2KJ/\beta)$; for $\sigma^2 = 0.05$ and $\delta = 0.01$
+# (2\sigma^2/\delta^2 + 2/(3\delta)) \ln(2KJ/\rho)$; for $\sigma^2 = 0.05$ and $\delta = 0.01$
 # that is about $(1000 + 67) \cdot 8.48 \approx 9\,000$, a saving of nearly $5\times$ —
-# consistent with the slack measured in 07.7.
+# consistent with the slack measured in E6.
 # ````
 #
 # ## Summary
 #
-# - The safety–helpfulness dilemma is a zero-sum matrix game between the answering agent
-#   (candidates) and the worst-case intent; its maximin mixture guarantees at least as much as
-#   any single answer or fixed policy (07.2), and the paper's bounded-multiplier risk cap is
-#   itself such a game.
-# - Its value and both players' strategies are one LP and its dual (07.1), cross-checked with
+# - The paper's safety game — a model against a chance-drawn benign or adversarial user, scores
+#   relative to the refusal, a risk budget $T$ — is the $K \times 2$ matrix game
+#   {eq}`sg-eq-game-matrix`, and for $\beta \ge \lambda^\star$ its maximin strategy is the
+#   solution of one budgeted LP (07.1); below $\lambda^\star$ it overspends the budget (07.2).
+# - With probe errors bounded by $\varepsilon$, solving at $T - 2\varepsilon$ keeps the true
+#   risk within $T$ on every prompt; solving at $T$ overspends on about a third (07.3).
+# - At the same budget the game beats a threshold filter, mostly through borderline answers
+#   (07.4–07.5); at the same realised risk, in our simulator, it does not.
+# - *Extensions of the chapter:* the intents game's maximin mixture guarantees at least as much
+#   as any single answer or fixed policy (E2).
+# - Its value and both players' strategies are one LP and its dual (E1), cross-checked with
 #   nashpy and HiGHS's dual multipliers.
 # - Batched multiplicative weights solves a thousand games at once; its duality gap falls like
-#   $1/\sqrt T$ (07.3) and certifies the answer: the LP value lies inside every bracket (07.4).
+#   $1/\sqrt T$ (07.6) and certifies the answer: the LP value lies inside every bracket (E4).
 #   It beats a loop of LP calls at the modest accuracy ($\pm 10^{-2}$) that judge noise warrants,
 #   not at LP precision.
-# - From noisy judges, the value error is at most $\lVert \hat A - A\rVert_{\max}$ (07.6) and
-#   shrinks like $1/\sqrt n$ (07.5); Hoeffding's $n$ guarantees a target accuracy (07.7).
-# - Not reproduced: the LLM experiments of the paper and its exact sigmoid-penalised objective.
+# - From noisy judges, the value error is at most $\lVert \hat A - A\rVert_{\max}$ (07.8) and
+#   shrinks like $1/\sqrt n$ (07.7); Hoeffding's $n$ guarantees a target accuracy (E6).
+# - Not reproduced: the LLM experiments of the paper and the sigmoid penalty of its earlier version.
