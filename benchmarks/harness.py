@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from torch.utils import benchmark
 
 __all__ = [
