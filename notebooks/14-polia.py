@@ -128,7 +128,6 @@
 # coordinates *given* the evidence set, and the choice of objects is left to $A^{\text{ext}}$.
 
 # %% tags=["hide-input"]
-import itertools
 import time
 
 import matplotlib.pyplot as plt
@@ -150,7 +149,7 @@ ITERS = icml26.pick(ci=300, paper=600)  # training iterations
 PROMPTS = icml26.pick(ci=8, paper=8)  # prompts per iteration
 MEMBERS = icml26.pick(ci=16, paper=16)  # N candidates per prompt (the paper's 3B setting)
 OBJECTS = icml26.pick(ci=6, paper=6)  # objects per scene
-LR = icml26.pick(ci=0.05, paper=0.05)  # Adam step size
+LR = icml26.pick(ci=0.01, paper=0.01)  # Adam step size (0.05 diverges: boxes drift off)
 N_CHECK = icml26.pick(ci=200, paper=2000)  # random groups for the exact checks
 
 # %% [markdown]
@@ -215,7 +214,7 @@ def intrinsic_reference(rewards, keys, conf, cited, eps=1e-4):
                 r = [rewards[p][i] * conf[p][i][o] for i in group]
                 mean = sum(r) / len(r)
                 std = (sum((v - mean) ** 2 for v in r) / (len(r) - 1)) ** 0.5
-                for i, v in zip(group, r):
+                for i, v in zip(group, r, strict=True):
                     out[p][i][o] = (v - mean) / (std + eps)
     return out
 
@@ -323,7 +322,9 @@ for m, r in runs.items():
 fig, axes = plt.subplots(1, 3, figsize=(7.4, 2.8))
 for m, r in runs.items():
     for ax, (name, y) in zip(
-        axes, [("reward $R$", r.reward), ("IoU", r.iou), ("grounded acc.", r.grounded)]
+        axes,
+        [("reward $R$", r.reward), ("IoU", r.iou), ("grounded acc.", r.grounded)],
+        strict=True,
     ):
         mu, se = y.mean(1).numpy(), y.std(1).numpy() / np.sqrt(SEEDS)
         ax.plot(mu, label=m, lw=1)
@@ -481,6 +482,20 @@ print(
 #   quality affects correctness; here a box that matches no object is misread half the time, which
 #   gives GRPO a grounding signal too. Verdicts marked NOT REPRODUCED above are measured results
 #   of this design (one learning rate, no tuning), not evidence against the paper at scale.
+# - **Evidence groups (14.6) are not reproduced: they rise, from 2.4 to 3.7 per prompt.** At the
+#   start the box offset $(0.12, -0.08)$ keeps almost every box below IoU 0.5, so nearly all
+#   candidates share the empty evidence set; as grounding improves, boxes start to match and the
+#   sets diversify. The paper's decrease starts from a pretrained model whose boxes already match;
+#   ours would need far more iterations for the cite probabilities to converge.
+# - **The unmatched-box penalty (14.7) does not bring unmatched boxes below 5 %**: 0.87 for the
+#   code variant, against 0.53 for POLIA. Adding $-1$ per unmatched box to a standardised
+#   advantage of order 1 dominates it, and since it reaches every token it also pushes the
+#   coordinates of the well-placed boxes of a penalised candidate away; with Adam at step 0.01
+#   for 300 steps the hallucination logit can move by at most 3, so $\sigma(h) \ge 0.047$ — the
+#   planned 5 % is at the edge of what this budget can reach even with a perfect signal.
+# - **Learning rate.** With Adam step 0.05 every method's boxes drift off their objects (IoU near 0
+#   for all, all verdicts but 14.1 fail); the chapter uses 0.01, the largest step we tried that
+#   is stable. No other setting was tuned.
 # - **One update per batch** ($\rho \equiv 1$): clipping and the KL term are inactive.
 # - Singleton groups get no intrinsic advantage here, unlike the released code.
 #
@@ -542,4 +557,7 @@ print(
 # - The intrinsic term sums to zero in every group ({prf:ref}`polia-prop-centring`), rewards
 #   better boxes among equally good answers and vanishes for failed groups
 #   ({prf:ref}`polia-prop-credit`); 14.1 checks this exactly.
-# - The toy training results (14.2–14.7) are reported above with their verdicts.
+# - On the toy count-and-ground task POLIA localises better than GRPO (IoU +0.16, 14.2–14.3),
+#   answers grounded questions more often (14.4), and the ablation order of the paper's Fig. 3
+#   holds (14.5). The fall in evidence groups (14.6) and the effect of the code's unmatched-box
+#   penalty (14.7) are not reproduced at this scale; the Limits section says why.
