@@ -156,8 +156,9 @@ def intrinsic_advantages(
     size = same.sum(-1, keepdim=True)  # (P, N, 1)
     r = rewards[:, :, None] * conf  # (P, N, M)
     mean = torch.einsum("pij,pjm->pim", same, r) / size
-    dev2 = same[..., None] * (r[:, None, :, :] - mean[:, :, None, :]) ** 2  # (P, N, N, M)
-    std = (dev2.sum(2) / (size - 1).clamp(min=1)).sqrt()
+    sumsq = torch.einsum("pij,pjm->pim", same, r * r)
+    var = (sumsq - size * mean * mean).clamp(min=0) / (size - 1).clamp(min=1)
+    std = var.sqrt()
     adv = (r - mean) / (std + eps)
     keep = cited & (size > 1)
     return torch.where(keep, adv, torch.zeros_like(adv))
