@@ -360,6 +360,33 @@ FORGET_DRAWS = 500  # forget samples for the log-likelihood histogram
 N_TEST = icml26.pick(ci=200_000, paper=2_000_000)  # Monte Carlo test set for log_loss
 
 # %% [markdown]
+# The method at a glance: the base model is never retrained. Its density is tempered, then
+# reweighted by a small classifier that tells retain from forget examples, and renormalised.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Temper-then-tilt: the frozen base model $p$ is tempered to $p^{1/T}$ (which flattens memorised spikes), tilted by the retain-vs-forget classifier $\\hat\\eta$ and renormalised; $T = 1$ is plain classifier guidance.", "name": "09-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.2, 2.8))
+icml26.plotting.diagram(
+    ax,
+    {
+        "p": (0.1, 0.6, "base model\n$p = (1-\\gamma) p_r + \\gamma p_f$"),
+        "temper": (0.38, 0.6, "temper\n$p^{1/T}$"),
+        "clf": (0.38, 0.15, "classifier $\\hat\\eta$\n(retain vs forget)"),
+        "tilt": (0.64, 0.6, "tilt and\nnormalise"),
+        "out": (0.9, 0.6, "unlearned\n$\\hat p^{(T)} \\approx p_r$"),
+    },
+    [
+        ("p", "temper", ""),
+        ("temper", "tilt", ""),
+        ("clf", "tilt", "$\\times\\,\\hat\\eta$"),
+        ("tilt", "out", ""),
+    ],
+    colors={"p": 0, "temper": 1, "clf": 3, "tilt": 2, "out": 0},
+)
+ax.set_title("Unlearning at generation time: no retraining")
+plt.show()
+
+
+# %% [markdown]
 # ## Implementation
 #
 # The readable reference computes one configuration at a time in NumPy: temper, tilt,

@@ -335,6 +335,39 @@ N_HEDGE, DELTA_H = 3, 4.0  # hedged workers, their spin-up overhead (s)
 HEDGE_MC = icml26.pick(ci=10**6, paper=10**7)  # draws per configuration (12.13)
 
 # %% [markdown]
+# The two ways of driving a computer at a glance: the agent loop asks the model for every
+# action; the JIT planner asks once for a whole plan, checks it statically, runs it, and asks
+# again only to repair a plan that failed.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The agent loop (top) pays one model call per action and observes the page after each; the JIT planner (bottom) compiles a whole plan of tool calls once, checks it against the tools' contracts before running it, and goes back to the model only to repair a failed plan.", "name": "12-fig-model"}}
+fig, ax = plt.subplots(figsize=(7.4, 3.2))
+icml26.plotting.diagram(
+    ax,
+    {
+        "l_llm": (0.12, 0.68, "model call"),
+        "l_act": (0.45, 0.68, "one action"),
+        "l_obs": (0.78, 0.68, "observe page"),
+        "j_llm": (0.1, 0.18, "model writes\na plan"),
+        "j_chk": (0.36, 0.18, "static\ncheck"),
+        "j_run": (0.62, 0.18, "run the plan\n(coarse tools)"),
+        "j_fix": (0.88, 0.18, "repair on\nfailure"),
+    },
+    [
+        ("l_llm", "l_act", ""),
+        ("l_act", "l_obs", ""),
+        ("l_obs", "l_llm", "every step"),
+        ("j_llm", "j_chk", ""),
+        ("j_chk", "j_run", "passes"),
+        ("j_run", "j_fix", "fails"),
+        ("j_fix", "j_llm", ""),
+    ],
+    colors={"l_llm": 1, "l_act": 0, "l_obs": 0, "j_llm": 1, "j_chk": 2, "j_run": 0, "j_fix": 3},
+)
+ax.set_title("Agent loop (one call per action) against JIT planning (one call per plan)")
+plt.show()
+
+
+# %% [markdown]
 # ## Implementation
 #
 # ### The shop, its contracts and plans as programs

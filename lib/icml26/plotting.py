@@ -93,9 +93,10 @@ def diagram(
     ax.set_axis_off()
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
+    drawn = {}
     for name, (x, y, text) in boxes.items():
         c = color(colors.get(name, 0))
-        ax.text(
+        drawn[name] = ax.text(
             x,
             y,
             text,
@@ -104,24 +105,32 @@ def diagram(
             fontsize=fontsize,
             bbox={"boxstyle": "round,pad=0.45", "fc": c + "22", "ec": c, "lw": 1.4},
         )
+    ax.figure.canvas.draw()  # the boxes need their size before arrows can meet their edges
     for a, b, label in arrows:
         (xa, ya, _), (xb, yb, _) = boxes[a], boxes[b]
+        back = xb < xa - 1e-9 and abs(yb - ya) < 0.05  # a return edge: bend it round the row
         ax.annotate(
             "",
-            xy=(xb, yb),
-            xytext=(xa, ya),
+            xy=(0.5, 0.5),
+            xycoords=drawn[b],
+            xytext=(0.5, 0.5),
+            textcoords=drawn[a],
             arrowprops={
                 "arrowstyle": "-|>",
                 "color": "0.3",
                 "lw": 1.2,
-                "shrinkA": 22,
-                "shrinkB": 22,
+                "patchA": drawn[a].get_bbox_patch(),
+                "patchB": drawn[b].get_bbox_patch(),
+                "shrinkA": 2,
+                "shrinkB": 2,
+                "connectionstyle": "arc3,rad=0.3" if back else "arc3,rad=0.0",
             },
         )
         if label:
+            lift = 0.15 if back else 0.04
             ax.text(
                 (xa + xb) / 2,
-                (ya + yb) / 2 + 0.04,
+                (ya + yb) / 2 + lift,
                 label,
                 ha="center",
                 va="bottom",
