@@ -435,6 +435,7 @@ for o in range(OBJECTS):
         c=[f"C{grp[k]}" for k in keys[p].tolist()],
         s=14 * cited[p, :, o].numpy(),
     )
+ax.scatter([], [], c="C0", s=14, label="$A^{\\rm int}_{i,o}$ (box tokens; colour: group $G_S$)")
 ax.axhline(0, color="k", lw=0.5)
 ax.set(xlabel="candidate $i$", ylabel="advantage", title="Intrinsic credit goes only to box tokens")
 ax.legend(fontsize=7)
@@ -498,6 +499,9 @@ print(
 #   is stable. No other setting was tuned.
 # - **One update per batch** ($\rho \equiv 1$): clipping and the KL term are inactive.
 # - Singleton groups get no intrinsic advantage here, unlike the released code.
+# - **Paper scale.** `ICML26_SCALE=paper` runs the same toy with 20 seeds and 600 iterations; the
+#   planned variant with a small transformer emitting coordinate tokens on rendered scenes is not
+#   implemented.
 #
 # ## Exercises
 #
