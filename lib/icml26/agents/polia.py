@@ -114,10 +114,10 @@ def evidence_keys(match: torch.Tensor, n_objects: int) -> torch.Tensor:
     n_objects = checks.integer("n_objects", n_objects, low=1, high=62)
     if (match < -1).any() or (match >= n_objects).any():
         raise ValueError("match must hold object indices in [-1, n_objects)")
-    return cited_objects(match, n_objects).long().mul(2 ** torch.arange(n_objects)).sum(-1)
+    return _cited_objects(match, n_objects).long().mul(2 ** torch.arange(n_objects)).sum(-1)
 
 
-def cited_objects(match: torch.Tensor, n_objects: int) -> torch.Tensor:
+def _cited_objects(match: torch.Tensor, n_objects: int) -> torch.Tensor:
     """Boolean ``(..., n_objects)``: which objects a candidate's boxes matched."""
     onehot = torch.nn.functional.one_hot(match.clamp(min=0), n_objects).bool()
     return (onehot & (match >= 0)[..., None]).any(-2)
