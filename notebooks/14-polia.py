@@ -501,7 +501,11 @@ print(
 # - Singleton groups get no intrinsic advantage here, unlike the released code.
 # - **Paper scale.** `ICML26_SCALE=paper` runs the same toy with 20 seeds and 600 iterations; the
 #   planned variant with a small transformer emitting coordinate tokens on rendered scenes is not
-#   implemented.
+#   implemented. Measured there: IoU gain +0.13 (Wilcoxon $p = 0.0004$), grounded accuracy
+#   +0.05 ($p = 0.004$), the ablation order holds (mean reward 1.21, 1.19, 0.57); evidence sets
+#   per prompt stay level (2.21 → 2.16, ratio 0.98, still far from the planned ≤ 0.5), and
+#   unmatched boxes fall to 0.13 under POLIA and 0.15 under GRPO but only to 0.46 with the
+#   code's penalty — in this toy the penalty hurts rather than helps.
 #
 # ## Exercises
 #
