@@ -134,6 +134,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_13_v_abs",
     ),
     Chapter(
+        "14",
+        "polia",
+        "agents",
+        "Object-level intrinsic advantage in group-based RL for grounded reasoning",
+        ("icml26.agents.polia", "icml26.grpo"),
+        bench="bench_14_polia",
+    ),
+    Chapter(
         "16",
         "debiasing",
         "trust",
@@ -166,7 +174,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
-    "14": ("agents", "Object-level intrinsic advantage in group-based RL"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
