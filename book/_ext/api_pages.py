@@ -43,10 +43,18 @@ class ApiModules(SphinxDirective):
         lines = [".. rubric:: Core", ""]
         for m in CORE:
             lines += [f".. automodule:: {m}", "   :members:", ""]
+        # a kernel that two parts share sits at the top level: documented once, here
+        shared = sorted({m for c in CHAPTERS for m in c.modules if m.count(".") == 1} - set(CORE))
+        if shared:
+            lines += [".. rubric:: Shared by several parts", ""]
+            for m in shared:
+                lines += [f".. automodule:: {m}", "   :members:", ""]
         for part, caption in PARTS.items():
             modules = []
             for c in CHAPTERS:
-                modules += [m for m in c.modules if c.part == part and m not in modules]
+                modules += [
+                    m for m in c.modules if c.part == part and m not in modules and m not in shared
+                ]
             if not modules:
                 continue
             lines += [f".. rubric:: {caption}", ""]
