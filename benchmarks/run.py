@@ -87,9 +87,13 @@ def scaling_section() -> list[str]:
         "| slope, upper half |",
         "|---|---|---|---|---|---|",
     ]
-    fig, axes = plt.subplots(1, max(1, len(SCALING)), figsize=(2.3 * max(1, len(SCALING)), 2.6))
-    axes = [axes] if len(SCALING) == 1 else list(axes)
-    for ax, s in zip(axes, SCALING, strict=True):
+    cols = min(4, max(1, len(SCALING)))
+    rows = -(-max(1, len(SCALING)) // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(7.5, 2.1 * rows), squeeze=False)
+    axes = list(grid.flat)
+    for ax in axes[len(SCALING) :]:
+        ax.set_axis_off()
+    for ax, s in zip(axes, SCALING, strict=False):
         times, low, high = harness.scaling_curve(s.make, s.sizes)
         lines.append(
             f"| {s.chapter} | {s.name} | {s.sizes[0]}–{s.sizes[-1]} {s.size_label} "
@@ -100,9 +104,11 @@ def scaling_section() -> list[str]:
         ref = [times[-1] * n / s.sizes[-1] for n in s.sizes]
         ax.loglog(s.sizes, ref, ":", color="grey", lw=1, label="∝ size")
         ax.set_title(f"ch. {s.chapter}", fontsize=9)
-        ax.set_xlabel(s.size_label)
-        ax.legend(fontsize=7)
-    axes[0].set_ylabel("seconds per call")
+        ax.set_xlabel(s.size_label.split(" (")[0], fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6)
+    for row in grid:
+        row[0].set_ylabel("seconds per call", fontsize=8)
     fig.tight_layout()
     fig.savefig(HERE / "scaling.svg")
     plt.close(fig)
