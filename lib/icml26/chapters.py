@@ -142,6 +142,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_14_polia",
     ),
     Chapter(
+        "15",
+        "scale",
+        "agents",
+        "Self-uncertainty conditioned adaptive looking and execution for VLA models",
+        ("icml26.agents.vla",),
+        bench="bench_15_scale",
+    ),
+    Chapter(
         "16",
         "debiasing",
         "trust",
@@ -174,7 +182,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
-    "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
 
