@@ -266,3 +266,23 @@ def test_validation_env_and_policy():
         vla.attention_entropy(pol, torch.zeros(1, 3, 16, 16), 0.0)
     with pytest.raises(ValueError, match="image"):
         pol.vision(torch.zeros(3, 16, 16))
+
+
+# --- the notebook's statistics against sklearn and statsmodels --------------------------------
+def test_auroc_as_mann_whitney_matches_sklearn():
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    pos, neg = rng.normal(1, 1, 300).round(1), rng.normal(0, 1, 700).round(1)  # with ties
+    mw = sstats.mannwhitneyu(pos, neg).statistic / (300 * 700)
+    labels = np.r_[np.ones(300), np.zeros(700)]
+    assert abs(mw - roc_auc_score(labels, np.r_[pos, neg])) < 1e-12
+
+
+def test_wilson_scipy_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    for k, n in [(0, 10), (231, 512), (512, 512), (57, 256)]:
+        ci = sstats.binomtest(k, n).proportion_ci(0.95, "wilson")
+        lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+        assert abs(ci.low - lo) < 1e-9 and abs(ci.high - hi) < 1e-9
