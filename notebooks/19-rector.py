@@ -262,13 +262,13 @@ MIN_SEP = 0.08  # minimum distance between source centres (m)
 K_FUNCTIONAL = 5  # regions of the adaptive partition (the number of sources)
 D_MODEL = icml26.pick(ci=32, paper=64)
 LAYERS = icml26.pick(ci=1, paper=2)
-STEPS = icml26.pick(ci=100, paper=3000)  # pre-training steps
+STEPS = icml26.pick(ci=60, paper=3000)  # pre-training steps
 BATCH = icml26.pick(ci=32, paper=64)  # windows per step (two views each)
 LR = icml26.pick(ci=3e-3, paper=1e-3)
-AFP_EVERY = icml26.pick(ci=20, paper=100)  # steps between partition updates
+AFP_EVERY = icml26.pick(ci=12, paper=100)  # steps between partition updates
 DROP_FRACTION = 0.25  # channels removed at test (claim 19.6)
 DROP_PATTERNS = icml26.pick(ci=20, paper=20)  # random drop patterns per model
-CURVE_FRACTIONS = [0.0, 0.125, 0.25, 0.375, 0.5]
+CURVE_FRACTIONS = [0.0, 0.25, 0.5]
 CURVE_PATTERNS = icml26.pick(ci=2, paper=20)  # patterns per fraction in the figure
 ATTN_D = 16  # head width of the mask-exactness check
 
@@ -735,16 +735,34 @@ print(f"pyriemann tangent space + logistic regression (raw windows): weighted F1
 #   subject-independent) and sEEG task-engagement benchmarks are not reproduced, and none of
 #   its numbers is. The data are simulated; the effect is a spectral one (alpha up, beta down)
 #   that classical band-power features capture well.
-# - **Scale.** The paper's encoders are deep transformers pre-trained on large corpora; here
-#   one layer of width 32 is pre-trained for 100 steps of 32 windows (a few seconds of CPU).
-#   The `paper` scale (`ICML26_SCALE=paper`) runs 3000 steps of a two-layer, width-64 encoder on
-#   four times the subjects.
+# - **Scale.** The paper's encoders are deep transformers pre-trained on large EEG corpora;
+#   here one layer of width 32 is pre-trained for 60 steps of 32 windows (a few seconds of
+#   CPU). The `paper` scale (`ICML26_SCALE=paper`) runs 3000 steps of a two-layer, width-64
+#   encoder on four times the subjects (sized for one GPU; not run for this page).
+# - **Why 19.5–19.7 fail here, measured.** Longer pre-training does not rescue them in this
+#   simulator: with 600 steps (ten times the default) the probe reached $F_1 = 0.63$ against
+#   $0.66$ for the random encoder, lost $0.07$ with 25 % of the channels removed, and scored
+#   $0.42$ on the new montage. The masked-prediction loss stays at the level of predicting
+#   zero (about 1.0 for z-scored patches) at every budget we tried: in this generator most
+#   of a channel's variance is its own pink background and sensor noise, so a masked patch is
+#   nearly unpredictable from its neighbours, and the objectives have little shared structure
+#   to learn that bears on the label. The label itself is a spectral ratio, which the random
+#   encoder's patch projections (a bank of random FIR filters) already expose to the probe.
+#   The new-montage score falls *below* chance after pre-training: the position-embedding MLP
+#   was fitted on 32 positions only, and the probe then reads features that move when the
+#   positions change. A richer simulator (shared cortical sources reaching many electrodes,
+#   labels carried by cross-channel coupling) or real recordings are needed to test these
+#   claims fairly; the note's thresholds were not measured before this chapter.
 # - **Reconstruction.** The attention levels, partition rule, masking distribution and losses
 #   are this chapter's instantiation of the paper's component names, not its equations.
 # - **What the claims test.** 19.1–19.2 are properties of the block-sparse design and hold
-#   exactly. 19.3–19.4 test the adaptive partition: at $\rho = 3$ cm several electrodes see
-#   no source, which caps what any connectivity-based partition can reach on all channels;
-#   the sanity line above gives that ceiling. 19.5–19.7 test the paper's empirical claims on
+#   exactly. 19.3–19.4 test the adaptive partition: at $\rho = 3$ cm about half of the
+#   electrodes have no source weight above 0.3, which caps what any connectivity-based
+#   partition can reach on all channels (the sanity clustering of the mean $|$correlation$|$
+#   reaches the same ARI on all channels, and 1.0 on the strongly-driven ones, as does the
+#   adaptive partition). The planned sanity reference of ARI $\ge 0.7$ on all channels is not
+#   met by this generator, whose source centres are restricted to the electrode-covered cap;
+#   the alternative of $\ge 0.8$ on strongly-driven channels is. 19.5–19.7 test the paper's empirical claims on
 #   the toy; where they print NOT REPRODUCED, the numbers above say by how much, and the
 #   pre-training budget is the first suspect, not the paper's idea.
 

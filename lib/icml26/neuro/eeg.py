@@ -462,15 +462,17 @@ class _Layer(nn.Module):
         self, h: torch.Tensor, regions: torch.Tensor, R: int, reg_emb: torch.Tensor
     ) -> torch.Tensor:
         # h: (B, T, C, d). (i) channels attend within their region, at the same patch
-        same = regions[:, None] == regions[None]
-        h = h + self.chan(self.n1(h), same)
+        same = torch.zeros(len(regions), len(regions), dtype=h.dtype)
+        same.masked_fill_(regions[:, None] != regions[None], -torch.inf)  # additive log M
+        h = h + self.chan(self.n1(h), same.to(h.device))
         # (ii) region tokens: mean of their channels (removed channels simply absent)
         B, T, C, d = h.shape
         onehot = F.one_hot(regions, R).to(h.dtype)  # (C, R)
         counts = onehot.sum(0)
         present = counts > 0
         z = torch.einsum("btcd,cr->btrd", h, onehot) / counts.clamp(min=1)[:, None] + reg_emb
-        z = z + self.reg(self.n2(z), present[None, :].expand(R, R))
+        bias = torch.zeros(R, dtype=h.dtype, device=h.device).masked_fill(~present, -torch.inf)
+        z = z + self.reg(self.n2(z), bias.expand(R, R))
         # (iii) temporal attention of region tokens across patches
         z = z + self.time(self.n3(z.transpose(1, 2))).transpose(1, 2)
         # (iv) broadcast back to the channels of each region, then the MLP
@@ -534,7 +536,7 @@ class RectorEncoder(nn.Module):
         unknown = [n for n in names if n not in self.vocabulary]
         if unknown:
             raise ValueError(f"names: {unknown[:3]} not in the index vocabulary of the encoder")
-        return self.chan(torch.tensor([self.vocabulary[n] for n in names]))
+        return self.chan(torch.tensor([self.vocabulary[n] for n in names], device=pos.device))
 
     def forward(
         self,
@@ -556,11 +558,13 @@ class RectorEncoder(nn.Module):
         r = _regions("regions", regions)
         if len(r) != C or int(r.max()) >= self.max_regions:
             raise ValueError(f"regions must be {C} ids below {self.max_regions}")
-        tok = self.proj(x.to(self.time_emb.dtype)).transpose(1, 2)  # (B, T, C, d)
+        dev = self.time_emb.device
+        r = r.to(dev)
+        tok = self.proj(x.to(dev, self.time_emb.dtype)).transpose(1, 2)  # (B, T, C, d)
         if masked is not None:
             checks.shape("masked", masked, (x.shape[0], C, self.T))
-            tok = torch.where(masked.transpose(1, 2)[..., None], self.mask_token, tok)
-        e = self.channel_embedding(torch.as_tensor(pos), names)
+            tok = torch.where(masked.to(dev).transpose(1, 2)[..., None], self.mask_token, tok)
+        e = self.channel_embedding(torch.as_tensor(pos).to(dev), names)
         h = tok + e[None, None] + self.time_emb[None, :, None] + self.reg_emb[r][None, None]
         for layer in self.layers:
             h = layer(h, r, self.max_regions, self.reg_emb)
@@ -629,21 +633,23 @@ def rector_losses(
     checks.real("temperature", temperature, low=0.0, strict=True)
     if len(weights) != 3 or any(w < 0 for w in weights):
         raise ValueError(f"weights must be three non-negative numbers, got {weights!r}")
+    x = x.to(enc.time_emb.device)
+    views = tuple(v.to(x.device) for v in views)
     B, C, T, P = x.shape
     flat = x.reshape(B, C, T * P)
     flat = flat - flat.mean(-1, keepdim=True)
     flat = flat / flat.norm(dim=-1, keepdim=True).clamp(min=1e-12)
     G = flat @ flat.transpose(1, 2)  # (B, C, C) per-window correlation
-    mpm, tsm, us = 0.0, 0.0, []
-    for m in views:
-        h = enc(x, pos, regions, masked=m)  # (B, T, C, d)
-        rec = heads["decoder"](h).transpose(1, 2)  # (B, C, T, P)
-        mpm = mpm + ((rec - x) ** 2).mean(-1)[m].mean() / 2
-        H = F.normalize(h.mean(1), dim=-1)  # (B, C, d)
-        tsm = tsm + ((H @ H.transpose(1, 2) - G) ** 2).mean() / 2
-        us.append(F.normalize(heads["project"](h.mean((1, 2))), dim=-1))
-    logits = us[0] @ us[1].T / temperature
-    cvc = F.cross_entropy(logits, torch.arange(B))
+    m = torch.cat(views)  # both views in one forward pass
+    x2 = torch.cat([x, x])
+    h = enc(x2, pos, regions, masked=m)  # (2B, T, C, d)
+    rec = heads["decoder"](h).transpose(1, 2)  # (2B, C, T, P)
+    mpm = ((rec - x2) ** 2).mean(-1)[m].mean()
+    H = F.normalize(h.mean(1), dim=-1)  # (2B, C, d)
+    tsm = ((H @ H.transpose(1, 2) - torch.cat([G, G])) ** 2).mean()
+    u = F.normalize(heads["project"](h.mean((1, 2))), dim=-1)
+    logits = u[:B] @ u[B:].T / temperature
+    cvc = F.cross_entropy(logits, torch.arange(B, device=x.device))
     total = weights[0] * mpm + weights[1] * tsm + weights[2] * cvc
     return {"total": total, "mpm": mpm, "tsm": tsm, "cvc": cvc, "G": G.detach()}
 
@@ -664,19 +670,12 @@ def embed(
     with torch.no_grad():
         for i in range(0, len(x), batch):
             h = enc(x[i : i + batch], pos_t, regions, names=names)
-            out.append(torch.cat([h.mean((1, 2)), h.std((1, 2))], -1))
+            mean = h.mean((1, 2))
+            sd = ((h * h).mean((1, 2)) - mean * mean).clamp(min=0).sqrt()
+            out.append(torch.cat([mean, sd], -1).cpu())
     return torch.cat(out).numpy()
 
 
-def channel_similarity(enc: RectorEncoder, x: torch.Tensor, pos: object, regions: object) -> np.ndarray:
-    """Mean over windows of ``cos(H, H)`` of the time-pooled channel tokens, ``(C, C)``."""
-    pos_t = torch.as_tensor(np.asarray(pos), dtype=torch.float32)
-    with torch.no_grad():
-        H = F.normalize(enc(x, pos_t, regions).mean(1), dim=-1)
-        return (H @ H.transpose(1, 2)).mean(0).numpy().astype(np.float64)
-
-
-__all__.append("channel_similarity")
 
 
 @dataclass
@@ -722,7 +721,7 @@ def pretrain(
     gen = torch.Generator().manual_seed(seed)
     heads = nn.ModuleDict(
         {"decoder": nn.Linear(enc.d, enc.patch), "project": nn.Linear(enc.d, enc.d)}
-    )
+    ).to(enc.time_emb.device)
     params = list(enc.parameters()) + list(heads.parameters())
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     pos_t = torch.as_tensor(pos, dtype=torch.float32)
@@ -739,7 +738,7 @@ def pretrain(
         losses["total"].backward()
         opt.step()
         hist.append([float(losses[k].detach()) for k in ("total", "mpm", "tsm", "cvc")])
-        fc += losses["G"].abs().mean(0).double().numpy()
+        fc += losses["G"].abs().mean(0).double().cpu().numpy()
         if (step + 1) % afp_every == 0:
             eta = (step + 1) / steps
             W = fc / (step + 1)
