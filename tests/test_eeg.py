@@ -79,7 +79,9 @@ def test_functional_and_nearest() -> None:
     pos = np.array([[0.0, 0, 1], [1.0, 0, 0], [0, 1.0, 0]])
     ctr = np.array([[0.9, 0, 0], [0, 0, 0.9]])
     assert eeg.functional_regions(pos, ctr).tolist() == [1, 0, 0]
-    assert eeg.assign_by_nearest(np.array([[0.0, 0, 0.8]]), pos, np.array([5, 6, 7])).tolist() == [5]
+    assert eeg.assign_by_nearest(np.array([[0.0, 0, 0.8]]), pos, np.array([5, 6, 7])).tolist() == [
+        5
+    ]
     with pytest.raises(ValueError, match="centres"):
         eeg.functional_regions(pos, np.zeros((2, 2)))
     with pytest.raises(ValueError, match="labels"):
@@ -96,7 +98,7 @@ def test_align_labels() -> None:
 # --- attention and cost ------------------------------------------------------------------
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(
     st.lists(st.integers(0, 4), min_size=1, max_size=12),
     st.integers(1, 5),
@@ -116,7 +118,7 @@ def test_biosemi32_cost(b32) -> None:
     assert eeg.attention_cost([4, 5, 7, 1, 1, 9, 5], 8) == (2424, 65536)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.lists(st.integers(0, 3), min_size=2, max_size=10), st.integers(1, 3), st.integers(0, 99))
 def test_block_sparse_equals_reference_and_mask(labels, T, seed) -> None:
     regions = np.asarray(labels)
@@ -148,7 +150,9 @@ def test_attention_validation() -> None:
     with pytest.raises(ValueError, match="k"):
         eeg.masked_attention(q, torch.randn(5, 4), q, torch.ones(6, 6, dtype=torch.bool))
     with pytest.raises(ValueError, match="regions"):
-        eeg.block_sparse_attention(torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 4), [0, 1])
+        eeg.block_sparse_attention(
+            torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 4), [0, 1]
+        )
     with pytest.raises(ValueError, match="regions"):
         eeg.block_mask([-1, 0], 2)
     with pytest.raises(ValueError, match="T"):
@@ -160,7 +164,7 @@ def test_attention_validation() -> None:
 # --- partitions --------------------------------------------------------------------------
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.lists(st.integers(2, 6), min_size=2, max_size=4), st.integers(0, 99))
 def test_spectral_recovers_blocks(sizes, seed) -> None:
     """The block-diagonal lemma: exact recovery, and scikit-learn agrees."""
@@ -201,7 +205,13 @@ def test_plv_matches_mne_connectivity() -> None:
     x = rng.standard_normal((30, 6, 128)) + rng.standard_normal((30, 1, 128))
     ours = eeg.plv(x, 128.0, (8.0, 12.0))
     con = spectral_connectivity_epochs(
-        x, method="plv", mode="fourier", sfreq=128.0, fmin=8.0, fmax=12.0, faverage=True,
+        x,
+        method="plv",
+        mode="fourier",
+        sfreq=128.0,
+        fmin=8.0,
+        fmax=12.0,
+        faverage=True,
         verbose=False,
     )
     theirs = con.get_data(output="dense")[..., 0]
@@ -337,7 +347,14 @@ def test_pretrain_and_probe_run(b32, small) -> None:
     enc = eeg.RectorEncoder(16, 8, d=16)
     x = eeg.patchify(d.x, 16)
     res = eeg.pretrain(
-        enc, x, pos, anat, steps=4, batch=4, kinds=("region", "channel", "time"), seed=0,
+        enc,
+        x,
+        pos,
+        anat,
+        steps=4,
+        batch=4,
+        kinds=("region", "channel", "time"),
+        seed=0,
         afp_every=2,
     )
     assert res.history.shape == (4, 4) and np.isfinite(res.history).all()
@@ -350,4 +367,6 @@ def test_pretrain_and_probe_run(b32, small) -> None:
     with pytest.raises(ValueError, match="z_test"):
         eeg.probe_f1(z[:16], d.y[:16], z[16:, :3], d.y[16:])
     with pytest.raises(ValueError, match="weights"):
-        eeg.rector_losses(enc, None, x[:2], torch.zeros(32, 3), anat, (None, None), weights=(1, -1, 0))
+        eeg.rector_losses(
+            enc, None, x[:2], torch.zeros(32, 3), anat, (None, None), weights=(1, -1, 0)
+        )

@@ -6,7 +6,7 @@ attention, temporal attention), adaptive functional partitioning, structured mul
 masking, the three pre-training losses, linear probes, channel removal and montage transfer.
 
 Implements :prf:ref:`rector-def-mask`, :prf:ref:`rector-prop-cost`,
-:prf:ref:`rector-def-afp`, :prf:ref:`rector-def-views` and :prf:ref:`rector-def-losses`
+:prf:ref:`rector-def-afp`, :prf:ref:`rector-def-views` and :prf:ref:`rector-def-views`
 of chapter 19. Token layout everywhere: a window is ``(C, T, P)`` (channels, patches, samples
 per patch); flattened tokens are time-major, token ``τ·C + c``.
 """
@@ -246,6 +246,7 @@ def simulate_eeg(
     alpha_gain: float = 1.6,
     beta_gain: float = 0.7,
     first_subject: int = 0,
+    conduction: float = 0.0,
 ) -> EEGData:
     """Synthetic EEG on a montage: AR(2) sources at :data:`PEAKS_HZ`, Gaussian mixing.
 
@@ -253,7 +254,9 @@ def simulate_eeg(
     per subject, channel gains ``g_c ~ U(0.8, 1.2)`` and centres jittered by 1 cm. Class
     ``y = 1`` multiplies the 10 Hz source by ``alpha_gain`` and the 20 Hz source by
     ``beta_gain``. Subjects are seeded by ``(seed, first_subject + s)``, so the same subject
-    can be recorded on two montages.
+    can be recorded on two montages. ``conduction > 0`` adds volume conduction: the scalp
+    signal (sources and background, not the sensor noise) is smoothed over the electrodes
+    with a row-normalised Gaussian kernel of that width (metres).
     """
     from scipy.signal import lfilter
 
@@ -270,9 +273,15 @@ def simulate_eeg(
     checks.real("noise_std", noise_std, low=0.0)
     checks.real("alpha_gain", alpha_gain, low=0.0)
     checks.real("beta_gain", beta_gain, low=0.0)
+    conduction = checks.real("conduction", conduction, low=0.0)
     if max(PEAKS_HZ) >= fs / 2:
         raise ValueError(f"fs must exceed twice the highest peak {max(PEAKS_HZ)} Hz, got {fs}")
     C, S, burn = len(pos), len(PEAKS_HZ), 256
+    if conduction > 0:
+        K = np.exp(-((pos[:, None] - pos[None]) ** 2).sum(-1) / (2 * conduction**2))
+        K /= K.sum(1, keepdims=True)
+    else:
+        K = np.eye(C)
     xs, ys, subj = [], [], []
     for s in range(n_subjects):
         sid = first_subject + s
@@ -291,7 +300,8 @@ def simulate_eeg(
         amp[y == 1, PEAKS_HZ.index(20.0)] = beta_gain
         mixed = np.einsum("cs,nsl->ncl", w, amp[:, :, None] * src)
         bg = pink_std * _pink(r, (n_windows, C), n_samples)
-        x = gain_c[None, :, None] * (mixed + bg) + noise_std * r.standard_normal(mixed.shape)
+        scalp = np.einsum("cd,ndl->ncl", K, mixed + bg)
+        x = gain_c[None, :, None] * scalp + noise_std * r.standard_normal(mixed.shape)
         xs.append(x)
         ys.append(y)
         subj.append(np.full(n_windows, sid))
@@ -466,7 +476,6 @@ class _Layer(nn.Module):
         same.masked_fill_(regions[:, None] != regions[None], -torch.inf)  # additive log M
         h = h + self.chan(self.n1(h), same.to(h.device))
         # (ii) region tokens: mean of their channels (removed channels simply absent)
-        B, T, C, d = h.shape
         onehot = F.one_hot(regions, R).to(h.dtype)  # (C, R)
         counts = onehot.sum(0)
         present = counts > 0
@@ -510,7 +519,9 @@ class RectorEncoder(nn.Module):
         checks.integer("layers", layers, low=1)
         self.max_regions = checks.integer("max_regions", max_regions, low=1)
         if channel_embedding not in ("position", "index"):
-            raise ValueError(f"channel_embedding must be 'position' or 'index', got {channel_embedding!r}")
+            raise ValueError(
+                f"channel_embedding must be 'position' or 'index', got {channel_embedding!r}"
+            )
         if channel_embedding == "index" and not vocabulary:
             raise ValueError("vocabulary must list the channel names of an index embedding")
         self.kind = channel_embedding
@@ -624,7 +635,7 @@ def rector_losses(
     weights: tuple[float, float, float] = (1.0, 0.5, 0.5),
     temperature: float = 0.1,
 ) -> dict[str, torch.Tensor]:
-    """The three objectives (:prf:ref:`rector-def-losses`) on two masked views of ``x``.
+    """The three objectives (:prf:ref:`rector-def-views`) on two masked views of ``x``.
 
     MPM: MSE of the decoded masked patches; TSM: ``|cos(H, H) - G|²_F / C²`` with ``G`` the
     window's channel correlation; CVC: InfoNCE between the pooled views. ``heads`` holds
@@ -674,8 +685,6 @@ def embed(
             sd = ((h * h).mean((1, 2)) - mean * mean).clamp(min=0).sqrt()
             out.append(torch.cat([mean, sd], -1).cpu())
     return torch.cat(out).numpy()
-
-
 
 
 @dataclass
@@ -750,7 +759,12 @@ def pretrain(
 
 
 def probe_f1(
-    z_train: np.ndarray, y_train: np.ndarray, z_test: np.ndarray, y_test: np.ndarray, *, C: float = 1.0
+    z_train: np.ndarray,
+    y_train: np.ndarray,
+    z_test: np.ndarray,
+    y_test: np.ndarray,
+    *,
+    C: float = 1.0,
 ) -> float:
     """Weighted F1 of a standardised logistic-regression probe (train → test)."""
     from sklearn.linear_model import LogisticRegression
