@@ -668,7 +668,7 @@ if drop["time-only"] < 0.05:
 icml26.claim("19.6", "F1 drop, 25% removed: masked / max(time-only, 0.05)", ratio, at_most=0.5)
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Subject-independent weighted F1 against the fraction of channels removed at test time (tokens left out, probe unchanged), for the encoder pre-trained with structured masks and the time-mask ablation; horizontal lines: the random-initialised encoder and the band-power baseline, both with all channels. Points average random drop patterns (20 at 25 %, fewer elsewhere).", "name": "19-fig-missing"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Subject-independent weighted F1 against the fraction of channels removed at test time (tokens left out, probe unchanged), for the encoder pre-trained with structured masks and the time-mask ablation; horizontal lines: the random-initialised encoder and the band-power baseline, both with all channels. Points average random drop patterns: 20 at 25 %, only 2 at 50 % (noisy).", "name": "19-fig-missing"}}
 def curve_point(n, fr):
     if fr == 0:
         return f1[n]
@@ -686,8 +686,8 @@ ax.axhline(f1_bp, ls="--", c="0.4", label="band power (all channels)")
 ax.axhline(0.5, ls=":", c="0.6", label="chance")
 ax.set_xlabel("channels removed at test (%)")
 ax.set_ylabel("weighted $F_1$ (held-out subjects)")
-ax.set_title("How F1 degrades as channels are removed")
-ax.legend(fontsize=8)
+ax.set_title("F1 with channels removed (tokens left out, probe unchanged)")
+ax.legend(fontsize=8, loc="center right")
 plt.show()
 
 # %% [markdown]
