@@ -36,6 +36,7 @@ __all__ = [
     "COMMANDS",
     "AnimalData",
     "Certificate",
+    "CertifiedSDE",
     "CogSDE",
     "FixedIncrements",  # noqa: F822 (built lazily by __getattr__, to defer torchsde)
     "GRUBaseline",
@@ -275,6 +276,10 @@ class CogSDE(_DualChannel):
         return Certificate(alpha=lam, beta=beta, lipschitz=lip, growth=growth)
 
 
+#: The chapter's dissipative-by-construction alternative, under a name that says what it is.
+CertifiedSDE = CogSDE
+
+
 class UnconstrainedSDE(_DualChannel):
     """The baseline: the same drift and diffusion with a free linear part ``A`` (no certificate).
 
@@ -352,6 +357,8 @@ def simulate_animal(
     p_distract: float = 0.02,
     p_engage: float = 0.06,
     noise: float = 0.3,
+    commands: Tensor | None = None,
+    initial: Tensor | None = None,
 ) -> AnimalData:
     """The synthetic command-driven 2-D "animal" of chapter 05 (Section "Experiments").
 
@@ -359,7 +366,9 @@ def simulate_animal(
     decision state switches engaged → distracted with ``p_distract`` and back with
     ``p_engage``. Engaged, the speed and turn rate relax (rate 3/s) toward the command's target;
     distracted, toward a slow wander (speed 0.3, turn rate 0) with three times the noise. Speed
-    and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``.
+    and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``. ``commands`` (integer ids,
+    ``(n_agents, n_steps)``) replaces the random command process and ``initial``
+    ``(n_agents, 2)`` the initial (speed, turn rate) — used to probe the agent's response.
     """
     n = checks.integer("n_agents", n_agents, low=1)
     t = checks.integer("n_steps", n_steps, low=1)
@@ -367,6 +376,10 @@ def simulate_animal(
     for name, p in (("p_command", p_command), ("p_distract", p_distract), ("p_engage", p_engage)):
         checks.real(name, p, low=0.0, high=1.0)
     checks.real("noise", noise, low=0.0)
+    if commands is not None:
+        checks.shape("commands", commands, (n, t))
+    if initial is not None:
+        checks.shape("initial", initial, (n, 2))
     g = generator
 
     def unif(*shape: int) -> Tensor:
@@ -374,12 +387,14 @@ def simulate_animal(
 
     cmd = torch.randint(0, 3, (n,), generator=g)
     engaged = torch.ones(n, dtype=torch.bool)
-    state = torch.zeros(n, 2)
+    state = torch.zeros(n, 2) if initial is None else initial.clone().float()
     target = torch.tensor(_TARGET)
     cmds, obs, eng = [], [], []
-    for _ in range(t):
+    for k in range(t):
         switch = unif(n) < p_command
         cmd = torch.where(switch, torch.randint(0, 3, (n,), generator=g), cmd)
+        if commands is not None:
+            cmd = commands[:, k].long()
         flip = torch.where(engaged, unif(n) < p_distract, unif(n) < p_engage)
         engaged = engaged ^ flip
         goal = torch.where(engaged[:, None], target[cmd], torch.tensor([0.3, 0.0]))
