@@ -4,14 +4,18 @@ Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
 
 - :func:`euler_maruyama` — batched Euler–Maruyama over a batch of paths and a time grid of
   commands, with optional pre-drawn Brownian increments (:eq:`cogsde-eq-em`);
-- :class:`CogSDE` — a drift with dual-channel command modulation and a state-dependent
-  diffusion that is dissipative *by construction*, with :meth:`CogSDE.certificate` returning
-  the certified constants of :eq:`cogsde-eq-dissipative`;
-- :class:`UnconstrainedSDE` — the same architecture with a free linear part (the baseline);
-- :class:`LatentSDEModel` — encoder → latent SDE → decoder for command-driven trajectories;
-- :class:`GRUBaseline` — a deterministic recurrent baseline with the same interface;
+- ``CertifiedSDE`` (an alias of :class:`CogSDE`, its first-edition name) — the chapter's
+  *alternative* to the paper's model: a drift with an additive and a gated command channel and a
+  state-dependent diffusion that is dissipative *by construction*, with
+  :meth:`CogSDE.certificate` returning the certified constants of :eq:`cogsde-eq-dissipative`
+  (:prf:ref:`cogsde-prop-param`). The paper's regime-switching drift is
+  :class:`icml26.dynamics.switching.RegimeSwitchingSDE`;
+- :class:`UnconstrainedSDE` — the same architecture with a free linear part;
+- :class:`LatentSDEModel`, :class:`GRUBaseline` — the first edition's encoder → SDE → decoder
+  model and its recurrent baseline (the chapter now uses :mod:`icml26.dynamics.motion`);
 - :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
-- metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`.
+- metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`;
+- the ``torchsde`` bridge: :class:`FixedIncrements`, :class:`TorchsdeAdapter`.
 
 Tensors are time-major: paths are ``(n_steps + 1, N, d)``, commands ``(n_steps, N, c)`` or
 ``(n_steps, c)`` (shared by every path), increments ``(n_steps, N, m)``.
@@ -233,7 +237,7 @@ class _DualChannel(nn.Module):
 
 
 class CogSDE(_DualChannel):
-    """The dissipative CogSDE drift/diffusion (:eq:`cogsde-eq-param`), dissipative by design.
+    """The chapter's certified alternative (:eq:`cogsde-eq-param`), dissipative by design.
 
     ``A = -(ε I + M Mᵀ) + (N - Nᵀ)``: its symmetric part is ``≤ -ε I``, the skew part rotates.
     The nonlinear part is gated by the command (multiplicative channel, in ``(0, 1)``) and
