@@ -776,7 +776,7 @@ icml26.claim(
 # - **CogSDE**: the regime-switching SDE {eq}`cogsde-eq-switching` with level and event
 #   channels, trained with best-of-$K$ and the penalty {eq}`cogsde-eq-penalty` at the example
 #   weight $\lambda = 10^{-3}$;
-# - **CogSDE, no event channel**: the same without $B^{\mathrm{evt}}$ (the ablation);
+# - **CogSDE, no event**: the same without $B^{\mathrm{evt}}$ (the ablation);
 # - **RSSM-like GRU** (the stochastic baseline): $z_{k+1} = \mathrm{GRU}(u_k, z_k) + s(z_k)\odot\varepsilon_k$
 #   with a learned state-dependent noise scale, like the code's recurrent state-space baseline;
 # - **GRU**: the same without noise (a deterministic latent autoregressive baseline);
@@ -964,7 +964,8 @@ plt.show()
 # predicted velocities, frame by frame. It is zero before $k_\delta$ for every causal driver. The
 # **response lag** is the (interpolated) number of frames from $k_\delta$ until the curve reaches
 # half of its peak. The true agent, engaged and noise-free, gives the reference lag (it relaxes
-# at rate 3/s, so its half-response takes about two frames); the **timing error** is the
+# at rate 3/s and covers 30 % of the change in the switch frame itself, so it reaches half of it
+# about one frame later, as printed); the **timing error** is the
 # absolute difference from it, averaged over $\delta$. A model that ignores the commands has no
 # defined lag; one that responds late, early or smeared has a large timing error.
 
@@ -1029,7 +1030,7 @@ for name in MODELS:
     (lm, lw), (tm, tw) = interval(lags[name]), interval(timing[name])
     print(f"{name:>17}: lag {lm:5.2f} ±{lw:4.2f} frames, timing error {tm:5.2f} ±{tw:4.2f} frames")
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Response to a command switch at future frame 4 (seed of the first model): distance between the velocities predicted with and without the switch, normalised by its peak; the true agent relaxes with a half-response of about two frames.", "name": "05-fig-timing"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Response to a command switch at future frame 4 (seed of the first model): distance between the velocities predicted with and without the switch, normalised by its peak; the true agent reaches half of its response about one frame after the switch.", "name": "05-fig-timing"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.4))
 frames = np.arange(FUTURE)
 tc = truth_curves[0].numpy()
@@ -1432,7 +1433,7 @@ print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_sec
 # ````{solution} cogsde-ex-step
 # :class: dropdown
 #
-# For the model of claim 05.1 (seed 5, at the default size of the first edition) $h^\star \approx 0.079$ s and $h_{\mathrm{lin}} \approx
+# For the model of claim 05.1 (seed 5) $h^\star \approx 0.079$ s and $h_{\mathrm{lin}} \approx
 # 1.4$ s. The runs with $h^\star/2$, $2h^\star$ and even $0.9\,h_{\mathrm{lin}}$ stay bounded
 # ($\mathbb{E}\lVert z_T\rVert^2$ of order 2–4), while $1.5\,h_{\mathrm{lin}}$ explodes (order
 # $10^6$ after 20 s). The proposition is therefore only sufficient, and far from sharp: $2L^2$
