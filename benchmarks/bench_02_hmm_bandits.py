@@ -123,7 +123,7 @@ register(
 # Finite contexts: the spectral (method-of-moments) estimator and categorical Baum–Welch.
 B_CAT = torch.tensor([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.2, 0.6]], dtype=DT)
 P_CAT = torch.full((N, N), 0.05, dtype=DT).fill_diagonal_(0.9)
-S_RUNS, S_STEPS, D = 64, 2_000, 4
+S_RUNS, S_STEPS, D = 128, 2_000, 4
 _, OBS = hmm.simulate_categorical(
     P_CAT, PI, B_CAT, S_RUNS, S_STEPS, generator=torch.Generator().manual_seed(3)
 )
@@ -149,7 +149,7 @@ register(
     repeats=3,
 )
 
-BW_RUNS, BW_STEPS, BW_ITERS = 32, 400, 10
+BW_RUNS, BW_STEPS, BW_ITERS = 128, 400, 10
 B0_CAT = torch.full((N, D), 0.25, dtype=DT) + 0.05 * torch.tensor(
     [[1, -1, 0, 0], [0, 1, -1, 0], [0, 0, -1, 1]], dtype=DT
 )

@@ -1360,8 +1360,8 @@ icml26.claim(
 #
 # The reference implementation of {prf:ref}`hmmb-alg-spectral` for *one* sequence, in numpy,
 # step by step as written (moments by counting, one symbol at a time); the kernel
-# `icml26.sequential.hmm.spectral_hmm` does the same for all runs at once with one-hot tensor
-# products and batched SVD and eigen-decompositions.
+# `icml26.sequential.hmm.spectral_hmm` does the same for all runs at once, the moments by one
+# `bincount` over flat indices and the linear algebra as batched SVD and eigen-decompositions.
 
 
 # %% tags=["reference"]

@@ -573,12 +573,18 @@ def spectral_moments(
     _check_obs(obs, d)
     if obs.shape[1] < 3:
         raise ValueError("obs must have at least 3 steps")
-    one = torch.nn.functional.one_hot(obs, d).to(torch.float64)
-    a, b, c = one[:, :-2], one[:, 1:-1], one[:, 2:]
-    m = a.shape[1]
-    p12 = one[:, :-1].transpose(1, 2) @ one[:, 1:] / (obs.shape[1] - 1)
-    p13 = a.transpose(1, 2) @ c / m
-    p132 = torch.einsum("rtx,rtz,rty->rxzy", a, c, b) / m
+    r, t_max = obs.shape
+    run = torch.arange(r, device=obs.device).unsqueeze(-1)
+
+    def counts(idx: torch.Tensor, k: int) -> torch.Tensor:
+        """Histogram of the flat indices ``idx`` (R, ·) in ``d^k`` bins per run (bincount)."""
+        flat = (idx + run * d**k).reshape(-1)
+        return torch.bincount(flat, minlength=r * d**k).to(torch.float64).view(r, *([d] * k))
+
+    prev, mid, nxt = obs[:, :-2], obs[:, 1:-1], obs[:, 2:]
+    p12 = counts(obs[:, :-1] * d + obs[:, 1:], 2) / (t_max - 1)
+    p13 = counts(prev * d + nxt, 2) / (t_max - 2)
+    p132 = counts((prev * d + nxt) * d + mid, 3) / (t_max - 2)  # index order (x, z, y)
     return p12, p13, p132
 
 
