@@ -165,6 +165,7 @@ def run_linucb(
             raise ValueError(f"refresh must have shape ({t_max},) or ({r}, {t_max})")
         refresh_all = refresh.to(dev).expand(r, t_max).T.contiguous()
         uniform = False
+    any_refresh = refresh_all.any(1).tolist()  # host-side: skip the steps where no run refreshes
     if forced is not None:
         checks.shape("forced", forced, (r, t_max))
         if (forced >= k).any() or (forced < -1).any():
@@ -204,7 +205,7 @@ def run_linucb(
                 act_theta = theta if per_int == 1 else theta.clone()
                 act_vinv = vinv if per_int == 1 else vinv.clone()
                 act_beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
-        else:
+        elif any_refresh[t]:
             rf = refresh_all[t]
             act_theta = torch.where(rf.view(r, 1, 1), theta, act_theta)
             act_vinv = torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv)
