@@ -4,14 +4,18 @@ Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
 
 - :func:`euler_maruyama` — batched Euler–Maruyama over a batch of paths and a time grid of
   commands, with optional pre-drawn Brownian increments (:eq:`cogsde-eq-em`);
-- :class:`CogSDE` — a drift with dual-channel command modulation and a state-dependent
-  diffusion that is dissipative *by construction*, with :meth:`CogSDE.certificate` returning
-  the certified constants of :eq:`cogsde-eq-dissipative`;
-- :class:`UnconstrainedSDE` — the same architecture with a free linear part (the baseline);
-- :class:`LatentSDEModel` — encoder → latent SDE → decoder for command-driven trajectories;
-- :class:`GRUBaseline` — a deterministic recurrent baseline with the same interface;
+- ``CertifiedSDE`` (an alias of :class:`CogSDE`, its first-edition name) — the chapter's
+  *alternative* to the paper's model: a drift with an additive and a gated command channel and a
+  state-dependent diffusion that is dissipative *by construction*, with
+  :meth:`CogSDE.certificate` returning the certified constants of :eq:`cogsde-eq-dissipative`
+  (:prf:ref:`cogsde-prop-param`). The paper's regime-switching drift is
+  :class:`icml26.dynamics.switching.RegimeSwitchingSDE`;
+- :class:`UnconstrainedSDE` — the same architecture with a free linear part;
+- :class:`LatentSDEModel`, :class:`GRUBaseline` — the first edition's encoder → SDE → decoder
+  model and its recurrent baseline (the chapter now uses :mod:`icml26.dynamics.motion`);
 - :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
-- metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`.
+- metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`;
+- the ``torchsde`` bridge: :class:`FixedIncrements`, :class:`TorchsdeAdapter`.
 
 Tensors are time-major: paths are ``(n_steps + 1, N, d)``, commands ``(n_steps, N, c)`` or
 ``(n_steps, c)`` (shared by every path), increments ``(n_steps, N, m)``.
@@ -36,6 +40,7 @@ __all__ = [
     "COMMANDS",
     "AnimalData",
     "Certificate",
+    "CertifiedSDE",
     "CogSDE",
     "FixedIncrements",  # noqa: F822 (built lazily by __getattr__, to defer torchsde)
     "GRUBaseline",
@@ -232,7 +237,7 @@ class _DualChannel(nn.Module):
 
 
 class CogSDE(_DualChannel):
-    """The dissipative CogSDE drift/diffusion (:eq:`cogsde-eq-param`), dissipative by design.
+    """The chapter's certified alternative (:eq:`cogsde-eq-param`), dissipative by design.
 
     ``A = -(ε I + M Mᵀ) + (N - Nᵀ)``: its symmetric part is ``≤ -ε I``, the skew part rotates.
     The nonlinear part is gated by the command (multiplicative channel, in ``(0, 1)``) and
@@ -273,6 +278,10 @@ class CogSDE(_DualChannel):
         lip = float(torch.linalg.matrix_norm(a_mat, ord=2))
         growth = 4 * max(a * a, b * b)
         return Certificate(alpha=lam, beta=beta, lipschitz=lip, growth=growth)
+
+
+#: The chapter's dissipative-by-construction alternative, under a name that says what it is.
+CertifiedSDE = CogSDE
 
 
 class UnconstrainedSDE(_DualChannel):
@@ -352,6 +361,8 @@ def simulate_animal(
     p_distract: float = 0.02,
     p_engage: float = 0.06,
     noise: float = 0.3,
+    commands: Tensor | None = None,
+    initial: Tensor | None = None,
 ) -> AnimalData:
     """The synthetic command-driven 2-D "animal" of chapter 05 (Section "Experiments").
 
@@ -359,7 +370,9 @@ def simulate_animal(
     decision state switches engaged → distracted with ``p_distract`` and back with
     ``p_engage``. Engaged, the speed and turn rate relax (rate 3/s) toward the command's target;
     distracted, toward a slow wander (speed 0.3, turn rate 0) with three times the noise. Speed
-    and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``.
+    and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``. ``commands`` (integer ids,
+    ``(n_agents, n_steps)``) replaces the random command process and ``initial``
+    ``(n_agents, 2)`` the initial (speed, turn rate) — used to probe the agent's response.
     """
     n = checks.integer("n_agents", n_agents, low=1)
     t = checks.integer("n_steps", n_steps, low=1)
@@ -367,6 +380,10 @@ def simulate_animal(
     for name, p in (("p_command", p_command), ("p_distract", p_distract), ("p_engage", p_engage)):
         checks.real(name, p, low=0.0, high=1.0)
     checks.real("noise", noise, low=0.0)
+    if commands is not None:
+        checks.shape("commands", commands, (n, t))
+    if initial is not None:
+        checks.shape("initial", initial, (n, 2))
     g = generator
 
     def unif(*shape: int) -> Tensor:
@@ -374,12 +391,14 @@ def simulate_animal(
 
     cmd = torch.randint(0, 3, (n,), generator=g)
     engaged = torch.ones(n, dtype=torch.bool)
-    state = torch.zeros(n, 2)
+    state = torch.zeros(n, 2) if initial is None else initial.clone().float()
     target = torch.tensor(_TARGET)
     cmds, obs, eng = [], [], []
-    for _ in range(t):
+    for k in range(t):
         switch = unif(n) < p_command
         cmd = torch.where(switch, torch.randint(0, 3, (n,), generator=g), cmd)
+        if commands is not None:
+            cmd = commands[:, k].long()
         flip = torch.where(engaged, unif(n) < p_distract, unif(n) < p_engage)
         engaged = engaged ^ flip
         goal = torch.where(engaged[:, None], target[cmd], torch.tensor([0.3, 0.0]))
