@@ -1489,11 +1489,11 @@ icml26.claim(
 
 # %% [markdown]
 # The spectral estimator needs no initialisation and no iterations, and its error falls at the
-# predicted rate; it is also several times less accurate than Baum–Welch at every size, which is
-# the usual finding: moments are a consistent but inefficient estimator, and maximum likelihood
-# started from them improves on them. The paper's choice of a spectral method is about what can
-# be *proved* (a high-probability error bound at every round, with no local optima), not about
-# accuracy at a given $n$.
+# predicted rate; its belief error is also about twice that of Baum–Welch at every size where
+# both were run, which is the usual finding: moments are a consistent but inefficient estimator,
+# and maximum likelihood started from them improves on them. A spectral method is presumably the
+# paper's choice for what it lets one *prove* (a high-probability error bound at every round, with
+# no local optima), not for its accuracy at a given $n$.
 #
 # ## Cross-check
 #
@@ -1840,6 +1840,6 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 #   score (02.8) and keep the regret sublinear (02.6), but pay more regret than updating every
 #   round at this horizon, and do not remove the adaptive-sampling bias of $\hat\theta$ (02.7).
 # - With finite contexts, the spectral (method-of-moments) estimator has belief errors falling
-#   like $n^{-1/2}$ (02.9), several times larger than Baum–Welch started from it.
+#   like $n^{-1/2}$ (02.9), about twice those of Baum–Welch started from it.
 # - Our filter, both Baum–Welch variants and the spectral estimator are checked against
 #   `hmmlearn` (Cross-check section and tests).
