@@ -1166,9 +1166,10 @@ icml26.claim(
 # period $L = 50$; and the same algorithm with *growing* epochs (epoch $k$ ends at round
 # $\lfloor 50 \cdot 1.3^k \rceil$, so each epoch after the first lasts $0.3$ times the time
 # elapsed; `icml26.sequential.bandits.epoch_refresh`), as an algorithm that does not know the
-# horizon would use them: 19 refreshes over $T = 6000$ rounds. The radius uses $\sigma = 1.1$, which covers the reward noise and the
-# state uncertainty ($|\zeta_t| \le 2$ up to the noise, so $\zeta_t$ is sub-Gaussian with
-# parameter about 1).
+# horizon would use them: 19 refreshes over $T = 6000$ rounds. The radius uses $\sigma = 1.1$, a
+# rough scale for $\zeta_t$, which mixes the reward noise with the state uncertainty (up to the
+# state effect 2 plus the slope terms, which grow with $|X_t|$): a valid sub-Gaussian constant
+# is what a proof needs, our runs use a plausible one.
 #
 # We measure three things for each schedule:
 #
