@@ -11,10 +11,8 @@ Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
   (:prf:ref:`cogsde-prop-param`). The paper's regime-switching drift is
   :class:`icml26.dynamics.switching.RegimeSwitchingSDE`;
 - :class:`UnconstrainedSDE` — the same architecture with a free linear part;
-- :class:`LatentSDEModel`, :class:`GRUBaseline` — the first edition's encoder → SDE → decoder
-  model and its recurrent baseline (the chapter now uses :mod:`icml26.dynamics.motion`);
+- the encoder → SDE → generator pipeline and its baselines are in :mod:`icml26.dynamics.motion`;
 - :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
-- metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`;
 - the ``torchsde`` bridge: :class:`FixedIncrements`, :class:`TorchsdeAdapter`.
 
 Tensors are time-major: paths are ``(n_steps + 1, N, d)``, commands ``(n_steps, N, c)`` or
@@ -43,13 +41,8 @@ __all__ = [
     "CertifiedSDE",
     "CogSDE",
     "FixedIncrements",  # noqa: F822 (built lazily by __getattr__, to defer torchsde)
-    "GRUBaseline",
-    "LatentSDEModel",
     "TorchsdeAdapter",
     "UnconstrainedSDE",
-    "band_coverage",
-    "command_alignment",
-    "crps_ensemble",
     "em_mean_square_bound",
     "euler_maruyama",
     "mean_square_bound",
@@ -413,141 +406,6 @@ def simulate_animal(
     commands = F.one_hot(torch.stack(cmds, 1), 3).float()
     speed_turn = torch.stack(obs, 1)
     return AnimalData(commands, speed_turn, unicycle_positions(speed_turn, h), torch.stack(eng, 1))
-
-
-class LatentSDEModel(nn.Module):
-    """Encoder → latent controlled SDE → decoder for command-driven trajectories (chapter 05).
-
-    The encoder maps a context window of observations and commands ``(B, k, obs + c)`` to the
-    initial latent state; the latent dynamics (a :class:`CogSDE` or :class:`UnconstrainedSDE`)
-    run under the future commands with Euler–Maruyama; a linear decoder reads the observation
-    (here body-frame speed and turn rate) from the latent state.
-    """
-
-    def __init__(self, dynamics: _DualChannel, obs_dim: int, context: int, hidden: int = 32):
-        super().__init__()
-        self.dynamics = dynamics
-        self.obs_dim = checks.integer("obs_dim", obs_dim, low=1)
-        self.context = checks.integer("context", context, low=1)
-        width = context * (obs_dim + dynamics.command_dim)
-        self.encoder = nn.Sequential(
-            nn.Linear(width, hidden), nn.Tanh(), nn.Linear(hidden, dynamics.dim)
-        )
-        self.decoder = nn.Linear(dynamics.dim, obs_dim)
-
-    def forward(
-        self,
-        past: Tensor,
-        commands: Tensor,
-        dt: float,
-        *,
-        n_samples: int = 1,
-        generator: torch.Generator | None = None,
-        stochastic: bool = True,
-    ) -> Tensor:
-        """Sample futures: ``past (B, k, obs+c)``, ``commands (B, T, c)`` → ``(S, B, T, obs)``."""
-        checks.shape("past", past, (None, self.context, self.obs_dim + self.dynamics.command_dim))
-        checks.shape("commands", commands, (past.shape[0], None, self.dynamics.command_dim))
-        s = checks.integer("n_samples", n_samples, low=1)
-        b, t = commands.shape[:2]
-        z0 = self.encoder(past.flatten(1)).repeat(s, 1)
-        u = commands.transpose(0, 1).repeat(1, s, 1)  # (T, S*B, c)
-        diff = self.dynamics.diffusion if stochastic else None
-        path = euler_maruyama(self.dynamics.drift, diff, z0, dt, u=u, generator=generator)
-        y = self.decoder(path[1:])  # (T, S*B, obs)
-        return y.reshape(t, s, b, self.obs_dim).permute(1, 2, 0, 3)
-
-
-class GRUBaseline(nn.Module):
-    """Deterministic recurrent baseline for the animal task of chapter 05.
-
-    Same interface as :class:`LatentSDEModel`: an encoder maps the context window to the initial
-    hidden state (squashed by ``tanh`` into the GRU's range), a ``GRUCell`` advances it one step
-    per command, and a linear decoder reads the observation. A GRU's state is a convex
-    combination of the previous state and a ``tanh`` candidate, so it is bounded by construction.
-    ``n_samples`` copies of the (single) prediction are returned, so ``S = n_samples``.
-    """
-
-    def __init__(
-        self, hidden: int, obs_dim: int, command_dim: int, context: int, enc_hidden: int = 32
-    ):
-        super().__init__()
-        self.hidden = checks.integer("hidden", hidden, low=1)
-        self.obs_dim = checks.integer("obs_dim", obs_dim, low=1)
-        self.command_dim = checks.integer("command_dim", command_dim, low=1)
-        self.context = checks.integer("context", context, low=1)
-        enc_hidden = checks.integer("enc_hidden", enc_hidden, low=1)
-        width = context * (obs_dim + command_dim)
-        self.encoder = nn.Sequential(
-            nn.Linear(width, enc_hidden), nn.Tanh(), nn.Linear(enc_hidden, hidden), nn.Tanh()
-        )
-        self.cell = nn.GRUCell(command_dim, hidden)
-        self.decoder = nn.Linear(hidden, obs_dim)
-
-    def forward(
-        self,
-        past: Tensor,
-        commands: Tensor,
-        dt: float,
-        *,
-        n_samples: int = 1,
-        generator: torch.Generator | None = None,
-        stochastic: bool = False,
-    ) -> Tensor:
-        """Predict: ``past (B, k, obs+c)``, ``commands (B, T, c)`` → ``(n_samples, B, T, obs)``."""
-        checks.real("dt", dt, low=0.0, strict=True)
-        checks.shape("past", past, (None, self.context, self.obs_dim + self.command_dim))
-        checks.shape("commands", commands, (past.shape[0], None, self.command_dim))
-        s = checks.integer("n_samples", n_samples, low=1)
-        h = self.encoder(past.flatten(1))
-        out = []
-        for k in range(commands.shape[1]):
-            h = self.cell(commands[:, k], h)
-            out.append(self.decoder(h))
-        y = torch.stack(out, 1).unsqueeze(0)
-        return y.expand(s, *y.shape[1:])
-
-
-def crps_ensemble(samples: Tensor, target: Tensor) -> Tensor:
-    """Fair (unbiased) CRPS of an ensemble, per entry: ``E|X - y| - E|X - X'| / 2``.
-
-    ``samples (S, ...)``, ``target (...)``; for ``S = 1`` it is the absolute error.
-    """
-    s = samples.shape[0]
-    if tuple(samples.shape[1:]) != tuple(target.shape):
-        raise ValueError(f"samples must have shape (S, *{tuple(target.shape)})")
-    skill = (samples - target).abs().mean(0)
-    if s == 1:
-        return skill
-    # sum_{i != j} |x_i - x_j| = 2 sum_i (2i - S - 1) x_(i) over the sorted samples (i = 1..S)
-    ranks = torch.arange(1, s + 1, dtype=samples.dtype, device=samples.device)
-    weights = (2 * ranks - s - 1).reshape(s, *([1] * (samples.ndim - 1)))
-    spread = 2 * (weights * samples.sort(dim=0).values).sum(0) / (s * (s - 1))
-    return skill - 0.5 * spread
-
-
-def band_coverage(samples: Tensor, target: Tensor, level: float = 0.9) -> Tensor:
-    """Fraction of ``target`` entries inside the central ``level`` band of ``samples (S, ...)``."""
-    lv = checks.real("level", level, low=0.0, high=1.0, strict=True)
-    if tuple(samples.shape[1:]) != tuple(target.shape):
-        raise ValueError(f"samples must have shape (S, *{tuple(target.shape)})")
-    q = torch.tensor([(1 - lv) / 2, (1 + lv) / 2], dtype=samples.dtype, device=samples.device)
-    lo, hi = torch.quantile(samples, q, dim=0)
-    return ((target >= lo) & (target <= hi)).float().mean()
-
-
-def command_alignment(speed_turn: Tensor, commands: Tensor) -> Tensor:
-    """Command-alignment score of chapter 05: how often the command is decodable from motion.
-
-    Each step's (speed, turn rate) ``(..., 2)`` is assigned to the nearest engaged target of
-    :data:`COMMANDS`; the score is the fraction of steps whose decoded command equals the
-    issued one (``commands (..., 3)`` one-hot). Chance is about 1/3.
-    """
-    if speed_turn.shape[-1] != 2 or commands.shape[-1] != 3:
-        raise ValueError("speed_turn must end in 2 and commands in 3 (one-hot go/turn/stop)")
-    target = torch.tensor(_TARGET, dtype=speed_turn.dtype, device=speed_turn.device)
-    dist = (speed_turn.unsqueeze(-2) - target).pow(2).sum(-1)
-    return (dist.argmin(-1) == commands.argmax(-1)).float().mean()
 
 
 # --------------------------------------------------------------------------- torchsde bridge
