@@ -89,8 +89,8 @@ CHAPTERS: tuple[Chapter, ...] = (
         "05",
         "cogsde",
         "dynamics",
-        "CogSDE: controlled SDEs for latent decision dynamics",
-        ("icml26.dynamics.sde",),
+        "CogSDE: controlled SDEs for motion under latent decision uncertainty",
+        ("icml26.dynamics.sde", "icml26.dynamics.switching", "icml26.dynamics.motion"),
         bench="bench_05_cogsde",
     ),
     Chapter(
@@ -173,6 +173,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.pathkernel",),
         bench="bench_18_explaind",
     ),
+    Chapter(
+        "19",
+        "rector",
+        "neuro",
+        "RECTOR: masked region-channel-temporal modeling of EEG",
+        ("icml26.neuro.eeg",),
+        bench="bench_19_rector",
+    ),
 )
 
 
@@ -182,7 +190,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
-    "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
 
 
