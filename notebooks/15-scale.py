@@ -211,6 +211,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from gymnasium.utils.env_checker import check_env
+from matplotlib.colors import LogNorm
 from scipy import special, stats
 
 import icml26
@@ -659,15 +660,15 @@ plt.show()
 # %% [markdown]
 # ### A trajectory: where the uncertainty rises
 #
-# The first episode of the first seed, decoded greedily and by SCALE from the same initial
-# state: the path coloured by the step uncertainty, and $u$, $\tau$ and $\gamma$ along time with
-# the fork steps shaded.
+# The first episode of the first seed in which greedy decoding ends at the fork and SCALE
+# succeeds, both from the same initial state: the path coloured by the step uncertainty, and
+# $u$, $\tau$ and $\gamma$ along time with the fork steps shaded. The uncertainty also rises on
+# the final approach, where "one more step or stop" is ambiguous for the policy.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: one episode decoded greedily (grey, stuck at the fork) and by SCALE (coloured by the step uncertainty $u$), with the wall, the target (circle) and the distractor (cross). Right: SCALE's step uncertainty, action temperature of $v_x$ and attention temperature $\\gamma_t$ along the episode; shading marks the steps at the fork.", "name": "15-fig-trajectory"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: one episode decoded greedily (grey; the square marks where it stalls, at the fork) and by SCALE (coloured by the step uncertainty $u$), with the wall, the target (circle) and the distractor (cross). Right: SCALE's step uncertainty, action temperature of $v_x$ and attention temperature $\\gamma_t$ along the episode; shading marks the steps at the fork.", "name": "15-fig-trajectory"}}
 sc = runs["SCALE"][0]
-ep = (
-    int(torch.nonzero(sc.success & ~g0.success)[0]) if bool((sc.success & ~g0.success).any()) else 0
-)
+pick = sc.success & ~g0.success & vla.fork_mask(cfg, g0.states)  # greedy ends at the fork
+ep = int(torch.nonzero(pick)[0]) if bool(pick.any()) else 0
 st0 = sc.states
 fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.2))
 ax = axes[0]
@@ -678,6 +679,15 @@ ax.add_patch(
     )
 )
 ax.plot(*g0.pos[:, ep].T, color="0.5", lw=1, marker=".", ms=3, label="greedy")
+ax.scatter(
+    *g0.pos[-1, ep],
+    marker="s",
+    s=90,
+    facecolors="none",
+    edgecolors="0.2",
+    zorder=4,
+    label="greedy stalls here",
+)
 live = sc.active[:, ep]
 pts = sc.pos[: sc.u.shape[0], ep][live]
 cs = ax.scatter(*pts.T, c=sc.u[:, ep][live].mean(-1), cmap="viridis", s=14, zorder=3, label="SCALE")
@@ -739,7 +749,7 @@ icml26.claim(
     "15.6", "violations of entropy ↑ in γ, γ ∈ (0.5, 2), γ₁=γ₂=1", viol, at_most=0, kind="theorem"
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Attention of the first ViT block (head 1), averaged over query patches, for one observation near the fork at $\\gamma = 0.5$, 1 and 2 (brighter = more attention), and the mean attention entropy of the trained encoder against $\\gamma$ (right): $\\gamma > 1$ spreads the attention, $\\gamma < 1$ concentrates it.", "name": "15-fig-attention"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Attention of the last ViT block, averaged over heads and query patches, for one observation at the fork at $\\gamma = 0.5$, 1 and 2 (log colour scale from $10^{-3}$ to 1; brighter = more attention), and the mean attention entropy of the trained encoder against $\\gamma$ (right): $\\gamma > 1$ spreads the attention, $\\gamma < 1$ concentrates it.", "name": "15-fig-attention"}}
 one = vla.reset(cfg, 1, torch.Generator().manual_seed(3))
 one["pos"] = torch.stack([one["cx"], torch.full_like(one["cx"], 0.41)], -1)
 im1 = vla.render(cfg, one)
@@ -749,8 +759,8 @@ axes[0].set(title="observation", xticks=[], yticks=[])
 for ax, g in zip(axes[1:4], [0.5, 1.0, 2.0], strict=True):
     with torch.no_grad():
         _, maps = policy.vision(im1, torch.tensor([g]))
-    a = maps[0][0, 0].mean(0).reshape(4, 4)
-    ax.imshow(a.numpy(), cmap="magma", vmin=0, vmax=float(a.max()) if g == 0.5 else None)
+    a = maps[-1][0].mean((0, 1)).reshape(4, 4)  # last block, mean over heads and queries
+    ax.imshow(a.numpy(), cmap="magma", norm=LogNorm(vmin=1e-3, vmax=1.0))
     ax.set(title=f"$\\gamma={g}$", xticks=[], yticks=[])
 axes[4].plot(gammas, ent, marker="o")
 axes[4].set(xlabel="$\\gamma$", ylabel="entropy (nats)", title="flatter as $\\gamma$ grows")
