@@ -41,8 +41,9 @@
 # target's colour. Its demonstrations contain the failure mode that motivates uncertainty-aware
 # decoding: at the fork below the wall the demonstrator goes left or right, *or hesitates* — the
 # idle actions that robot-learning practitioners routinely filter out of demonstration data. A
-# behaviour-cloned policy whose most probable action at the fork is "stay" is stuck forever under
-# greedy decoding (the state, and hence the greedy action, never changes); sampling escapes. A
+# behaviour-cloned policy whose most probable action at the fork is "stay" is stuck under greedy
+# decoding (the state never changes, and with it, up to pixel noise, the greedy action);
+# sampling escapes. A
 # tiny ViT-style policy with an explicit, temperable attention scale is trained by behaviour
 # cloning, and greedy, sampling, best-of-$N$ and SCALE decoding are compared in closed loop.
 #
@@ -471,7 +472,7 @@ plt.show()
 # $c_x$; the instruction names the target's colour. The demonstrator climbs, and at the fork
 # (within 0.025 of $c_x$, just below the wall) **pauses with probability ½** or steps left or
 # right with probability ¼ each; then it walks along the wall, climbs past it and goes to the
-# target with 8-direction moves of length 0.05. Success: within 0.05 of the target in 40 steps.
+# target with 8-direction moves (0.05 per axis). Success: within 0.05 of the target in 40 steps.
 # Observations are $16 \times 16$ RGB images (Gaussian blobs, so sub-pixel positions are visible;
 # pixel noise 0.02) plus the agent's position. Plain demonstrations cover only the expert's
 # path, and a cloned policy that leaves it does not know the way back; as in DART
@@ -1024,8 +1025,8 @@ print("scipy, SDPA, gymnasium, AUROC and Wilson cross-checks agree")
 # since $\gamma_{t^\star}$ now depends on step $t^\star$'s logits. A sketch: in a copy of
 # `vla.rollout`, call `policy.encode` with $\gamma = 1$, compute `u` from both tokens' logits,
 # set `gamma = attention_temperature(u.mean(-1) - hist.ema.mean(-1))`, and encode again. On a
-# task whose images are as simple as ForkReach's the success rate barely moves: the benefit, if
-# any, comes from the action temperature.
+# task whose images are as simple as ForkReach's we expect the success rate to barely move: the
+# benefit, if any, should come from the action temperature.
 # ````
 #
 # ## Summary
