@@ -118,6 +118,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_09_t3_unlearning",
     ),
     Chapter(
+        "11",
+        "any2any",
+        "generative",
+        "Any-to-any translation through a shared latent",
+        ("icml26.generative.translation", "icml26.generative.diffusion"),
+        bench="bench_11_any2any",
+    ),
+    Chapter(
         "12",
         "agent-jit",
         "agents",
@@ -173,7 +181,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 FORTHCOMING: dict[str, tuple[str, str]] = {
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
-    "11": ("generative", "Any-to-any translation through a shared latent"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
