@@ -633,13 +633,18 @@ def train_autoencoders(
             if x.shape[1] != math.prod(SHAPES[mod]):
                 raise ValueError(f"pairs[{(a, b)}] must hold flattened {mod} images")
         data.append((a, b, xa.float(), xb.float()))
+    ae.to(data[0][2].device)  # the images' device; Module.to keeps the optimiser's parameters
+    dev = next(ae.parameters()).device
     for _ in range(steps):
-        picks = [torch.randint(0, xa.shape[0], (batch,), generator=g) for _, _, xa, _ in data]
+        picks = [
+            torch.randint(0, xa.shape[0], (batch,), generator=g, device=g.device).to(xa.device)
+            for _, _, xa, _ in data
+        ]
         parts: dict[str, list[torch.Tensor]] = {k: [] for k in MODALITIES}
         for (a, b, xa, xb), i in zip(data, picks, strict=True):
             parts[a].append(xa[i])
             parts[b].append(xb[i])
-        loss = torch.zeros(m)
+        loss = torch.zeros(m, device=dev)
         latents: dict[str, list[torch.Tensor]] = {}
         for k, xs in parts.items():  # one encoder and one decoder call per modality
             if not xs:
@@ -650,7 +655,7 @@ def train_autoencoders(
             latents[k] = list(z.split(batch, dim=1))
         for a, b, _, _ in data:  # alignment of the paired latents, edge by edge
             za, zb = latents[a].pop(0), latents[b].pop(0)
-            loss = loss + w * ((za - zb) ** 2).mean((1, 2))
+            loss = loss + w.to(dev) * ((za - zb) ** 2).mean((1, 2))
         opt.zero_grad()
         loss.sum().backward()
         opt.step()
@@ -728,15 +733,17 @@ def train_backbone(
     g = _generator(generator)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     m, d = model.members, model.latent
-    a = a.float()
+    dev = pool.z_src.device
+    a = a.float().to(dev)
+    size = pool.size[:, None].to(g.device)
     losses = []
     for _ in range(steps):
-        idx = (torch.rand(m, batch, generator=g) * pool.size[:, None]).long()
+        idx = (torch.rand(m, batch, generator=g, device=g.device) * size).long().to(dev)
         z_src = torch.gather(pool.z_src, 1, idx[..., None].expand(-1, -1, d))
         z_tgt = torch.gather(pool.z_tgt, 1, idx[..., None].expand(-1, -1, d))
         src, tgt = torch.gather(pool.src, 1, idx), torch.gather(pool.tgt, 1, idx)
-        t = torch.randint(0, a.numel(), (m, batch), generator=g)
-        eps = torch.randn(m, batch, d, generator=g)
+        t = torch.randint(0, a.numel(), (m, batch), generator=g, device=g.device).to(dev)
+        eps = torch.randn(m, batch, d, generator=g, device=g.device).to(dev)
         z_t = add_noise(z_tgt, eps, a[t])
         pred = model(z_t, z_src, t, src, tgt)
         loss = ((pred - z_tgt) ** 2).mean((1, 2)).sum()
@@ -748,8 +755,8 @@ def train_backbone(
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss.detach()) / m)
-    return losses
+        losses.append(loss.detach() / m)  # no host sync inside the loop
+    return torch.stack(losses).tolist()
 
 
 @torch.no_grad()
@@ -770,9 +777,10 @@ def predict_at_T(
     """
     draws = checks.integer("draws", draws, low=1)
     g = _generator(generator)
-    t = torch.full(src.shape, model.e_time.shape[1] - 1, dtype=torch.long)
+    t = torch.full(src.shape, model.e_time.shape[1] - 1, dtype=torch.long, device=src.device)
     out = torch.zeros_like(z_src)
     for _ in range(draws):
-        noise = torch.randn(z_src.shape, generator=g, dtype=z_src.dtype)
+        noise = torch.randn(z_src.shape, generator=g, dtype=z_src.dtype, device=g.device)
+        noise = noise.to(z_src.device)
         out += model(noise, z_src, t, src, tgt) / draws
     return out + model.adapt(out, tgt) if adapter else out
