@@ -229,6 +229,34 @@ def test_token_sum_tends_to_word_matching():
         limit.token_sum_scores(docs, queries, 0, generator=g)
     with pytest.raises(ValueError, match="generator"):
         limit.token_sum_scores(docs, queries, 8, generator=None)
+    with pytest.raises(ValueError, match="normalise"):
+        limit.token_sum_scores(docs, queries, 8, generator=g, normalise="yes")
+
+
+def test_token_sum_is_the_inner_product_of_summed_token_vectors():
+    """The paper's score: <sum of query token vectors, sum of document token vectors>."""
+    docs, queries = ["aa bb bb", "cc aa"], ["bb cc", "aa"]  # words of two or more letters
+    words = ["aa", "bb", "cc"]
+    g = torch.Generator().manual_seed(3)
+    s = limit.token_sum_scores(docs, queries, 16, generator=g)
+    G = torch.randn(3, 16, generator=torch.Generator().manual_seed(3))
+    counts_d = torch.tensor([[1.0, 2, 0], [1, 0, 1]])
+    counts_q = torch.tensor([[0.0, 1, 1], [1, 0, 0]])
+    want = (counts_q @ G) @ (counts_d @ G).T
+    np.testing.assert_allclose(s, want.numpy(), rtol=1e-5, atol=1e-5)
+    cos = limit.token_sum_scores(
+        docs, queries, 16, generator=torch.Generator().manual_seed(3), normalise=True
+    )
+    zq, zd = counts_q @ G, counts_d @ G
+    want_cos = (zq / zq.norm(dim=1, keepdim=True)) @ (zd / zd.norm(dim=1, keepdim=True)).T
+    np.testing.assert_allclose(cos, want_cos.numpy(), rtol=1e-5, atol=1e-5)
+    assert words == sorted(words)
+
+
+def test_vanilla_stopwords_drop_the_template_verb():
+    stop = limit.vanilla_stopwords()
+    assert "likes" in stop and limit.bm25s_stopwords() < stop
+    assert limit.tokenize(["Who likes Quokkas?"], stop) == [["who", "quokkas"]]
 
 
 def _attribute_stats(data):
