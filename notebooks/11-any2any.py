@@ -700,7 +700,7 @@ print(
 )
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "One test scene translated along all 20 directions by one unified backbone (10 DDIM steps). Row: source; column: target; the diagonal shows the ground truth in each modality. Rows and columns through PAN outside the PAN–RGB pair are zero-shot (red titles). MS is shown as bands (red, green, blue), SAR in dB.", "name": "11-fig-grid"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One test scene translated along all 20 directions by one unified backbone (10 DDIM steps). Row: source; column: target; the diagonal shows the ground truth in each modality. Rows and columns through PAN outside the PAN–RGB pair are zero-shot (red titles). MS is shown as bands (red, green, blue), SAR in dB. The translations are smooth: the backbone returns close to the conditional mean, and the autoencoders themselves blur.", "name": "11-fig-grid"}}
 def show(ax, x, m):
     c, h, w = translation.SHAPES[m]
     img = x.reshape(c, h, w).clamp(0, 1)
