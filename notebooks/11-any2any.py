@@ -1182,8 +1182,9 @@ assert ols_err < 0.05
 # - **Baselines.** The paper's baselines are generative (Pix2Pix, BBDM, ControlNet, LBM); ours
 #   are regression models in the same latent space trained as long as the unified model, which
 #   are near-optimal for PSNR. Against them the unified model loses a few tenths of a dB on the
-#   seen directions (11.1, 11.2) instead of winning, and the scarce edge gains nothing
-#   (11.3 not reproduced): at this scale each direction's own pairs are enough to learn it.
+#   seen directions instead of winning (11.1; 11.2 holds with little margin), and the
+#   scarce edge gains nothing (11.3 not reproduced): at this scale each direction's own pairs
+#   are enough to learn it.
 # - **Multi-direction training (11.4).** On SAR→RGB the single-direction backbones beat the
 #   all-14 ones here, the opposite of the paper's $+1.57$ dB; a backbone of this width serving
 #   14 directions pays for its capacity, and SAR→RGB has the most pairs of all edges. The
@@ -1252,13 +1253,14 @@ assert ols_err < 0.05
 # ````{solution} any2any-ex-count
 # :class: dropdown
 #
-# One member of `FilmBackbone` has $2d\,h + h^2 + h\,d$ weights plus biases, $3 \cdot 4h \cdot$
-# (5 or $T$) embedding entries and $5 \cdot 2 d h_a$ adapter weights; `sum(p[0].numel() for p
-# in model.parameters())` gives the per-member count. Twenty pairwise models cost twenty times
-# one backbone (without adapters); the unified model costs one. If the width must grow like
-# $\sqrt{N(N-1)}$, the $h^2$ term grows like $N(N-1)$ and the saving disappears for the
-# dominant term; it stays for the embeddings and for training data, which the pairwise design
-# needs per direction.
+# One member of `FilmBackbone` has $2d\,h + h^2 + h\,d$ weights and $2h + d$ biases, an
+# embedding table of $4h$ entries per time, per source and per target, and
+# $5 \cdot 2\, d\, h_a$ adapter weights. With $d = 16$, $h = 64$, $T = 20$ that is 14,992
+# backbone parameters and 5,120 for the adapters (printed after training): the unified model
+# has 20,112, twenty pairwise backbones 299,840 — fifteen times more, before counting that
+# each needs its own paired data. If the width must grow like $\sqrt{N(N-1)}$ to keep the
+# quality, the $h^2$ term grows like $N(N-1)$ and the saving on that term disappears; it
+# remains for the embeddings, the adapters and, above all, for the training data.
 # ````
 #
 # ````{exercise} An adapter that moves the backbone
