@@ -34,6 +34,8 @@ __all__ = [
     "MODALITIES",
     "SHAPES",
     "FilmBackbone",
+    "LinearTwin",
+    "Pool",
     "StackedAutoencoders",
     "StackedLinear",
     "bayes_mse",
