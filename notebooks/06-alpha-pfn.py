@@ -331,6 +331,11 @@ plt.show()
 # %% tags=["reference"]
 def bar_entropy_reference(borders: np.ndarray, probs: np.ndarray, full_support: bool) -> float:
     """−∫ q log q of a bar distribution, one bucket at a time by adaptive quadrature."""
+
+    def tail_integrand(y: float, p: float, s: float, anchor: float) -> float:
+        q = p * np.sqrt(2 / np.pi) / s * np.exp(-0.5 * ((y - anchor) / s) ** 2)  # half-normal
+        return -q * np.log(q) if q > 0 else 0.0
+
     B = len(probs)
     w = np.diff(borders)
     total = 0.0
@@ -339,17 +344,11 @@ def bar_entropy_reference(borders: np.ndarray, probs: np.ndarray, full_support: 
             s = w[b] / stats.norm.ppf(0.75)
             anchor = borders[1] if b == 0 else borders[B - 1]
             lo, hi = (-np.inf, anchor) if b == 0 else (anchor, np.inf)
-            total += integrate.quad(_tail_integrand, lo, hi, args=(probs[b], s, anchor))[0]
+            total += integrate.quad(tail_integrand, lo, hi, args=(probs[b], s, anchor))[0]
         else:  # a uniform bucket
             d = probs[b] / w[b]
             total += integrate.quad(lambda y, d=d: -d * np.log(d), borders[b], borders[b + 1])[0]
     return total
-
-
-def _tail_integrand(y: float, p: float, s: float, anchor: float) -> float:
-    """−q log q for a half-normal tail of mass p and scale s anchored at `anchor`."""
-    q = p * np.sqrt(2 / np.pi) / s * np.exp(-0.5 * ((y - anchor) / s) ** 2)
-    return -q * np.log(q) if q > 0 else 0.0
 
 
 # %% [markdown]
@@ -391,6 +390,11 @@ def grouped_es_reference(
     f_samples: np.ndarray, query_idx: np.ndarray, noise_sd: float, kind: str, bins: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Grouped MC entropy search, one dataset: f_samples (M, G) → (acquisition, label of sample 0)."""
+
+    def mixture_entropy(ys: np.ndarray, centres: np.ndarray) -> float:
+        dens = stats.norm.pdf(ys[:, None], centres[None, :], noise_sd).mean(1)
+        return -np.trapezoid(np.where(dens > 0, dens * np.log(np.maximum(dens, 1e-300)), 0), ys)
+
     G = f_samples.shape[1]
     if kind == "pes":
         groups = f_samples.argmax(1) * bins // G
@@ -402,19 +406,11 @@ def grouped_es_reference(
     for c, i in enumerate(query_idx):
         centres = f_samples[:, i]
         ys = np.linspace(centres.min() - 6 * noise_sd, centres.max() + 6 * noise_sd, 800)
-        h_all = _mixture_entropy(ys, centres, noise_sd)
-        h_cond = {
-            g: _mixture_entropy(ys, centres[groups == g], noise_sd) for g in np.unique(groups)
-        }
+        h_all = mixture_entropy(ys, centres)
+        h_cond = {g: mixture_entropy(ys, centres[groups == g]) for g in np.unique(groups)}
         acq[c] = h_all - sum(np.mean(groups == g) * h for g, h in h_cond.items())
         label[c] = h_all - h_cond[groups[0]]
     return acq, label
-
-
-def _mixture_entropy(ys: np.ndarray, centres: np.ndarray, noise_sd: float) -> float:
-    """Entropy of (1/m) Σ N(centre, σ²) by the trapezoid rule on ys."""
-    dens = stats.norm.pdf(ys[:, None], centres[None, :], noise_sd).mean(1)
-    return -np.trapezoid(np.where(dens > 0, dens * np.log(np.maximum(dens, 1e-300)), 0), ys)
 
 
 # %% [markdown]
@@ -774,13 +770,17 @@ icml26.claim(
 
 # %% [markdown]
 # Ranks alone cannot tell entropy search from expected improvement: EI, which learns nothing,
-# ranks the grid much as MES does. The pooled Pearson correlation compares *values in nats* across
-# datasets, which only a model of the entropy reduction gets right; whether EI and UCB fall below
-# 0.7 on it varies with the test sets (see the table). A first plan also asked for the argmax to
-# land within 0.1 of the reference's in 70 % of datasets; 50 % is the bar for a network trained
-# for seconds, and the measured share is in the table.
+# ranks the grid much as MES does, and its maximiser lands closer to the reference's than the
+# α-network's does. The pooled Pearson correlation compares values across datasets and was meant
+# to separate the two (an earlier prototype measured 0.54 for EI); on these test sets EI reaches
+# about the same pooled correlation as the α-network (table above), so at this scale the test does
+# not discriminate: the toy's datasets differ mostly in how much is left to learn, which EI's
+# magnitude also tracks. What the α-network adds is the *unit*: its values are entropy reductions
+# in nats (mean squared error printed above), with no rescaling. A first plan also asked for the
+# argmax to land within 0.1 of the reference's in 70 % of datasets; 50 % is the bar for a network
+# trained for seconds, and the measured share is in the table.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Three held-out datasets. Top: the GP posterior (mean ± 2 sd) and the data. Bottom: reference MES (grouped Monte Carlo, $M$ = 512) and the α-network's mean, both in nats; EI is rescaled to the reference's maximum for shape only.", "name": "06-fig-acquisitions"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Three held-out datasets. Top: the GP posterior (mean ± 2 sd) and the data. Bottom: reference MES (grouped Monte Carlo over posterior samples) and the α-network's mean, both in nats; EI is rescaled to the reference's maximum for shape only.", "name": "06-fig-acquisitions"}}
 fig, axes = plt.subplots(2, 3, figsize=(7.4, 4.2), sharex=True)
 for c, i in enumerate([0, 1, 2]):
     m, s = mu_te[i].numpy(), var_te[i].sqrt().numpy()
@@ -1055,7 +1055,7 @@ plt.show()
 #
 # - **Scale.** The paper trains a transformer base PFN and three α-PFN heads on about
 #   $10^8$ datasets of dimension 1–6 (emsize 128, 8 layers, 5000 bar buckets, order of a
-#   GPU-day per model). Here: one MES head, a DeepSets network with a few thousand parameters,
+#   GPU-day per model). Here, at the default scale: one MES head, a DeepSets network with a few thousand parameters,
 #   `TRAIN_SETS` × `TRAIN_CANDS` = 8192 labels, 600 Adam steps, a 1-D grid of 64 points, fixed
 #   hyper-parameters. The `paper` scale of the parameters cell enlarges the same toy; it does
 #   not train the paper's models.
@@ -1075,7 +1075,9 @@ plt.show()
 #   "NLL within 0.05 nats of the conditional entropy" ignores the discretisation floor, and
 #   "argmax within 0.1 in 70 % of datasets" is out of reach of a network trained for seconds;
 #   the measured values are printed beside the claims. The BoTorch comparison (06.9) is a
-#   rank test and also holds for EI.
+#   rank test and also holds for EI; likewise the pooled value correlation of 06.7 is reached by
+#   EI on our test sets, so 06.6–06.8 show that the α-network learnt an acquisition as good as
+#   MES at ranking, not that it is distinguishable from EI at this scale.
 
 # %% [markdown]
 # ## Exercises
