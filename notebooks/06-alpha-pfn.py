@@ -264,19 +264,19 @@ NOISE_SD = icml26.pick(ci=0.1, paper=0.1)  # σ_n
 N_CTX = icml26.pick(ci=(2, 16), paper=(2, 16))  # context size n ~ U{lo..hi}
 BINS = icml26.pick(ci=16, paper=32)  # optimum bins of the grouped estimator
 Y_POINTS = icml26.pick(ci=64, paper=96)  # quadrature nodes of a mixture entropy
-TRAIN_SETS = icml26.pick(ci=256, paper=4096)  # training datasets for the α-network
+TRAIN_SETS = icml26.pick(ci=256, paper=2048)  # training datasets for the α-network
 TRAIN_CANDS = icml26.pick(ci=32, paper=32)  # candidates (labels) per training dataset
-LABEL_SAMPLES = icml26.pick(ci=256, paper=2000)  # M for the labels (plus the true f)
+LABEL_SAMPLES = icml26.pick(ci=256, paper=1000)  # M for the labels (plus the true f)
 ALPHA_BUCKETS = icml26.pick(ci=64, paper=128)  # bar buckets of the α-network
-TRAIN_STEPS = icml26.pick(ci=600, paper=6000)
-TRAIN_BATCH = icml26.pick(ci=16, paper=64)  # datasets per step (all their candidates)
-TEST_SETS = icml26.pick(ci=32, paper=200)  # held-out datasets
-REF_SAMPLES = icml26.pick(ci=512, paper=4000)  # M for the reference acquisition
+TRAIN_STEPS = icml26.pick(ci=600, paper=4000)
+TRAIN_BATCH = icml26.pick(ci=16, paper=32)  # datasets per step (all their candidates)
+TEST_SETS = icml26.pick(ci=32, paper=100)  # held-out datasets
+REF_SAMPLES = icml26.pick(ci=512, paper=2000)  # M for the reference acquisition
 P41_SAMPLES = icml26.pick(ci=20000, paper=100000)  # regression samples (Proposition 4.1)
 P41_BUCKETS = icml26.pick(ci=64, paper=64)
 P41_STEPS = icml26.pick(ci=1200, paper=6000)
-BT_SETS = icml26.pick(ci=8, paper=50)  # datasets for the BoTorch cross-check
-BT_REF_SAMPLES = icml26.pick(ci=2000, paper=8000)
+BT_SETS = icml26.pick(ci=8, paper=24)  # datasets for the BoTorch cross-check
+BT_REF_SAMPLES = icml26.pick(ci=2000, paper=4000)
 MV_SAMPLES = icml26.pick(ci=64, paper=128)  # max-value samples of qMaxValueEntropy
 TIME_CANDS = icml26.pick(ci=1024, paper=1024)  # candidates in the timing experiment
 TIME_SAMPLES = icml26.pick(ci=1000, paper=4000)  # M of the timed reference
@@ -427,6 +427,8 @@ demo = pfn.make_tasks(grid, 3, N_CTX, noise_sd=NOISE_SD, generator=gen, **prior)
 mu_d, cov_d = pfn.gp_posterior(demo.x_ctx, demo.y_ctx, demo.mask, grid, noise_sd=NOISE_SD, **prior)
 f_d = torch.cat([demo.f[:, None], pfn.sample_posterior(mu_d, cov_d, 200, generator=gen)], 1)
 q_d = torch.arange(0, GRID, 4).expand(3, -1)
+# tolerance 1e-4: different quadratures (Y_POINTS nodes vs 800), and a sample whose f* sits on a
+# quantile edge may fall on either side of it after rounding
 for kind in ("mes", "pes"):
     acq_k, lab_k = pfn.grouped_entropy_search(
         f_d, q_d, NOISE_SD, kind=kind, bins=BINS, points=Y_POINTS
@@ -435,9 +437,9 @@ for kind in ("mes", "pes"):
         grouped_es_reference(f_d[i].numpy(), q_d[i].numpy(), NOISE_SD, kind, BINS) for i in range(3)
     ]
     icml26.checks.agree(
-        f"{kind} kernel vs reference", acq_k.numpy(), np.array([r[0] for r in ref]), atol=1e-5
+        f"{kind} kernel vs reference", acq_k.numpy(), np.array([r[0] for r in ref]), atol=1e-4
     )
-    icml26.checks.agree(f"{kind} labels", lab_k.numpy(), np.array([r[1] for r in ref]), atol=1e-5)
+    icml26.checks.agree(f"{kind} labels", lab_k.numpy(), np.array([r[1] for r in ref]), atol=1e-4)
 print("MES on dataset 0 at every 4th grid point:", np.round(acq_k[0].numpy(), 3)[:8], "...")
 
 # %% [markdown]
@@ -1094,14 +1096,15 @@ plt.show()
 # ````{solution} alphapfn-ex-negative
 # :class: dropdown
 #
-# (a) Let $y \mid I{=}0 \sim \mathcal N(0, 1)$ with probability 0.9 and
-# $y \mid I{=}1 \sim \tfrac12\mathcal N(-3, 0.1) + \tfrac12 \mathcal N(3, 0.1)$ with probability
-# 0.1. The marginal is dominated by the unimodal component, while $H[y \mid I{=}1]$ is larger
-# than $H[y]$ (a bimodal spread-out density), so the single-$I$ label $H[y] - H[y\mid I{=}1]$ is
-# negative. The average over $I$ is still the mutual information, $\ge 0$. (b) By
+# (a) Let $I = 0$ with probability 0.9 and $y \mid I{=}0 \sim \mathcal N(0, 0.01)$, and $I = 1$
+# with probability 0.1 and $y \mid I{=}1 \sim \mathcal N(0, 100)$: a rare optimum under which $y$
+# would be very uncertain. Then $H[y \mid I{=}1] = \tfrac12\log(2\pi e \cdot 100) \approx 3.72$,
+# while $H[y] \le H(I) + \sum_i P(i) H[y \mid i] \approx 0.33 - 0.79 + 0.37 \approx -0.09$, so
+# the single-$I$ label $H[y] - H[y \mid I{=}1]$ is below $-3.8$ nats. The average over $I$ is
+# still the mutual information, $\ge 0$. (b) By
 # {prf:ref}`alphapfn-prop-nll` the mean of the learnt law equals the mean of the labels; clamping
 # at 0 replaces the law by its positive part and biases the mean upwards, most where labels are
-# often negative (far from data, where the acquisition should be small). (c)
+# often negative. (c)
 # `labels.clamp_min(0).mean() - labels.mean()`.
 # ````
 #
@@ -1119,9 +1122,10 @@ plt.show()
 # The grouped estimator is $\mathrm{MI}(y; g(I))$, and refining the bins refines $g$, so by data
 # processing the mean acquisition increases monotonically with the number of bins (for $M \to
 # \infty$) towards $\mathrm{MI}(y; f^\star)$. For MES on one dataset with $M = 40\,000$, the mean
-# over the grid went 0.067, 0.072, 0.076, 0.080 for 8 → 64 bins. Rankings change little
-# (Spearman between bin counts above 0.95): the bias is nearly a common factor, which is why the
-# coarse reference is still a useful target. With small $M$, fine bins become noisy (few samples
+# over the grid went 0.067, 0.072, 0.076, 0.080 for 8 → 64 bins. On three of our toy datasets
+# ($M = 12\,800$, 64-point grid) the means rose from 0.163, 0.155, 0.086 (8 bins) to 0.195, 0.179,
+# 0.102 (64 bins), while the Spearman correlation with the 16-bin ranking stayed at 0.985 or more:
+# the bias is nearly a common factor, which is why the coarse reference is still a useful target. With small $M$, fine bins become noisy (few samples
 # per group): the mixture entropy of 5 samples is itself biased.
 # ````
 #
@@ -1141,11 +1145,11 @@ plt.show()
 # first two moments, so a flexible enough Gaussian head still has the conditional mean as its
 # mean — the acquisition survives. What fails is the KL part: the Gaussian cannot represent the
 # skewed, heavy-right-tailed law of $\tilde\alpha$, so its NLL stays above $H[p]$ by the KL from
-# the best Gaussian (as in the Gamma regression of 06.5, where the gap is about 0.19 nats). (b) In
-# practice the Gaussian head is pulled by the heavy tail: the log-variance absorbs outliers and
-# the mean is learnt more slowly from the same number of steps; the bar head's pooled correlation
-# is typically higher. The paper's choice of a bar head also keeps the base PFN and the α-PFN on
-# one output family.
+# the best Gaussian (as in the Gamma regression of 06.5, where the gap is about 0.18 nats). (b) What
+# to expect: the Gaussian NLL is pulled by the heavy right tail of the labels (the log-variance
+# absorbs outliers), so with the same budget of steps its mean is learnt from noisier gradients;
+# measure whether its pooled correlation falls below the bar head's. The paper's choice of a bar
+# head also keeps the base PFN and the α-PFN on one output family.
 # ````
 #
 # ````{exercise} Amortising JES
