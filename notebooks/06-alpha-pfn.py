@@ -1036,7 +1036,7 @@ icml26.claim(
     kind="reproduction",
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Simple regret over BO iterations on fresh prior functions (median and interquartile range over seeds; the $y$-axis is symmetric-log). The α-network and EI find the optimum of most functions within a few steps; random search does not.", "name": "06-fig-regret"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Simple regret over BO iterations on fresh prior functions (median and interquartile range over seeds; the $y$-axis is symmetric-log). At the default scale, EI finds the optimum of most functions within five steps and the α-network within about ten; random search is still far from it after fifteen.", "name": "06-fig-regret"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.0))
 steps = np.arange(BO_ITERS + 1)
 for c, (name, r) in enumerate(regret.items()):
@@ -1047,7 +1047,7 @@ ax.set_yscale("symlog", linthresh=1e-2)
 ax.set(
     xlabel="BO iteration",
     ylabel="simple regret f* − max f(x_t)",
-    title="Amortised MES optimises like EI",
+    title="Amortised MES: behind EI early, far ahead of random",
 )
 ax.legend()
 plt.show()
