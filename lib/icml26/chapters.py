@@ -94,6 +94,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_05_cogsde",
     ),
     Chapter(
+        "06",
+        "alpha-pfn",
+        "bayesopt",
+        "Amortized entropy search with prior-data fitted networks",
+        ("icml26.bayesopt.pfn",),
+        bench="bench_06_alpha_pfn",
+    ),
+    Chapter(
         "07",
         "safety-game",
         "games",
@@ -187,7 +195,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
-    "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
 }
