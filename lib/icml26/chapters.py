@@ -94,6 +94,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_05_cogsde",
     ),
     Chapter(
+        "06",
+        "alpha-pfn",
+        "bayesopt",
+        "Amortized entropy search with prior-data fitted networks",
+        ("icml26.bayesopt.pfn",),
+        bench="bench_06_alpha_pfn",
+    ),
+    Chapter(
         "07",
         "safety-game",
         "games",
@@ -116,6 +124,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Temper-then-tilt: unlearning a generative model by tempering and classifier guidance",
         ("icml26.generative.unlearning",),
         bench="bench_09_t3_unlearning",
+    ),
+    Chapter(
+        "11",
+        "any2any",
+        "generative",
+        "Any-to-any translation through a shared latent",
+        ("icml26.generative.translation", "icml26.generative.diffusion"),
+        bench="bench_11_any2any",
     ),
     Chapter(
         "12",
@@ -187,9 +203,7 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
-    "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
-    "11": ("generative", "Any-to-any translation through a shared latent"),
 }
 
 
