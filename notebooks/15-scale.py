@@ -407,7 +407,7 @@ print(
 # %% tags=["claim"]
 # fails if: u is computed as entropy or margin, over the wrong K, or with q_low off the arg-max
 icml26.claim(
-    "15.1", "max |u − closed form in p₁| (10⁴ logit vectors)", worst, at_most=1e-9, kind="theorem"
+    "15.1", "max |u − closed form in p₁|, random logit vectors", worst, at_most=1e-9, kind="theorem"
 )
 
 # %% [markdown]
@@ -963,7 +963,12 @@ print("scipy, SDPA, gymnasium, AUROC and Wilson cross-checks agree")
 # - **Sizes.** One policy of about 39k parameters trained for 450 steps (about 9 s of CPU); 3
 #   rollout seeds of 512 episodes, the ablations on 128. `ICML26_SCALE=paper` trains a wider
 #   policy (width 64) on 8× the demonstrations for 4000 steps and evaluates 5 seeds of 1024
-#   episodes (estimated at under ten minutes of CPU); its results are not printed here. The note's
+#   episodes, in about 5 minutes of CPU (no GPU needed). Measured there: all seven claims hold;
+#   the better-trained policy learns the fork's "stay" probability of ½ so precisely that greedy
+#   decoding stalls at the fork in almost every episode (success 16.5 %, AUROC 0.999), while
+#   SCALE, $T = 1$, top-$p$ and SCALE with the action temperature alone all reach 100 %
+#   (claim 15.5 then holds with a margin of 0), SCALE with the attention temperature alone
+#   stays at 19 %, and self-likelihood best-of-4 reaches 76.5 %. The note's
 #   planned paper-scale variant (64 × 64 images, 7-D actions with 256 bins, a 20–50 M parameter
 #   model, a learned-verifier baseline) is not implemented.
 # - **Reconstructed parts.** The proposition on $p_1$ is our derivation; the EMA bookkeeping and
