@@ -118,6 +118,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_09_t3_unlearning",
     ),
     Chapter(
+        "10",
+        "asir",
+        "generative",
+        "Antipodal sampling and iterative recovery: provably secure steganography in diffusion noise",
+        ("icml26.generative.stego", "icml26.generative.diffusion"),
+        bench="bench_10_asir",
+    ),
+    Chapter(
         "12",
         "agent-jit",
         "agents",
@@ -172,7 +180,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
-    "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
     "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
