@@ -123,6 +123,18 @@ def test_embed_batch_replays_the_ddim_trajectory_for_all_zero_bits() -> None:
     assert not torch.allclose(h0, h1)
 
 
+def test_embedding_point_branches_off_the_keyed_ddim_trajectory() -> None:
+    x_t = _randn(2, 64, seed=14)
+    key = _randn(N_STEPS, 2, 64, seed=15)
+    _, traj = dm.ddim_sample(MODEL, x_t, ABAR, N_STEPS, eta=1.0, noise=key, return_trajectory=True)
+    for ts in (2, 5):
+        m, s = st.embedding_point(MODEL, x_t, ABAR, N_STEPS, ts, key[: N_STEPS - ts])
+        m2, s2 = st.embedding_mean(MODEL, traj[N_STEPS - ts], ABAR, N_STEPS, ts)
+        assert torch.allclose(m, m2, atol=1e-12) and s == s2
+        # the step with noise z lands at m* + σ z, as ddim_sample's next state
+        assert torch.allclose(m + s * key[N_STEPS - ts], traj[N_STEPS - ts + 1], atol=1e-12)
+
+
 def test_sigma_is_zero_at_the_last_step() -> None:
     m, sigma = st.embedding_point(MODEL, _randn(2, 64), ABAR, N_STEPS, 1, _randn(19, 2, 64))
     assert sigma == 0.0 and m.shape == (2, 64)
@@ -203,7 +215,7 @@ def test_iterative_recovery_solves_a_mixing_linear_channel() -> None:
     ir, losses = st.iterative_recovery(forward, y, m, 1.0, z, base, steps=1000, lr=0.1)
     assert float((base == bits).double().mean()) < 0.95
     assert float((ir == bits).double().mean()) > 0.99
-    assert losses[-1] < losses[0]
+    assert losses.shape == (1000, b) and bool((losses[-1] < losses[0]).all())
 
 
 # --- latent codec and steganalyser --------------------------------------------------------------
@@ -253,6 +265,8 @@ def test_steganalyser_detects_variance_and_not_relabelling() -> None:
             "num_steps",
         ),
         (lambda: st.finish(MODEL, [0.0], ABAR, 20, 3), "x"),
+        (lambda: st.embedding_mean(MODEL, [0.0], ABAR, 20, 3), "x"),
+        (lambda: st.embedding_mean(MODEL, TRAIN[:2], ABAR, 20, 21), "t_star"),
         (
             lambda: st.embed_batch(
                 MODEL, TRAIN[:2], ABAR, 20, 3, _randn(17, 2, 64), _randn(2, 8), TRAIN[:2] > 0

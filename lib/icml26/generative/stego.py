@@ -38,6 +38,7 @@ __all__ = [
     "channel",
     "digits_pm1",
     "embed_batch",
+    "embedding_mean",
     "embedding_point",
     "finish",
     "fit_latent_codec",
@@ -74,7 +75,8 @@ def kde_posterior_mean(
 
     With ``v = ᾱ h² + 1 − ᾱ`` and softmax weights ``w_i ∝ exp(−‖x − √ᾱ x_i‖² / 2v)``:
     ``E[x₀ | x] = (1 − h² ᾱ / v) Σ_i w_i x_i + (h² √ᾱ / v) x`` (:prf:ref:`asir-def-kde`).
-    The distances are one matrix product, so a batch of ``B`` images costs ``O(B N d)``.
+    The distances are one matrix product (the term ``‖x‖²`` cancels in the softmax), so a batch
+    of ``B`` images costs ``O(B N d)``.
     """
     xx = _float_matrix("x", x)
     d = _float_matrix("data", data)
@@ -84,8 +86,9 @@ def kde_posterior_mean(
     hh = checks.real("h", h, low=0.0, strict=True)
     d = d.to(xx.dtype)
     v = a * hh**2 + 1.0 - a
-    sq = (xx * xx).sum(1, keepdim=True) - 2 * math.sqrt(a) * xx @ d.T + a * (d * d).sum(1)
-    w = torch.softmax(-sq / (2 * v), dim=1)
+    # −‖x − √ᾱ x_i‖²/2v up to the row constant −‖x‖²/2v, which the softmax ignores: one addmm
+    bias = (-a / (2 * v)) * (d * d).sum(1)
+    w = torch.softmax(torch.addmm(bias, xx, d.T, alpha=math.sqrt(a) / v), dim=1)
     return (1 - hh**2 * a / v) * (w @ d) + (hh**2 * math.sqrt(a) / v) * xx
 
 
@@ -146,9 +149,23 @@ def embedding_point(
         raise ValueError(f"key_noise must have shape {(i_star, *x.shape)}, got {tuple(kn.shape)}")
     for i in range(i_star):
         x = _one_step(model, x, abar, num_steps, times[i], 1.0, kn[i])
+    return embedding_mean(model, x, abar, num_steps, t_star)
+
+
+def embedding_mean(
+    model: Callable[[torch.Tensor, int], torch.Tensor],
+    x: torch.Tensor,
+    abar: torch.Tensor,
+    num_steps: int,
+    t_star: int,
+) -> tuple[torch.Tensor, float]:
+    """``(m⋆, σ_{t⋆})`` of the embedding step taken from the state ``x`` just before it: the
+    DDIM step :eq:`asir-eq-step` with ``η = 1`` and zero noise, and its noise scale."""
+    xx = checks.tensor("x", x, floating=True)
+    times, i_star = _step_times(abar, num_steps, t_star)
     t = int(times[i_star])
     a_t, a_p = abar[t], diffusion.previous_alpha(abar, t, num_steps)
-    m_star = _one_step(model, x, abar, num_steps, t, 1.0, torch.zeros_like(x))
+    m_star = _one_step(model, xx, abar, num_steps, t, 1.0, torch.zeros_like(xx))
     return m_star, float(diffusion.ddim_sigma(a_t, a_p, 1.0))
 
 
@@ -296,13 +313,15 @@ def iterative_recovery(
     steps: int = 200,
     lr: float = 0.05,
     init_scale: float = 2.0,
-) -> tuple[torch.Tensor, list[float]]:
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Iterative recovery (:prf:ref:`asir-def-ir`): Adam on ``w`` with ``ŝ = tanh(w)`` minimising
-    ``‖G(m⋆ + σ ŝ ⊙ z) − ỹ‖²`` summed over the batch; returns ``(bits, loss per step)``.
+    ``‖G(m⋆ + σ ŝ ⊙ z) − ỹ‖²`` summed over the batch; returns ``(bits, losses)``, the losses
+    of every image at every step, shape ``(steps, batch)``.
 
     ``forward`` is ``G`` (the rest of the sampler, then the decoder), differentiable;
     ``init_bits`` (e.g. the nearest-hypothesis decode) sets ``w = ±init_scale``. The loss is a
-    sum of per-image terms, so the images are recovered independently in one batch.
+    sum of per-image terms and Adam acts coordinate by coordinate, so the images are recovered
+    independently in one batch (several channel settings can share a call).
     """
     r = checks.tensor("received", received, floating=True)
     m = checks.tensor("m_star", m_star, floating=True)
@@ -322,11 +341,11 @@ def iterative_recovery(
         out = forward(m + s * torch.tanh(w) * zz)
         if out.shape != r.shape:
             raise ValueError(f"forward must return the shape of received {tuple(r.shape)}")
-        loss = ((out - r) ** 2).sum()
-        loss.backward()
+        per_image = ((out - r) ** 2).reshape(out.shape[0], -1).sum(1)
+        per_image.sum().backward()
         opt.step()
-        losses.append(float(loss.detach()))
-    return (w.detach() < 0), losses
+        losses.append(per_image.detach())
+    return (w.detach() < 0), torch.stack(losses)
 
 
 @dataclass(frozen=True)
