@@ -211,9 +211,25 @@
 # $\hat y^{(0)} - \hat y^{(1)} \approx J_G(m^\star)\,\sigma(\zeta^{(0)} - \zeta^{(1)})$, where $J_G$
 # is the Jacobian of the rest of the sampler. A denoiser contracts directions off the data
 # manifold, so the gain $\lVert\hat y^{(0)} - \hat y^{(1)}\rVert / \lVert\sigma(\zeta^{(0)} - \zeta^{(1)})\rVert$
-# is below 1 and falls as more steps remain, for as long as the linearisation holds; the
-# separation ratio of {prf:ref}`asir-thm-ber` survives the linear map in expectation only if $J_G$
-# acts on both pairs alike, which holds exactly when $G$ is linear.
+# is below 1 and falls as more steps remain, for as long as the linearisation holds. For a linear
+# $G = A$ the separation ratio of {prf:ref}`asir-thm-ber` is preserved exactly in expectation:
+# $\mathbb E\lVert A\,2\sigma z\rVert^2 = 4\sigma^2\operatorname{tr}(A^\top A)$ against
+# $\mathbb E\lVert A\sigma(z^0 - z^1)\rVert^2 = 2\sigma^2\operatorname{tr}(A^\top A)$; a ratio
+# away from 2 in the image measures the nonlinearity of $G$.
+# ```
+#
+# ```{prf:proof}
+# *(Sketch.)* Taylor's theorem at $m^\star$ gives $G(m^\star + \sigma\zeta) = G(m^\star) +
+# \sigma J_G\zeta + O(\sigma^2)$, so the difference of two completions is
+# $\sigma J_G(\zeta^{(0)} - \zeta^{(1)}) + O(\sigma^2)$. For a linear $G = A$ and a Gaussian
+# difference $v$ with covariance $cI$, $\mathbb E\lVert Av\rVert^2 = c\operatorname{tr}(A^\top A)$;
+# the antipodal difference $2\sigma z$ has $c = 4\sigma^2$ and the independent one
+# $\sigma(z^0 - z^1)$ has $c = 2\sigma^2$, which gives the two expectations. That each
+# posterior-mean step contracts is only argued, not proved: the Jacobian of {eq}`asir-eq-kde` is
+# $(h^2\sqrt{\bar\alpha}/v)\,I + (1 - h^2\bar\alpha/v)(\sqrt{\bar\alpha}/v)\operatorname{Cov}_w(x_i)$,
+# where $\operatorname{Cov}_w$ is the covariance of the training digits under the weights $w_i$.
+# It is small where one digit dominates the weights and large on the boundaries between
+# digits — where the two hypotheses can part ways.
 # ```
 #
 # This is only a sketch: for an embedding step far from the end, $\sigma$ is large and $G$ is far
@@ -297,7 +313,7 @@ icml26.plotting.diagram(
         "e": (0.5, 0.5, "embed\n$m^\\star + \\sigma\\, s \\odot z$"),
         "g": (0.7, 0.75, "rest of sampler\n$G$ (+ decoder)"),
         "c": (0.7, 0.22, "channel\n8-bit, $+\\tau n$"),
-        "d": (0.92, 0.5, "decode: nearest\nhypothesis or IR"),
+        "d": (0.92, 0.5, "decode with $K$:\nnearest hypothesis\nor IR"),
     },
     [
         ("k", "p", ""),
@@ -306,7 +322,6 @@ icml26.plotting.diagram(
         ("e", "g", ""),
         ("g", "c", "$\\tilde y$"),
         ("c", "d", ""),
-        ("k", "d", ""),
     ],
     colors={"k": 0, "p": 0, "m": 1, "e": 2, "g": 0, "c": 3, "d": 2},
 )
@@ -691,7 +706,7 @@ ax1.plot(T_GRID, [gain[t] for t in T_GRID], "o-", label="gain")
 ax1.plot(T_GRID, [sigmas[t] for t in T_GRID], "s--", label="σ at t*")
 ax1.axhline(1.0, color="k", lw=0.6, ls=":")
 ax1.set_xlabel("embedding step t* (from the end)")
-ax1.set_ylabel("gain (image / injection)")
+ax1.set_ylabel("gain, or σ (pixel units)")
 ax1.set_title("Attenuation: contraction, then divergence")
 ax1.legend(fontsize=8)
 ax2.plot(T_GRID, [ratio_in[t] for t in T_GRID], "o-", label="at injection")
