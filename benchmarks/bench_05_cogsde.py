@@ -1,4 +1,5 @@
-"""Chapter 05 (CogSDE): batched Euler–Maruyama vs a per-path loop and torchsde's Euler."""
+"""Chapter 05 (CogSDE): batched Euler–Maruyama (certified and regime-switching drifts) vs a
+per-path loop and torchsde's Euler."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import torchsde
 from torch.nn import functional as F
 
 from benchmarks.registry import register, register_scaling
-from icml26.dynamics import sde
+from icml26.dynamics import sde, switching
 from icml26.pipeline.notebooks import notebook_functions
 
-# The chapter's readable reference (Eq. (4) of chapter 05, path by path), from the notebook.
-_reference = notebook_functions("05-cogsde", "em_reference")["em_reference"]
+# The chapter's readable references (Euler–Maruyama path by path; the regime-switching drift
+# state by state), from the notebook.
+_refs = notebook_functions("05-cogsde", "em_reference", "switching_drift_reference")
+_reference = _refs["em_reference"]
+_drift_reference = _refs["switching_drift_reference"]
 
 
 def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
@@ -52,6 +56,49 @@ def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
 
 _case(32, 200, with_reference=True)
 _case(4096, 500, with_reference=False)
+
+
+def _switching_case(n_paths: int, n_steps: int, with_reference: bool) -> None:
+    """The paper's drift: 3 regimes, level and event channels, state-dependent diffusion."""
+    torch.manual_seed(0)
+    model = switching.RegimeSwitchingSDE(8, 3, hidden=16)
+    h = 0.1
+    g = torch.Generator().manual_seed(1)
+    u = F.one_hot(torch.randint(0, 3, (n_steps,), generator=g), 3).float()
+    v = switching.command_channels(u, h)
+    z0 = torch.randn(n_paths, 8, generator=g)
+    dW = math.sqrt(h) * torch.randn(n_steps, n_paths, 8, generator=g)
+    ts = torch.arange(n_steps + 1, dtype=torch.float32) * h
+    wrapped, bm = sde.TorchsdeAdapter(model, v, h), sde.FixedIncrements(dW, h)
+
+    def slow_drift(z, vk):
+        return _drift_reference(model, z, vk[:, :3], vk[:, 3:])
+
+    @torch.no_grad()
+    def kernel():
+        return sde.euler_maruyama(model.drift, model.diffusion, z0, h, u=v, dW=dW)
+
+    @torch.no_grad()
+    def reference():
+        return _reference(slow_drift, model.diffusion, z0, h, v, dW)
+
+    @torch.no_grad()
+    def library():
+        return torchsde.sdeint(wrapped, z0, ts, bm=bm, method="euler", dt=h)
+
+    register(
+        chapter="05",
+        name=f"Euler–Maruyama, regime-switching SDE d=8, {n_paths} paths x {n_steps} steps",
+        kernel=kernel,
+        reference=reference if with_reference else None,
+        library=library,
+        library_name="torchsde.sdeint(method='euler')",
+        repeats=3,
+    )
+
+
+_switching_case(16, 20, with_reference=True)
+_switching_case(1280, 20, with_reference=False)
 
 
 def _em_at(n_paths: int):

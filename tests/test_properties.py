@@ -4,8 +4,6 @@ Each property is a fact of the mathematics, not of the code: it holds for every 
 strategies draw, so a kernel that breaks it is wrong whatever its examples say.
 """
 
-import itertools
-
 import numpy as np
 import torch
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +11,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from icml26 import stats
-from icml26.dynamics import sde
 from icml26.games import zerosum
 from icml26.sequential import hmm
 
@@ -80,20 +77,6 @@ def test_hedge_strategies_ignore_shifting_and_scaling_the_payoffs(A, shift, scal
     assert torch.allclose(base.x, moved.x, atol=1e-9)
     assert torch.allclose(base.y, moved.y, atol=1e-9)
     assert torch.allclose(moved.gap, scale * base.gap, atol=1e-9)
-
-
-@SETTINGS
-@given(
-    arrays(np.float64, (5, 4), elements=finite),
-    arrays(np.float64, (4,), elements=finite),
-)
-def test_crps_equals_the_brute_force_double_sum(samples, target):
-    s = samples.shape[0]
-    brute = np.abs(samples - target).mean(0) - sum(
-        np.abs(samples[i] - samples[j]) for i, j in itertools.product(range(s), repeat=2)
-    ) / (2 * s * (s - 1))
-    got = sde.crps_ensemble(torch.tensor(samples), torch.tensor(target))
-    assert np.allclose(got.numpy(), brute, atol=1e-10)
 
 
 @SETTINGS

@@ -89,8 +89,8 @@ CHAPTERS: tuple[Chapter, ...] = (
         "05",
         "cogsde",
         "dynamics",
-        "CogSDE: controlled SDEs for latent decision dynamics",
-        ("icml26.dynamics.sde",),
+        "CogSDE: controlled SDEs for motion under latent decision uncertainty",
+        ("icml26.dynamics.sde", "icml26.dynamics.switching", "icml26.dynamics.motion"),
         bench="bench_05_cogsde",
     ),
     Chapter(

@@ -4,14 +4,16 @@ Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
 
 - :func:`euler_maruyama` — batched Euler–Maruyama over a batch of paths and a time grid of
   commands, with optional pre-drawn Brownian increments (:eq:`cogsde-eq-em`);
-- :class:`CogSDE` — a drift with dual-channel command modulation and a state-dependent
-  diffusion that is dissipative *by construction*, with :meth:`CogSDE.certificate` returning
-  the certified constants of :eq:`cogsde-eq-dissipative`;
-- :class:`UnconstrainedSDE` — the same architecture with a free linear part (the baseline);
-- :class:`LatentSDEModel` — encoder → latent SDE → decoder for command-driven trajectories;
-- :class:`GRUBaseline` — a deterministic recurrent baseline with the same interface;
+- ``CertifiedSDE`` (an alias of :class:`CogSDE`, its first-edition name) — the chapter's
+  *alternative* to the paper's model: a drift with an additive and a gated command channel and a
+  state-dependent diffusion that is dissipative *by construction*, with
+  :meth:`CogSDE.certificate` returning the certified constants of :eq:`cogsde-eq-dissipative`
+  (:prf:ref:`cogsde-prop-param`). The paper's regime-switching drift is
+  :class:`icml26.dynamics.switching.RegimeSwitchingSDE`;
+- :class:`UnconstrainedSDE` — the same architecture with a free linear part;
+- the encoder → SDE → generator pipeline and its baselines are in :mod:`icml26.dynamics.motion`;
 - :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
-- metrics: :func:`crps_ensemble`, :func:`band_coverage`, :func:`command_alignment`.
+- the ``torchsde`` bridge: :class:`FixedIncrements`, :class:`TorchsdeAdapter`.
 
 Tensors are time-major: paths are ``(n_steps + 1, N, d)``, commands ``(n_steps, N, c)`` or
 ``(n_steps, c)`` (shared by every path), increments ``(n_steps, N, m)``.
@@ -36,15 +38,11 @@ __all__ = [
     "COMMANDS",
     "AnimalData",
     "Certificate",
+    "CertifiedSDE",
     "CogSDE",
     "FixedIncrements",  # noqa: F822 (built lazily by __getattr__, to defer torchsde)
-    "GRUBaseline",
-    "LatentSDEModel",
     "TorchsdeAdapter",
     "UnconstrainedSDE",
-    "band_coverage",
-    "command_alignment",
-    "crps_ensemble",
     "em_mean_square_bound",
     "euler_maruyama",
     "mean_square_bound",
@@ -232,7 +230,7 @@ class _DualChannel(nn.Module):
 
 
 class CogSDE(_DualChannel):
-    """The dissipative CogSDE drift/diffusion (:eq:`cogsde-eq-param`), dissipative by design.
+    """The chapter's certified alternative (:eq:`cogsde-eq-param`), dissipative by design.
 
     ``A = -(ε I + M Mᵀ) + (N - Nᵀ)``: its symmetric part is ``≤ -ε I``, the skew part rotates.
     The nonlinear part is gated by the command (multiplicative channel, in ``(0, 1)``) and
@@ -273,6 +271,10 @@ class CogSDE(_DualChannel):
         lip = float(torch.linalg.matrix_norm(a_mat, ord=2))
         growth = 4 * max(a * a, b * b)
         return Certificate(alpha=lam, beta=beta, lipschitz=lip, growth=growth)
+
+
+#: The chapter's dissipative-by-construction alternative, under a name that says what it is.
+CertifiedSDE = CogSDE
 
 
 class UnconstrainedSDE(_DualChannel):
@@ -352,6 +354,8 @@ def simulate_animal(
     p_distract: float = 0.02,
     p_engage: float = 0.06,
     noise: float = 0.3,
+    commands: Tensor | None = None,
+    initial: Tensor | None = None,
 ) -> AnimalData:
     """The synthetic command-driven 2-D "animal" of chapter 05 (Section "Experiments").
 
@@ -359,7 +363,9 @@ def simulate_animal(
     decision state switches engaged → distracted with ``p_distract`` and back with
     ``p_engage``. Engaged, the speed and turn rate relax (rate 3/s) toward the command's target;
     distracted, toward a slow wander (speed 0.3, turn rate 0) with three times the noise. Speed
-    and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``.
+    and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``. ``commands`` (integer ids,
+    ``(n_agents, n_steps)``) replaces the random command process and ``initial``
+    ``(n_agents, 2)`` the initial (speed, turn rate) — used to probe the agent's response.
     """
     n = checks.integer("n_agents", n_agents, low=1)
     t = checks.integer("n_steps", n_steps, low=1)
@@ -367,6 +373,10 @@ def simulate_animal(
     for name, p in (("p_command", p_command), ("p_distract", p_distract), ("p_engage", p_engage)):
         checks.real(name, p, low=0.0, high=1.0)
     checks.real("noise", noise, low=0.0)
+    if commands is not None:
+        checks.shape("commands", commands, (n, t))
+    if initial is not None:
+        checks.shape("initial", initial, (n, 2))
     g = generator
 
     def unif(*shape: int) -> Tensor:
@@ -374,12 +384,14 @@ def simulate_animal(
 
     cmd = torch.randint(0, 3, (n,), generator=g)
     engaged = torch.ones(n, dtype=torch.bool)
-    state = torch.zeros(n, 2)
+    state = torch.zeros(n, 2) if initial is None else initial.clone().float()
     target = torch.tensor(_TARGET)
     cmds, obs, eng = [], [], []
-    for _ in range(t):
+    for k in range(t):
         switch = unif(n) < p_command
         cmd = torch.where(switch, torch.randint(0, 3, (n,), generator=g), cmd)
+        if commands is not None:
+            cmd = commands[:, k].long()
         flip = torch.where(engaged, unif(n) < p_distract, unif(n) < p_engage)
         engaged = engaged ^ flip
         goal = torch.where(engaged[:, None], target[cmd], torch.tensor([0.3, 0.0]))
@@ -394,141 +406,6 @@ def simulate_animal(
     commands = F.one_hot(torch.stack(cmds, 1), 3).float()
     speed_turn = torch.stack(obs, 1)
     return AnimalData(commands, speed_turn, unicycle_positions(speed_turn, h), torch.stack(eng, 1))
-
-
-class LatentSDEModel(nn.Module):
-    """Encoder → latent controlled SDE → decoder for command-driven trajectories (chapter 05).
-
-    The encoder maps a context window of observations and commands ``(B, k, obs + c)`` to the
-    initial latent state; the latent dynamics (a :class:`CogSDE` or :class:`UnconstrainedSDE`)
-    run under the future commands with Euler–Maruyama; a linear decoder reads the observation
-    (here body-frame speed and turn rate) from the latent state.
-    """
-
-    def __init__(self, dynamics: _DualChannel, obs_dim: int, context: int, hidden: int = 32):
-        super().__init__()
-        self.dynamics = dynamics
-        self.obs_dim = checks.integer("obs_dim", obs_dim, low=1)
-        self.context = checks.integer("context", context, low=1)
-        width = context * (obs_dim + dynamics.command_dim)
-        self.encoder = nn.Sequential(
-            nn.Linear(width, hidden), nn.Tanh(), nn.Linear(hidden, dynamics.dim)
-        )
-        self.decoder = nn.Linear(dynamics.dim, obs_dim)
-
-    def forward(
-        self,
-        past: Tensor,
-        commands: Tensor,
-        dt: float,
-        *,
-        n_samples: int = 1,
-        generator: torch.Generator | None = None,
-        stochastic: bool = True,
-    ) -> Tensor:
-        """Sample futures: ``past (B, k, obs+c)``, ``commands (B, T, c)`` → ``(S, B, T, obs)``."""
-        checks.shape("past", past, (None, self.context, self.obs_dim + self.dynamics.command_dim))
-        checks.shape("commands", commands, (past.shape[0], None, self.dynamics.command_dim))
-        s = checks.integer("n_samples", n_samples, low=1)
-        b, t = commands.shape[:2]
-        z0 = self.encoder(past.flatten(1)).repeat(s, 1)
-        u = commands.transpose(0, 1).repeat(1, s, 1)  # (T, S*B, c)
-        diff = self.dynamics.diffusion if stochastic else None
-        path = euler_maruyama(self.dynamics.drift, diff, z0, dt, u=u, generator=generator)
-        y = self.decoder(path[1:])  # (T, S*B, obs)
-        return y.reshape(t, s, b, self.obs_dim).permute(1, 2, 0, 3)
-
-
-class GRUBaseline(nn.Module):
-    """Deterministic recurrent baseline for the animal task of chapter 05.
-
-    Same interface as :class:`LatentSDEModel`: an encoder maps the context window to the initial
-    hidden state (squashed by ``tanh`` into the GRU's range), a ``GRUCell`` advances it one step
-    per command, and a linear decoder reads the observation. A GRU's state is a convex
-    combination of the previous state and a ``tanh`` candidate, so it is bounded by construction.
-    ``n_samples`` copies of the (single) prediction are returned, so ``S = n_samples``.
-    """
-
-    def __init__(
-        self, hidden: int, obs_dim: int, command_dim: int, context: int, enc_hidden: int = 32
-    ):
-        super().__init__()
-        self.hidden = checks.integer("hidden", hidden, low=1)
-        self.obs_dim = checks.integer("obs_dim", obs_dim, low=1)
-        self.command_dim = checks.integer("command_dim", command_dim, low=1)
-        self.context = checks.integer("context", context, low=1)
-        enc_hidden = checks.integer("enc_hidden", enc_hidden, low=1)
-        width = context * (obs_dim + command_dim)
-        self.encoder = nn.Sequential(
-            nn.Linear(width, enc_hidden), nn.Tanh(), nn.Linear(enc_hidden, hidden), nn.Tanh()
-        )
-        self.cell = nn.GRUCell(command_dim, hidden)
-        self.decoder = nn.Linear(hidden, obs_dim)
-
-    def forward(
-        self,
-        past: Tensor,
-        commands: Tensor,
-        dt: float,
-        *,
-        n_samples: int = 1,
-        generator: torch.Generator | None = None,
-        stochastic: bool = False,
-    ) -> Tensor:
-        """Predict: ``past (B, k, obs+c)``, ``commands (B, T, c)`` → ``(n_samples, B, T, obs)``."""
-        checks.real("dt", dt, low=0.0, strict=True)
-        checks.shape("past", past, (None, self.context, self.obs_dim + self.command_dim))
-        checks.shape("commands", commands, (past.shape[0], None, self.command_dim))
-        s = checks.integer("n_samples", n_samples, low=1)
-        h = self.encoder(past.flatten(1))
-        out = []
-        for k in range(commands.shape[1]):
-            h = self.cell(commands[:, k], h)
-            out.append(self.decoder(h))
-        y = torch.stack(out, 1).unsqueeze(0)
-        return y.expand(s, *y.shape[1:])
-
-
-def crps_ensemble(samples: Tensor, target: Tensor) -> Tensor:
-    """Fair (unbiased) CRPS of an ensemble, per entry: ``E|X - y| - E|X - X'| / 2``.
-
-    ``samples (S, ...)``, ``target (...)``; for ``S = 1`` it is the absolute error.
-    """
-    s = samples.shape[0]
-    if tuple(samples.shape[1:]) != tuple(target.shape):
-        raise ValueError(f"samples must have shape (S, *{tuple(target.shape)})")
-    skill = (samples - target).abs().mean(0)
-    if s == 1:
-        return skill
-    # sum_{i != j} |x_i - x_j| = 2 sum_i (2i - S - 1) x_(i) over the sorted samples (i = 1..S)
-    ranks = torch.arange(1, s + 1, dtype=samples.dtype, device=samples.device)
-    weights = (2 * ranks - s - 1).reshape(s, *([1] * (samples.ndim - 1)))
-    spread = 2 * (weights * samples.sort(dim=0).values).sum(0) / (s * (s - 1))
-    return skill - 0.5 * spread
-
-
-def band_coverage(samples: Tensor, target: Tensor, level: float = 0.9) -> Tensor:
-    """Fraction of ``target`` entries inside the central ``level`` band of ``samples (S, ...)``."""
-    lv = checks.real("level", level, low=0.0, high=1.0, strict=True)
-    if tuple(samples.shape[1:]) != tuple(target.shape):
-        raise ValueError(f"samples must have shape (S, *{tuple(target.shape)})")
-    q = torch.tensor([(1 - lv) / 2, (1 + lv) / 2], dtype=samples.dtype, device=samples.device)
-    lo, hi = torch.quantile(samples, q, dim=0)
-    return ((target >= lo) & (target <= hi)).float().mean()
-
-
-def command_alignment(speed_turn: Tensor, commands: Tensor) -> Tensor:
-    """Command-alignment score of chapter 05: how often the command is decodable from motion.
-
-    Each step's (speed, turn rate) ``(..., 2)`` is assigned to the nearest engaged target of
-    :data:`COMMANDS`; the score is the fraction of steps whose decoded command equals the
-    issued one (``commands (..., 3)`` one-hot). Chance is about 1/3.
-    """
-    if speed_turn.shape[-1] != 2 or commands.shape[-1] != 3:
-        raise ValueError("speed_turn must end in 2 and commands in 3 (one-hot go/turn/stop)")
-    target = torch.tensor(_TARGET, dtype=speed_turn.dtype, device=speed_turn.device)
-    dist = (speed_turn.unsqueeze(-2) - target).pow(2).sum(-1)
-    return (dist.argmin(-1) == commands.argmax(-1)).float().mean()
 
 
 # --------------------------------------------------------------------------- torchsde bridge
