@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from hmmlearn.hmm import GaussianHMM
+from hmmlearn.hmm import CategoricalHMM, GaussianHMM
 
 from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
@@ -29,8 +29,11 @@ RNG = np.random.default_rng(0)
 U_NP = RNG.random((RUNS, STEPS))
 Z_NP = RNG.standard_normal((RUNS, STEPS, 2))
 # The chapter's readable reference (Eq. (2), one run, one step at a time), from the notebook.
-_refs = notebook_functions("02-hmm-bandits", "reference_filter", "reference_oful")
+_refs = notebook_functions(
+    "02-hmm-bandits", "reference_filter", "reference_oful", "reference_spectral"
+)
 reference_filter, reference_oful = _refs["reference_filter"], _refs["reference_oful"]
+reference_spectral = _refs["reference_spectral"]
 
 
 @one_thread
@@ -113,6 +116,69 @@ register(
     name=f"belief OFUL (Sherman-Morrison), {B_RUNS} runs x {B_STEPS} steps",
     kernel=batched_oful,
     reference=per_run_oful,
+    repeats=3,
+)
+
+
+# Finite contexts: the spectral (method-of-moments) estimator and categorical Baum–Welch.
+B_CAT = torch.tensor([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.2, 0.6]], dtype=DT)
+P_CAT = torch.full((N, N), 0.05, dtype=DT).fill_diagonal_(0.9)
+S_RUNS, S_STEPS, D = 128, 2_000, 4
+_, OBS = hmm.simulate_categorical(
+    P_CAT, PI, B_CAT, S_RUNS, S_STEPS, generator=torch.Generator().manual_seed(3)
+)
+OBS_NP = OBS.numpy()
+ETA = torch.randn(D, generator=torch.Generator().manual_seed(0), dtype=DT).numpy()
+
+
+@one_thread
+def batched_spectral():
+    return hmm.spectral_hmm(OBS, N, D)
+
+
+def per_run_spectral():
+    """The notebook's readable spectral estimator, one sequence at a time (numpy)."""
+    return [reference_spectral(OBS_NP[r], N, D, ETA) for r in range(S_RUNS)]
+
+
+register(
+    chapter="02",
+    name=f"spectral HMM estimator, {S_RUNS} runs x {S_STEPS} contexts",
+    kernel=batched_spectral,
+    reference=per_run_spectral,
+    repeats=3,
+)
+
+BW_RUNS, BW_STEPS, BW_ITERS = 128, 400, 10
+B0_CAT = torch.full((N, D), 0.25, dtype=DT) + 0.05 * torch.tensor(
+    [[1, -1, 0, 0], [0, 1, -1, 0], [0, 0, -1, 1]], dtype=DT
+)
+P0_CAT = torch.full((N, N), 0.15, dtype=DT).fill_diagonal_(0.7)
+
+
+@one_thread
+def batched_categorical_bw():
+    return hmm.baum_welch_categorical(OBS[:BW_RUNS, :BW_STEPS], P0_CAT, PI, B0_CAT, n_iter=BW_ITERS)
+
+
+def hmmlearn_categorical_bw():
+    """hmmlearn's compiled Baum–Welch, one sequence at a time, same start and iterations."""
+    out = []
+    for r in range(BW_RUNS):
+        m = CategoricalHMM(
+            n_components=N, n_features=D, init_params="", n_iter=BW_ITERS, tol=-np.inf
+        )
+        m.startprob_, m.transmat_, m.emissionprob_ = PI_NP, P0_CAT.numpy(), B0_CAT.numpy()
+        out.append(m.fit(OBS_NP[r, :BW_STEPS, None]).transmat_)
+    return out
+
+
+register(
+    chapter="02",
+    name=f"categorical Baum-Welch, {BW_RUNS} runs x {BW_STEPS} contexts x {BW_ITERS} iterations",
+    kernel=batched_categorical_bw,
+    library=hmmlearn_categorical_bw,
+    library_name="hmmlearn CategoricalHMM.fit (per run)",
     repeats=3,
 )
 

@@ -25,13 +25,33 @@
 # filter and Baum–Welch estimator in torch (checked against `hmmlearn`); prove that the HMM filter
 # forgets its initial law geometrically, with a rate read off the transition matrix; derive the
 # OFUL regret of the belief reduction and the extra regret caused by estimated beliefs; explain why
-# the natural model needs periodic updates; and reproduce, on 64 batched runs of $10^4$ rounds, the
-# $\sqrt T$ regret of the belief learner with known HMM, the small but linear extra regret of one
-# whose HMM was estimated once, the sublinear regret (over a late window) of one that re-estimates
-# its HMM on a doubling schedule, and the linear regret of a learner that ignores the chain, and,
-# on $5 \cdot 10^3$ rounds, the sublinear regret of the periodic-update algorithm. The paper's
-# high-probability bounds with online HMM estimation, and its rate for the natural model, are
-# beyond this toy (see the limits at the end).
+# the natural model needs periodic updates; estimate a finite-context HMM by the method of
+# moments (the spectral estimator the paper's analysis uses) and compare it with Baum–Welch. You
+# will reproduce, on 64 batched runs of $10^4$ rounds, the $\sqrt T$ regret of the belief learner
+# with known HMM, the small but linear extra regret of one whose HMM was estimated once, the
+# sublinear regret (over a late window) of one that re-estimates its HMM on a doubling schedule,
+# and the linear regret of a learner that ignores the chain; in a regime where the rewards are
+# very informative about the hidden state, the bias that every-round updates create and periodic
+# updates remove; and the $n^{-1/2}$ decay of the belief error of the spectral estimator. The
+# paper's high-probability bounds with online HMM estimation, and its rate for the natural model,
+# are beyond this toy (see the limits at the end).
+#
+# ```{admonition} What is the paper's and what is reconstructed
+# :class: warning
+#
+# The full text of {cite}`li2026direct` was not available to us; this chapter is built from its
+# two abstracts (arXiv v1 of April 2026, and the later ICML version, which differ: only the ICML
+# abstract mentions periodic updates) and from a machine-generated summary of v1 (the arxivlens
+# "quick answers" page). The abstracts establish the two models, the direct reduction with HMM
+# estimation for the simplified model, high-probability bounds that depend on the model only
+# through the HMM estimation, and, for the natural model, periodic updates under a forgetting
+# condition. The machine summary is the *only* source for the finite-context setting with a
+# spectral estimator and for the rate $\tilde O(T^{7/8})$; neither is verified, and the rate may
+# not be the ICML version's statement. Reconstructed by us: the perturbation lemma and the
+# estimated-belief proposition (with their constants), the reward map $\psi$ of the natural
+# model, the regret benchmark (a belief oracle that uses the contexts only), the epoch lengths,
+# and the spectral algorithm's details. The theorem boxes say which is which.
+# ```
 #
 # ## Setting and notation
 #
@@ -56,12 +76,16 @@
 #   \langle \theta_a, z_t\rangle$ for the stacked parameter $\theta = (\theta_1, \dots,
 #   \theta_K)$.
 # - **Regret.** $\mu_t(a)$ is the mean reward of action $a$ given everything an omniscient but
-#   state-blind agent (one that knows all parameters but not $S_t$) would know; the pseudo-regret
-#   is
+#   state-blind agent (one that knows all parameters and sees the contexts, but neither $S_t$ nor
+#   any reward) would know; the pseudo-regret is
 #
 #   $$
 #   R_T = \sum_{t \le T} \Bigl(\max_a \mu_t(a) - \mu_t(A_t)\Bigr).
 #   $$ (hmmb-eq-regret)
+#
+#   This benchmark is the chapter's choice. The paper's comparator in the natural model is not
+#   known to us; note that past rewards carry information about $S_t$, so a reward-aware policy
+#   can in principle beat this belief oracle (the regret below can then be negative in places).
 # - **Distances.** $\lVert p - q\rVert_{TV} = \tfrac12 \sum_i |p_i - q_i|$ and the Hilbert
 #   projective distance $d_H(p, q) = \log \max_i (p_i / q_i) - \log \min_i (p_i / q_i)$ for
 #   positive vectors.
@@ -164,9 +188,20 @@
 #
 # The lemma is the mechanism by which HMM estimation enters the regret: errors in the parameters
 # do not accumulate along the trajectory, because the filter forgets them at rate $\tau(\hat P)$.
-# It is our reconstruction of the role filter stability plays in {cite}`li2026direct`; the paper's
-# own perturbation bound (whose constants are not reproduced here) is of the same form, an estimation
-# error divided by a forgetting gap.
+# It is our reconstruction of the role filter stability plays in {cite}`li2026direct`; we expect,
+# but cannot check, that the paper's own perturbation bound has the same form, an estimation error
+# divided by a forgetting gap.
+#
+# Two caveats on using the lemma. First, with the Gaussian contexts of this chapter the emission
+# part of $\varepsilon_t$ is not bounded: $\log(\hat g_s(x)/g_s(x))$ is quadratic in $x$ (affine
+# when the variances are equal), so $\max_{k \le t} \varepsilon_k$ grows with $t$ (like
+# $\log t$ for Gaussian tails) and "a fixed estimate gives a linear term at rate error$/(1 -
+# \hat\tau)$" needs bounded contexts or a truncation argument. With finite contexts (the
+# paper's reported setting, {prf:ref}`hmmb-alg-spectral`) $\varepsilon_t$ is bounded by the
+# largest log-ratio of emission probabilities and the lemma applies as stated. Second, for our
+# persistent chain $\tau(P) = 0.98$, so $1/(1 - \hat\tau) \approx 50$ and the Hilbert-metric
+# bound is vacuous in total variation unless $\varepsilon$ is tiny; the forgetting we measure below
+# is much faster than the theorem's worst case.
 #
 # ### The simplified model and its reduction
 #
@@ -281,8 +316,10 @@
 # :label: hmmb-def-natural
 #
 # Rewards depend on the hidden state and the context: $r_t = \langle \theta_{A_t}, \psi(S_t, X_t)
-# \rangle + \eta_t$ with $\psi(s, x) = e_s \otimes (x, 1) \in \mathbb{R}^{N(p+1)}$. The mean given
-# the observations is linear in the *expected* feature
+# \rangle + \eta_t$ with $\psi(s, x) = e_s \otimes (x, 1) \in \mathbb{R}^{N(p+1)}$ (this
+# reward map is our modelling choice: the paper's abstract says only that the reward depends
+# directly on the hidden state and on the context). The mean given the contexts is linear in the
+# *expected* feature
 #
 # $$
 # \mu_t(a) = \langle \theta_a, \varphi_t\rangle, \qquad \varphi_t = \mathbb{E}[\psi(S_t, X_t)
@@ -303,20 +340,26 @@
 # ```{prf:algorithm} Periodic-update OFUL
 # :label: hmmb-alg-periodic
 #
-# **Input** period $L$ (or epoch lengths), $\lambda, \delta, \sigma, S$.
+# **Input** epoch starts $1 = t_1 < t_2 < \dots$ (a fixed period $t_{k+1} - t_k = L$, or
+# growing epochs such as $t_{k+1} - t_k \propto t_k$ when the horizon is unknown), $\lambda,
+# \delta, \sigma, S$.
 #
 # 1. At the start of epoch $k$ (round $t_k$): compute $\hat\theta_{t_k - 1}$, $V_{t_k - 1}$ and
 #    $\beta_{t_k - 1}$ from all data so far, and **freeze** them.
 # 2. For $t_k \le t < t_{k+1}$: play $A_t = \arg\max_a \langle \hat\theta_{t_k-1}, \phi_t(a)\rangle +
 #    \beta_{t_k - 1} \lVert\phi_t(a)\rVert_{V_{t_k-1}^{-1}}$; record $(\phi_t(A_t), r_t)$.
 # ```
-#  Why this helps, heuristically (our reading, not a proof): within an epoch the actions are
+#
+# The schedule is ours to choose: the paper's epoch lengths are not known to us. Why this helps,
+# heuristically (our reading, not a proof): within an epoch the actions are
 # functions of the contexts and of data that ended at $t_k - 1$. Under the forgetting condition the
 # conditional law of $S_t$ given $\mathcal G_{t_k}$ and $X_{1:t}$ approaches $b_t$ geometrically in
 # $t - t_k$, so the bias of $\zeta_t$ and the selection effect are confined to $O(1/(1-\rho))$
 # rounds after each epoch start (with $\rho$ a forgetting rate), and the remaining dependence
-# between rewards decays fast enough for
-# concentration of $\sum_t \phi_t \zeta_t$ (with a variance inflated by the forgetting time).
+# between rewards decays fast enough for concentration of $\sum_t \phi_t \zeta_t$ (with a
+# variance inflated by the forgetting time). With growing epochs there are only $O(\log T)$
+# epoch starts, so the rounds exposed to the bias are a vanishing fraction; with a fixed period
+# $L$ they are a fixed fraction of order $1/((1 - \rho) L)$.
 #
 # ```{prf:theorem} Regret of the periodic-update algorithm (reported, not verified by us)
 # :label: hmmb-thm-natural
@@ -325,9 +368,11 @@
 # full-rank emission matrix and an invertible transition matrix, estimated by a spectral method),
 # the fully adaptive periodic-update strategy of {cite}`li2026direct` has, with high probability,
 # sublinear regret in the natural model, with constants that depend on the model only through the
-# HMM estimation. A secondary summary of the paper gives the rate as $\tilde O(T^{7/8})$; we
-# cannot confirm this exponent, its conditions or its constants against the paper, so read it as
-# indicative. That with *known* HMM parameters the same epoch analysis should give $\tilde
+# HMM estimation. The rate $\tilde O(T^{7/8})$ comes from a machine-generated summary of the
+# paper's arXiv v1 (the arxivlens page), whose abstract does not even mention periodic updates;
+# the exponent, its conditions, its constants and whether it applies to the ICML version are
+# unverified, so read it as indicative (we use it only as a threshold for late regret increments
+# in claim 02.6). That with *known* HMM parameters the same epoch analysis should give $\tilde
 # O(\sqrt T)$ up to epoch and forgetting terms is our expectation, not a result we can attribute
 # to the paper.
 # ```
@@ -346,6 +391,68 @@
 # epoch lengths and the estimation schedule gives a
 # sublinear exponent; we have not derived $7/8$ ourselves.
 # ```
+#
+# ### Finite contexts and spectral estimation
+#
+# The paper's estimation step (as reported, see the admonition above) assumes finitely many
+# contexts, $X_t \in [d]$ with $\mathbb{P}(X_t = x \mid S_t = s) = B_{sx}$, an emission matrix
+# $B \in \mathbb{R}^{N \times d}$ of rank $N$ and an invertible $P$, and estimates the HMM by a
+# spectral method. Here is the method of moments of Anandkumar, Hsu and Kakade
+# {cite}`anandkumar2012mom` (in the line of Hsu, Kakade and Zhang {cite}`hsu2012spectral`),
+# specialised to this model. Write $M_1 = \mathbb{E}[e_{X_{t-1}} \mid S_t]$ and $M_3 =
+# \mathbb{E}[e_{X_{t+1}} \mid S_t]$ (both $d \times N$, of rank $N$ when $B$ has rank $N$ and $P$
+# is invertible), $w$ the stationary law, and for a stationary chain the moments
+#
+# $$
+# P_{12} = \mathbb{E}[e_{X_t} e_{X_{t+1}}^\top] = B^\top \operatorname{diag}(w) P B, \quad
+# P_{13} = \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top] = M_1 \operatorname{diag}(w) M_3^\top, \quad
+# P_{13}(y) = \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top \mathbb{1}[X_t = y]] = M_1
+# \operatorname{diag}(w) \operatorname{diag}(B_{\cdot y}) M_3^\top.
+# $$ (hmmb-eq-moments)
+#
+# The middle context $X_t$ is independent of $X_{t-1}$ and $X_{t+1}$ given $S_t$, which gives the
+# last factorisation.
+#
+# ```{prf:algorithm} Spectral HMM estimation
+# :label: hmmb-alg-spectral
+#
+# **Input** contexts $X_{1:n}$, number of states $N$.
+#
+# 1. Estimate the moments {eq}`hmmb-eq-moments` by empirical averages over $t$.
+# 2. Let $U_1, U_3$ be the top-$N$ left and right singular vectors of $\hat P_{13}$ and
+#    $\hat M(y) = (U_1^\top \hat P_{13}(y) U_3)(U_1^\top \hat P_{13} U_3)^{-1}$ for each symbol $y$.
+# 3. Diagonalise one random combination $\sum_y \eta_y \hat M(y) = R \Lambda R^{-1}$, and read
+#    $\hat B_{sy} = (R^{-1} \hat M(y) R)_{ss}$ for every $y$.
+# 4. Joint law of two consecutive states: $\hat J = (\hat B^\top)^{+\top} \hat P_{12} (\hat
+#    B^\top)^{+}$; $\hat P$ is its row-normalisation and $\hat\pi$ its row sums. Floor negative
+#    entries and renormalise.
+# ```
+#
+# ```{prf:proposition} Exactness on exact moments
+# :label: hmmb-prop-spectral
+#
+# If $B$ has rank $N$, $P$ is invertible and $w > 0$, the algorithm applied to the population
+# moments returns $(P, w, B)$ up to a relabelling of the states. With empirical moments from $n$
+# contexts, the moment errors are $O_{\mathbb P}(n^{-1/2})$, and so are the parameter errors (the
+# steps are smooth maps near the population moments when the eigenvalues $\sum_y \eta_y B_{sy}$
+# are distinct); by {prf:ref}`hmmb-lem-perturbation` the belief error is then $O(n^{-1/2})$ too.
+# ```
+#
+# ```{prf:proof}
+# From {eq}`hmmb-eq-moments`, $U_1^\top P_{13}(y) U_3 = (U_1^\top M_1) \operatorname{diag}(w)
+# \operatorname{diag}(B_{\cdot y}) (M_3^\top U_3)$ and $U_1^\top P_{13} U_3 = (U_1^\top M_1)
+# \operatorname{diag}(w) (M_3^\top U_3)$, both products of invertible $N \times N$ matrices
+# (the singular vectors span the ranges of $M_1$ and $M_3$). Hence $M(y) = (U_1^\top M_1)
+# \operatorname{diag}(B_{\cdot y}) (U_1^\top M_1)^{-1}$: all $M(y)$ share the eigenvectors
+# $U_1^\top M_1$, and a combination with distinct eigenvalues identifies them (up to order and
+# scale, which cancel in $R^{-1} M(y) R$). Then $B^{\top +}$ is a left inverse of $B^\top$, so
+# $(B^{\top})^{+\top} P_{12} (B^\top)^{+} = \operatorname{diag}(w) P$, whose rows sum to $w$. The
+# rate: each step is a differentiable function of the moments at the population point (an SVD
+# with a gap, an inverse, a simple eigen-decomposition), so the delta method carries the
+# $n^{-1/2}$ rate of the empirical moments of a geometrically mixing chain to the estimates;
+# the constants, which grow as the singular values of $P_{13}$ and the eigenvalue gaps shrink, are
+# not tracked here.
+# ```
 
 # %% tags=["hide-input"]
 import math
@@ -355,7 +462,7 @@ import matplotlib.pyplot as plt
 import matplotlib.ticker
 import numpy as np
 import torch
-from hmmlearn.hmm import GaussianHMM
+from hmmlearn.hmm import CategoricalHMM, GaussianHMM
 
 import icml26
 from icml26.sequential import bandits, hmm
@@ -376,11 +483,19 @@ def below(err: float, floor: float = 1e-8) -> str:
 # %% tags=["parameters", "hide-input"]
 RUNS = icml26.pick(ci=64, paper=256)  # independent runs, batched
 T = icml26.pick(ci=10_000, paper=50_000)  # rounds per run
-T_NAT = icml26.pick(ci=5_000, paper=50_000)  # rounds per run in the natural model
+T_NAT = icml26.pick(ci=6_000, paper=50_000)  # rounds per run in the natural model
+RUNS_NAT = icml26.pick(ci=96, paper=256)  # runs per schedule in the natural model
 T_WARM = icml26.pick(ci=1_000, paper=2_000)  # warm-up rounds before Baum–Welch (estimated HMM)
 BW_ITERS = icml26.pick(ci=10, paper=40)  # Baum–Welch iterations
 REFIT_ITERS = icml26.pick(ci=3, paper=10)  # warm-started EM iterations per re-estimation
-PERIOD = icml26.pick(ci=50, paper=50)  # epoch length of the periodic-update algorithm
+PERIOD = icml26.pick(ci=50, paper=50)  # (first) epoch length of the periodic-update algorithm
+EPOCH_GROWTH = 1.3  # growing epochs: epoch k ends at PERIOD * EPOCH_GROWTH^k
+SPEC_SIZES = icml26.pick(
+    ci=[500, 1_000, 2_000, 4_000, 8_000, 16_000], paper=[500 * 2**i for i in range(9)]
+)
+BW_SPEC_SIZES = icml26.pick(ci=[500, 1_000, 2_000], paper=[500 * 2**i for i in range(7)])
+RUNS_SPEC = icml26.pick(ci=32, paper=128)  # independent sequences per sample size
+BW_SPEC_ITERS = icml26.pick(ci=8, paper=30)  # Baum-Welch iterations after the spectral start
 T_MIN = icml26.pick(ci=100, paper=100)  # first round of the log-log slope fits
 FORGET_RUNS = icml26.pick(ci=64, paper=256)  # runs of the forgetting experiment
 FORGET_T = icml26.pick(ci=40, paper=40)  # steps of the forgetting experiment
@@ -390,7 +505,13 @@ N_STATES, N_ACTIONS, P_DIM = 3, 3, 2  # hidden states, actions, context dimensio
 STAY = 0.98  # P(S_{t+1} = S_t): a persistent chain
 CONTEXT_SD = 1.5  # emission standard deviation (state means are 1 apart from the origin)
 REWARD_SD = 0.7  # reward noise of the simplified model
-NATURAL_SD = 0.5  # reward noise of the natural model
+NATURAL_SD = 0.05  # reward noise of the natural model (informative rewards)
+STATE_EFFECT = 2.0  # c_as = STATE_EFFECT * 1[a = s] in the natural model
+STAY_INF = 0.995  # natural model: a slowly mixing chain
+CONTEXT_SD_INF = 4.0  # natural model: weakly informative contexts
+STAY_SPEC = 0.9  # finite-context chain
+EMISSION_SPEC = [[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.2, 0.6]]  # B[s, x]
+EMISSION_SPEC_D = 4  # number of symbols d
 
 # %% [markdown]
 # The model at a glance: a hidden Markov chain emits the contexts; the learner never sees the
@@ -492,7 +613,8 @@ print(
 # comparison per step for all runs), then all contexts in one vectorised draw. Simulating and
 # filtering $R = 64$ runs of $T = 10^4$ steps is a few thousand small tensor operations; the same
 # work with a loop over runs in Python is far slower (see the benchmark in
-# `benchmarks/bench_02_hmm_bandits.py`; here we time the reference on one run and extrapolate).
+# `benchmarks/bench_02_hmm_bandits.py`; here we time the reference on a tenth of one run and
+# extrapolate).
 
 # %% tags=["nbval-ignore-output"]
 t0 = time.perf_counter()
@@ -501,10 +623,10 @@ S, X = hmm.simulate(P_d, pi_d, mu_d, var_d, RUNS, T, generator=gen)
 beliefs, loglik = hmm.forward_filter(hmm.gaussian_loglik(X, mu_d, var_d), P_d, pi_d)
 t_kernel = time.perf_counter() - t0
 t0 = time.perf_counter()
-reference_filter(X[0].cpu().numpy(), *args)
-t_ref = (time.perf_counter() - t0) * RUNS
+reference_filter(X[0, : T // 10].cpu().numpy(), *args)  # a tenth of one run, extrapolated
+t_ref = (time.perf_counter() - t0) * RUNS * 10
 print(f"batched simulate + filter, {RUNS} x {T}: took {t_kernel:.2f} s")
-print(f"per-run reference filter alone (extrapolated to {RUNS} runs): took {t_ref:.2f} s")
+print(f"per-run reference filter alone (extrapolated to {RUNS} x {T}): took {t_ref:.2f} s")
 
 # %% [markdown]
 # Two learners need the HMM: with known parameters the beliefs are `beliefs` above; with
@@ -812,7 +934,7 @@ print(
 )
 
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Regret of belief-based OFUL grows like $\\sqrt t$ with the known HMM (claim 02.3) and linearly for the context-only learner (claim 02.8).", "name": "02-fig-regret"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Regret of belief-based OFUL grows like $\\sqrt t$ with the known HMM (claim 02.1) and linearly for the context-only learner (claim 02.5).", "name": "02-fig-regret"}}
 def regret_band(ax, reg, label, i, ls="-"):
     """Mean cumulative regret with a band of +- 2 standard errors over runs (log-log)."""
     t_ax = np.arange(1, reg.shape[1] + 1)
@@ -845,7 +967,7 @@ plt.show()
 # fails if: the belief features were not enough for √T regret (slope near 1: linear regret) or
 # the estimate of the slope were dominated by the early exploration phase (slope far below ½)
 icml26.claim(
-    "02.3",
+    "02.1",
     f"known HMM: log-log regret slope, {T_MIN} ≤ t ≤ {T}",
     slope_known,
     between=(0.35, 0.65),
@@ -858,8 +980,8 @@ icml26.claim(
 # grows with slope about 1, i.e. *linearly*, at a small per-round rate. That is what
 # {prf:ref}`hmmb-prop-estimated` predicts for a model fitted once: a fixed belief error costs up
 # to $2\bar\xi_t$ per round for ever. The paper's sublinear bounds rely on re-estimating the HMM
-# as data accumulates, which we do next (02.6–02.7). For the single fit we assert what holds:
-# over the rounds after the warm-up it stays within a factor 3 of the known-HMM learner (02.4),
+# as data accumulates, which we do next (02.3–02.4). For the single fit we assert what holds:
+# over the rounds after the warm-up it stays within a factor 3 of the known-HMM learner (02.2),
 # and its late per-round regret is within the misspecification price $2\bar\xi_t$ of the
 # proposition, checked below. Least squares partly compensates for the biased
 # features, so the learner does better than that price.
@@ -867,7 +989,7 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: estimated beliefs cost more than a constant factor over the known HMM
 icml26.claim(
-    "02.4",
+    "02.2",
     f"Baum–Welch / known-HMM regret over rounds {T_WARM + 1}..{T}",
     ratio_post,
     at_most=3.0,
@@ -935,7 +1057,7 @@ print(
     f"single fit {post_single[:, -1].mean():.0f}, re-estimated {post_re[:, -1].mean():.0f}"
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Re-estimating the HMM on doubling epochs bends the regret (claims 02.6 and 02.7); a single fit stays linear. Right: belief error and extra regret per epoch.", "name": "02-fig-reestimate"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Re-estimating the HMM on doubling epochs bends the regret (claims 02.3 and 02.4); a single fit stays linear. Right: belief error and extra regret per epoch.", "name": "02-fig-reestimate"}}
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 regret_band(ax, post_known, "known HMM", 0)
 regret_band(ax, post_single, f"fitted once (late slope {slope_late['single']:.2f})", 1)
@@ -971,7 +1093,7 @@ plt.show()
 # fails if: re-estimating on doubling epochs left the regret linear after the warm-up
 print(f"fitted once: slope {slope_late['single']:.2f}")
 icml26.claim(
-    "02.6",
+    "02.3",
     f"re-estimated HMM: late log-log regret slope, {T_LATE} ≤ t − {T_WARM} ≤ {T - T_WARM}",
     slope_late["re"],
     at_most=0.8,
@@ -981,7 +1103,7 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: re-estimated beliefs cost more than half again the known-HMM regret
 icml26.claim(
-    "02.7",
+    "02.4",
     f"re-estimated / known-HMM regret over rounds {T_WARM + 1}..{T}",
     ratio_post_re,
     at_most=1.5,
@@ -1000,9 +1122,9 @@ icml26.claim(
 # warm-up rounds are exploration that the known-HMM learner has not yet done, so the comparison
 # per epoch is clean only late; with four epochs we cannot resolve whether the re-estimating
 # learner's extra regret keeps falling like $t^{-1/2}$ after that. The late slope of the
-# re-estimating learner is clearly below 1 (02.6), while the
+# re-estimating learner is clearly below 1 (02.3), while the
 # single fit, measured on the same window, is close to 1. Its regret after the warm-up is also
-# no larger than the known-HMM learner's (02.7) — but read that ratio with care: both
+# no larger than the known-HMM learner's (02.4) — but read that ratio with care: both
 # estimating learners start the post-warm-up phase with 1000 rounds of uniform exploration in
 # their statistics, which the known-HMM learner does not have, and over the second half of the
 # horizon the re-estimating learner still pays about three times the known learner's per-round
@@ -1022,7 +1144,7 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: the hidden state did not matter (a context-only learner would then be sublinear too)
 icml26.claim(
-    "02.8",
+    "02.5",
     f"context-only LinUCB: log-log regret slope, {T_MIN} ≤ t ≤ {T}",
     slope_ctx,
     at_least=0.9,
@@ -1030,102 +1152,349 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### Claim 4: periodic updates give sublinear regret in the natural model
+# ### Claim 4: in the natural model, periodic updates remove the bias of every-round updates
 #
-# The natural model of {prf:ref}`hmmb-def-natural`: the reward of action $a$ in state $s$ is
-# $c_{as} + \langle w_{as}, X_t\rangle$ + noise with $c_{as} = \mathbb{1}[a = s]$ and small random
-# slopes $w_{as}$ (entries $0.3\,\mathcal N(0, 1)$), noise standard deviation 0.5. The learners
-# know the HMM (so that only the reward-dependency issue is at play) and run OFUL on the features
-# $b_t \otimes (X_t, 1)$ ($d = 27$): once updating every round, once with
-# {prf:ref}`hmmb-alg-periodic` and epochs of $L = 50$ rounds. The regret is against the belief
-# oracle $\arg\max_a \mu_t(a)$ of {eq}`hmmb-eq-natural`. The rewards are drawn from the *true* states, so the
-# residual noise contains the state uncertainty; we set $\sigma = 1$ in the radius to cover it.
+# The natural model of {prf:ref}`hmmb-def-natural`, in a regime built to expose the problem
+# periodic updates are for: the rewards are *very* informative about $S_t$ (state effect
+# $c_{as} = 2 \cdot \mathbb{1}[a = s]$, reward noise standard deviation 0.05), the chain mixes
+# slowly ($P_{ii} = 0.995$, a state lasts 200 rounds on average) and the contexts are weakly
+# informative (standard deviation 4 around the same triangle), so that past rewards say much
+# more about the current state than the contexts do. The slopes $w_{as}$ are small random
+# vectors as before (entries $0.3\,\mathcal N(0, 1)$). The learners know the HMM (only the
+# reward-dependency issue is at play) and run OFUL on the features $b_t \otimes (X_t, 1)$
+# ($d = 27$) with three schedules: update every round; {prf:ref}`hmmb-alg-periodic` with a fixed
+# period $L = 50$; and the same algorithm with *growing* epochs (epoch $k$ ends at round
+# $\lfloor 50 \cdot 1.3^k \rceil$, so each epoch after the first lasts $0.3$ times the time
+# elapsed; `icml26.sequential.bandits.epoch_refresh`), as an algorithm that does not know the
+# horizon would use them: 19 refreshes over $T = 6000$ rounds. The radius uses $\sigma = 1.1$, a
+# rough scale for $\zeta_t$, which mixes the reward noise with the state uncertainty (up to the
+# state effect 2 plus the slope terms, which grow with $|X_t|$): a valid sub-Gaussian constant
+# is what a proof needs, our runs use a plausible one.
+#
+# We measure three things for each schedule:
+#
+# - the **bias of $\hat\theta$**: the estimate $\hat\theta_T$ (per-action ridge regression on the
+#   played rounds, `ridge_estimates`) minus the true $\theta$, averaged over the runs, divided by
+#   its standard error; we report the largest $|t|$ over the 27 coordinates. Under an unbiased
+#   estimator (and approximately Gaussian errors) it exceeds $3.56$ with probability at most 1%
+#   (Bonferroni over 27 two-sided tests);
+# - the **score** $\frac1T \sum_t \phi_t(A_t)\, \zeta_t$ with $\zeta_t = r_t - \mu_t(A_t)$, the
+#   term that the self-normalised bound of {prf:ref}`hmmb-thm-oful` controls: its expectation is
+#   zero whenever $A_t$ depends on the past only through the contexts (then $\zeta_t$ is a
+#   martingale difference), and it is exactly what breaks when actions depend on past rewards.
+#   Same statistic: largest $|t|$ over the 27 coordinates, same 3.56 threshold. The bias of
+#   $\hat\theta$ is $V_T^{-1}$ times this score (up to the ridge term), but $V_T^{-1}$ is itself
+#   random and adapted, which is why we look at both;
+# - the **late per-round regret**: the mean regret per round over $[T/2, T]$ divided by that
+#   over $[T/4, T/2]$. For $R_t \propto t^\alpha$ this ratio is $2^{\alpha - 1}$: $0.71$ for
+#   $\sqrt t$, $2^{-1/8} = 0.917$ for the reported $t^{7/8}$, and 1 for linear regret. Unlike a
+#   log-log slope over a short window, it is not flattered by a large early offset.
 
 # %%
 gen = torch.Generator().manual_seed(SEED + 4)
+P_inf = torch.full((N_STATES, N_STATES), (1 - STAY_INF) / (N_STATES - 1), **to_dev)
+P_inf.fill_diagonal_(STAY_INF)
+var_inf = torch.full((N_STATES, P_DIM), CONTEXT_SD_INF**2, **to_dev)
+S_n, X_n = hmm.simulate(P_inf, pi_d, mu_d, var_inf, RUNS_NAT, T_NAT, generator=gen)
+b_n, _ = hmm.forward_filter(hmm.gaussian_loglik(X_n, mu_d, var_inf), P_inf, pi_d)
 theta_nat = torch.zeros(N_ACTIONS, N_STATES, P_DIM + 1, dtype=DT)
 theta_nat[:, :, :P_DIM] = 0.3 * torch.randn(N_ACTIONS, N_STATES, P_DIM, generator=gen, dtype=DT)
-theta_nat[:, :, P_DIM] = torch.eye(N_ACTIONS, N_STATES, dtype=DT)  # c_as: the intercept
+theta_nat[:, :, P_DIM] = STATE_EFFECT * torch.eye(N_ACTIONS, N_STATES, dtype=DT)  # c_as
 theta_nat = theta_nat.to(DEVICE)
-X_n, S_n, b_n = X[:, :T_NAT], S[:, :T_NAT], beliefs[:, :T_NAT]
 xc = bandits.context_features(X_n)  # (X_t, 1)
 per_state = torch.einsum("asj,rtj->rtas", theta_nat, xc)  # mean reward of (a, s), (R, T, K, N)
 idx = S_n[:, :, None, None].expand(-1, -1, N_ACTIONS, 1)
 mean_state = per_state.gather(-1, idx).squeeze(-1)  # what the true-state oracle would see
 mean_nat = (per_state * b_n[:, :, None, :]).sum(-1)  # the belief oracle's means (natural model)
-noise = torch.randn(RUNS, T_NAT, N_ACTIONS, generator=gen, dtype=DT).to(DEVICE)
+noise = torch.randn(RUNS_NAT, T_NAT, N_ACTIONS, generator=gen, dtype=DT).to(DEVICE)
 rewards_nat = mean_state + NATURAL_SD * noise
 z_nat = bandits.natural_features(b_n, X_n)
-bound_nat = 1.1 * float(theta_nat.norm())
-t0 = time.perf_counter()
-periods = torch.tensor([1] * RUNS + [PERIOD] * RUNS)  # both schedules in one batch of 2R runs
+SCHEDULES = {
+    "every round": torch.ones(T_NAT, dtype=torch.bool),
+    f"fixed L = {PERIOD}": torch.arange(1, T_NAT + 1) % PERIOD == 0,
+    "growing epochs": bandits.epoch_refresh(T_NAT, PERIOD, growth=EPOCH_GROWTH),
+}
+refresh = torch.cat([m.expand(RUNS_NAT, T_NAT) for m in SCHEDULES.values()])
+n_sched = len(SCHEDULES)
 act_nat = bandits.run_linucb(
-    z_nat.repeat(2, 1, 1),
-    rewards_nat.repeat(2, 1, 1),
+    z_nat.repeat(n_sched, 1, 1),
+    rewards_nat.repeat(n_sched, 1, 1),
     N_ACTIONS,
-    sigma=1.0,
-    bound=bound_nat,
-    period=periods,
+    sigma=1.1,
+    bound=1.1 * float(theta_nat.norm()),
+    refresh=refresh,
 )
-act_every, act_periodic = act_nat.split(RUNS)
-elapsed_nat = time.perf_counter() - t0
-reg_every = bandits.regret(mean_nat, act_every)
-reg_periodic = bandits.regret(mean_nat, act_periodic)
-slope_every = bandits.loglog_slope(reg_every, T_MIN)
-slope_periodic = bandits.loglog_slope(reg_periodic, T_MIN)
-# from t = 10 T_MIN on, so that the early cost of frozen parameters (a near-constant offset for
-# the periodic schedule) cannot flatten the slope
-slope_every_late = bandits.loglog_slope(reg_every, 10 * T_MIN)
-slope_periodic_late = bandits.loglog_slope(reg_periodic, 10 * T_MIN)
+theta_hat = bandits.ridge_estimates(
+    z_nat.repeat(n_sched, 1, 1), rewards_nat.repeat(n_sched, 1, 1), act_nat
+)
+theta_flat = theta_nat.reshape(N_ACTIONS, -1)  # the order of natural_features: s ⊗ (x, 1)
+nat = {}
+for name, a_s, th in zip(
+    SCHEDULES, act_nat.split(RUNS_NAT), theta_hat.split(RUNS_NAT), strict=True
+):
+    err = th - theta_flat  # (R, K, m)
+    t_stat = err.mean(0) / (err.std(0) / math.sqrt(RUNS_NAT))
+    reg = bandits.regret(mean_nat, a_s)
+    m_reg = reg.mean(0)
+    late = float(m_reg[-1] - m_reg[T_NAT // 2 - 1]) / (T_NAT - T_NAT // 2)
+    early = float(m_reg[T_NAT // 2 - 1] - m_reg[T_NAT // 4 - 1]) / (T_NAT // 2 - T_NAT // 4)
+    got = rewards_nat.gather(-1, a_s.unsqueeze(-1)).squeeze(-1)
+    zeta_t = got - mean_nat.gather(-1, a_s.unsqueeze(-1)).squeeze(-1)  # the noise zeta_t
+    zeta = zeta_t.mean(1)  # mean residual per run
+    one_hot = torch.nn.functional.one_hot(a_s, N_ACTIONS).to(DT)
+    score = torch.einsum("rtk,rt,rti->rki", one_hot, zeta_t, z_nat) / T_NAT  # sum phi zeta / T
+    score_t = score.mean(0) / (score.std(0) / math.sqrt(RUNS_NAT))
+    nat[name] = {
+        "reg": reg,
+        "t_max": float(t_stat.abs().max()),
+        "bias": err.mean(0),
+        "se": err.std(0) / math.sqrt(RUNS_NAT),
+        "ratio": late / early,
+        "zeta": float(zeta.mean()),
+        "zeta_z": float(zeta.mean() / (zeta.std() / math.sqrt(RUNS_NAT))),
+        "score_t": float(score_t.abs().max()),
+    }
+    print(
+        f"{name:>15}: R_T {float(m_reg[-1]):5.0f}, late/earlier per-round regret "
+        f"{late / early:.2f}, max|t|: theta_hat bias {nat[name]['t_max']:.1f}, "
+        f"score {nat[name]['score_t']:.1f}; mean residual {nat[name]['zeta']:+.4f} "
+        f"(z = {nat[name]['zeta_z']:+.1f})"
+    )
 hidden_price = bandits.regret(mean_state, bandits.oracle_actions(mean_nat)).mean(0)[-1]
-print(
-    f"mean regret at t = {T_NAT}: every-round updates {reg_every.mean(0)[-1]:.0f}, "
-    f"periodic (L = {PERIOD}) {reg_periodic.mean(0)[-1]:.0f}"
-)
-print(
-    f"log-log slopes (t >= {T_MIN}): every round {slope_every:.2f}, periodic {slope_periodic:.2f}; "
-    f"(t >= {10 * T_MIN}): every round {slope_every_late:.2f}, periodic {slope_periodic_late:.2f}"
-)
 print(
     f"for scale: the belief oracle's regret against the true-state oracle is {hidden_price:.0f} "
     "(linear, the price of never seeing S_t)"
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The natural model: periodic-update OFUL and the every-round learner are both sublinear at this scale (claim 02.9).", "name": "02-fig-natural"}}
-fig, ax = plt.subplots()
-regret_band(ax, reg_every, f"update every round (slope {slope_every_late:.2f} for t >= 1000)", 3)
-regret_band(
-    ax, reg_periodic, f"periodic, L = {PERIOD} (slope {slope_periodic_late:.2f} for t >= 1000)", 0
-)
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The natural model in the informative regime: left, the bias of the least-squares estimate per coordinate (in standard errors) for each update schedule; right, the regret. Every-round updates bias the estimate; periodic updates do not, but pay more regret at this horizon (claims 02.6, 02.7 and 02.8).", "name": "02-fig-natural"}}
+fig, (ax, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.4))
+coords = np.arange(theta_flat.numel())
+for i, (name, res) in enumerate(nat.items()):
+    tt = (res["bias"] / res["se"]).reshape(-1).cpu().numpy()
+    ax.plot(coords + 0.2 * (i - 1), tt, "o", ms=3, color=icml26.plotting.color(i), label=name)
+ax.axhspan(-3.56, 3.56, color="0.9", label="|t| ≤ 3.56 (unbiased, 99%)")
+ax.axhline(0, color="k", lw=0.5)
+ax.set_xlabel(r"coordinate of $\theta$ (action-major, then state, then $(x, 1)$)")
+ax.set_ylabel(r"bias of $\hat\theta_T$ / standard error")
+ax.set_title("Every-round updates bias θ̂", fontsize=9)
+ax.legend(fontsize=7)
+for i, (name, res) in enumerate(nat.items()):
+    regret_band(ax2, res["reg"], f"{name} (late ratio {res['ratio']:.2f})", i)
 t_nat = np.arange(1, T_NAT + 1)
-ax.loglog(t_nat, 5 * np.sqrt(t_nat), "k:", lw=1, label=r"$\propto \sqrt{t}$")
-ax.loglog(t_nat, 0.3 * t_nat, "k--", lw=1, label=r"$\propto t$")
-ax.set_xlim(10, T_NAT)
-ax.set_ylim(1, 2 * T_NAT)
-ax.set_xlabel("round t")
-ax.set_ylabel("cumulative regret $R_t$ vs belief oracle (reward units)")
-ax.set_title("Natural model: both update schedules are sublinear; periodic pays early")
-ax.legend(fontsize=8, loc="upper left")
+ax2.loglog(t_nat, 10 * np.sqrt(t_nat), "k:", lw=1, label=r"$\propto \sqrt{t}$")
+ax2.set_xlim(10, T_NAT)
+ax2.set_xlabel("round t")
+ax2.set_ylabel("regret vs belief oracle (reward units)")
+ax2.set_title("…but periodic schedules pay more regret here", fontsize=9)
+ax2.legend(fontsize=7, loc="upper left")
 plt.show()
 
 # %% tags=["claim"]
-# fails if: periodic updates broke OFUL's sublinear regret in the natural model
+# fails if: periodic updates with growing epochs left the regret linear (ratio near 1) or grew
+# it faster than the reported T^(7/8) rate (threshold 2^(-1/8), see the definition above)
 icml26.claim(
-    "02.9",
-    f"periodic OFUL (L = {PERIOD}): log-log regret slope, {10 * T_MIN} ≤ t ≤ {T_NAT}",
-    slope_periodic_late,
-    at_most=0.8,
+    "02.6",
+    "growing epochs: late / earlier per-round regret (T/2..T vs T/4..T/2)",
+    nat["growing epochs"]["ratio"],
+    at_most=round(2 ** (-1 / 8), 3),
     digits=2,
+    kind="theorem",
+)
+
+# %% tags=["claim"]
+# fails if: freezing the parameters over growing epochs did not remove the dependence between
+# past rewards and the current action (the bias of every-round updates, asserted below)
+assert nat["every round"]["t_max"] > 3.56, "negative control: every-round θ̂ should be biased"
+icml26.claim(
+    "02.7",
+    "growing epochs: θ̂ bias, max |t| over the 27 coordinates",
+    nat["growing epochs"]["t_max"],
+    at_most=3.56,
+    digits=3,
+    kind="theorem",
+)
+
+# %% tags=["claim"]
+# fails if: the score sum_t phi_t zeta_t of the periodic learner were not centred (its actions
+# would still depend on S_t beyond the contexts); the every-round learner's is not (asserted)
+assert nat["every round"]["score_t"] > 3.56, "negative control: every-round score is centred"
+icml26.claim(
+    "02.8",
+    "growing epochs: score Σ φ_t ζ_t / T, max |t| over 27 coordinates",
+    nat["growing epochs"]["score_t"],
+    at_most=3.56,
+    digits=3,
+    kind="theorem",
 )
 
 # %% [markdown]
-# The comparison, honestly: at this scale the periodic schedule is not better than updating
-# every round. It pays more early (frozen parameters for 50 rounds while the estimates are poor)
-# and ends level with it; that early offset is also why its slope from $t = 100$ looks smaller,
-# which is why the claim fits the slope from $t = 1000$ on. The bias that the theory guards
-# against (past rewards predicting the current state) does not show up in $5 \cdot 10^3$ rounds
-# of a chain that forgets in a few steps once contexts are observed: the every-round learner is
-# sublinear too. The value of the periodic schedule here is that it is the version with a proof.
+# What this shows, and what it does not. The every-round learner's estimate is biased (its
+# largest $|t|$ is far beyond 3.56), its score is not centred and its regression noise has a
+# positive mean: it plays an action more often when the recent rewards of that action were high,
+# i.e. when the hidden state favours it beyond what the contexts say, so its data over-represent
+# the lucky states. This is the selection effect of the natural model, and the negative controls
+# assert it. Both periodic schedules remove it from the score (claim 02.8): their residual mean
+# is consistent with zero. The estimate $\hat\theta$ itself is *not* unbiased under periodic
+# updates either (claim 02.7, measured just above the 3.56 line): its largest deviation sits on
+# the intercept of an action in a state where that action is wrong and rarely played, and it is
+# negative. That is the classic bias of least squares on adaptively collected data (an arm that
+# looks bad stops being sampled, so its low estimates are not corrected), which any adaptive
+# design has, whatever its update schedule; it does not come from the reward–state dependence
+# and it does not break the confidence-set argument, which needs the score, not $\hat\theta$, to
+# be centred.
+#
+# The price is regret: at this horizon the every-round learner has the *smallest* regret of the
+# three — its bias is a form of using the reward information about $S_t$, which the belief
+# oracle of {eq}`hmmb-eq-regret` does not use — and the growing epochs, frozen for longer and
+# longer, pay the most. All three have late per-round regret well below their earlier one
+# (ratios below 0.7), so the toy does **not** separate the schedules in regret: what it separates
+# is the dependence that the proofs must control. The claim on the growing schedule's late
+# increments (02.6) tests sublinearity against the reported rate, not superiority.
+
+# %% [markdown]
+# ### Claim 5: the paper's setting — finite contexts and a spectral estimator
+#
+# The paper's estimation step, as reported, assumes finitely many contexts and estimates the HMM
+# by a spectral method ({prf:ref}`hmmb-alg-spectral`). We switch to that setting: $N = 3$
+# persistent states ($P_{ii} = 0.9$) emitting one of $d = 4$ symbols through an emission matrix
+# of full rank, and compare, on `RUNS_SPEC` independent sequences of growing length $n$, the
+# belief error of three filters against the filter with the true parameters, on a fresh test
+# sequence of 1000 contexts: the spectral estimate; Baum–Welch run for `BW_SPEC_ITERS`
+# iterations from the spectral estimate (the usual pairing: moments give a consistent start,
+# EM then climbs the likelihood); and, for reference, the true parameters (error 0). The
+# estimation error of the spectral method is $O(n^{-1/2})$ in its parameters (up to spectral
+# constants), and {prf:ref}`hmmb-lem-perturbation` turns a parameter error into a belief error of
+# the same order, so the belief error should fall like $n^{-1/2}$.
+#
+# The reference implementation of {prf:ref}`hmmb-alg-spectral` for *one* sequence, in numpy,
+# step by step as written (moments by counting, one symbol at a time); the kernel
+# `icml26.sequential.hmm.spectral_hmm` does the same for all runs at once, the moments by one
+# `bincount` over flat indices and the linear algebra as batched SVD and eigen-decompositions.
+
+
+# %% tags=["reference"]
+def reference_spectral(obs, n_states, n_symbols, eta, floor=1e-4):
+    """Spectral estimate (P, pi, B) from one sequence of symbols, numpy, step by step."""
+    d, n = n_symbols, len(obs)
+    p12, p13, p132 = np.zeros((d, d)), np.zeros((d, d)), np.zeros((d, d, d))
+    for t in range(n - 1):
+        p12[obs[t], obs[t + 1]] += 1 / (n - 1)
+    for t in range(1, n - 1):
+        p13[obs[t - 1], obs[t + 1]] += 1 / (n - 2)
+        p132[obs[t - 1], obs[t + 1], obs[t]] += 1 / (n - 2)
+    u, _, vh = np.linalg.svd(p13)
+    u1, u3 = u[:, :n_states], vh[:n_states].T
+    denom_inv = np.linalg.inv(u1.T @ p13 @ u3)
+    m = [u1.T @ p132[:, :, y] @ u3 @ denom_inv for y in range(d)]  # M(y), shared eigenvectors
+    _, vec = np.linalg.eig(sum(eta[y] * m[y] for y in range(d)))
+    vinv = np.linalg.inv(vec)
+    B = np.stack([np.diag(vinv @ m[y] @ vec).real for y in range(d)], 1).clip(floor)
+    B = B / B.sum(1, keepdims=True)
+    bt_pinv = np.linalg.pinv(B.T)
+    joint = (bt_pinv @ p12 @ bt_pinv.T).clip(floor**2)
+    P = (joint / joint.sum(1, keepdims=True)).clip(floor)
+    return P / P.sum(1, keepdims=True), joint.sum(1) / joint.sum(), B
+
+
+# %% [markdown]
+# Kernel and reference agree on a random case, and the estimator is exact on exact moments (an
+# implementation check, with the population moments of {eq}`hmmb-eq-moments` computed from the
+# true parameters).
+
+# %%
+P_sp = torch.full((N_STATES, N_STATES), (1 - STAY_SPEC) / (N_STATES - 1), **to_dev)
+P_sp.fill_diagonal_(STAY_SPEC)
+B_sp = torch.tensor(EMISSION_SPEC, **to_dev)
+joint3 = torch.einsum("i,ij,jk->ijk", pi_d, P_sp, P_sp)  # law of (S_{t-1}, S_t, S_{t+1})
+pop = (
+    torch.einsum("i,ij,ix,jy->xy", pi_d, P_sp, B_sp, B_sp)[None],
+    torch.einsum("ijk,ix,kz->xz", joint3, B_sp, B_sp)[None],
+    torch.einsum("ijk,ix,kz,jy->xzy", joint3, B_sp, B_sp, B_sp)[None],
+)
+P_pop, pi_pop, B_pop = hmm.spectral_from_moments(*pop, N_STATES, floor=0.0)
+perm_pop = hmm.align_states(B_pop, B_sp)
+P_pop, _, B_pop, _ = hmm.permute_hmm(perm_pop, P_pop, pi_pop, B_pop, B_pop)
+err_pop = max(float((P_pop[0] - P_sp).abs().max()), float((B_pop[0] - B_sp).abs().max()))
+assert err_pop < 1e-10, "the spectral estimator must be exact on exact moments"
+print(f"spectral estimator on population moments: max parameter error {below(err_pop)}")
+gen = torch.Generator().manual_seed(SEED + 7)
+_, obs_chk = hmm.simulate_categorical(P_sp, pi_d, B_sp, 2, 3_000, generator=gen)
+eta_default = torch.randn(EMISSION_SPEC_D, generator=torch.Generator().manual_seed(0), dtype=DT)
+kern = hmm.spectral_hmm(obs_chk, N_STATES, EMISSION_SPEC_D)
+refs = reference_spectral(obs_chk[1].numpy(), N_STATES, EMISSION_SPEC_D, eta_default.numpy())
+perm_k = hmm.align_states(kern[2][1:], torch.as_tensor(refs[2]))[0]
+for name, got, want in zip(("P", "pi", "B"), kern, refs, strict=True):
+    got = got[1]
+    got = got[perm_k][:, perm_k] if name == "P" else got[perm_k]
+    icml26.checks.agree(f"spectral {name}, kernel vs reference", got, want, atol=1e-8)
+print("spectral kernel vs reference: the same (P, pi, B) on a run of 3000 contexts")
+
+# %%
+gen = torch.Generator().manual_seed(SEED + 6)
+_, obs_all = hmm.simulate_categorical(P_sp, pi_d, B_sp, RUNS_SPEC, max(SPEC_SIZES), generator=gen)
+_, obs_test = hmm.simulate_categorical(P_sp, pi_d, B_sp, RUNS_SPEC, 1_000, generator=gen)
+b_true_test, _ = hmm.forward_filter(hmm.categorical_loglik(obs_test, B_sp), P_sp, pi_d)
+
+
+def belief_error(P_e, pi_e, B_e):
+    """Mean TV distance, per run, between estimated and true beliefs on the test contexts."""
+    perm_e = hmm.align_states(B_e, B_sp)
+    P_a, pi_a, B_a, _ = hmm.permute_hmm(perm_e, P_e, pi_e, B_e, B_e)
+    b_e, _ = hmm.forward_filter(hmm.categorical_loglik(obs_test, B_a), P_a, pi_a)
+    return hmm.tv_distance(b_e, b_true_test).mean(1)
+
+
+spec_err, bw_err = [], []
+for n in icml26.progress(SPEC_SIZES, desc="spectral vs Baum-Welch"):
+    obs_n = obs_all[:, :n]
+    fit_s = hmm.spectral_hmm(obs_n, N_STATES, EMISSION_SPEC_D)
+    spec_err.append(belief_error(*fit_s))
+    if n <= max(BW_SPEC_SIZES):
+        P_b, pi_b, B_b, _ = hmm.baum_welch_categorical(obs_n, *fit_s, n_iter=BW_SPEC_ITERS)
+        bw_err.append(belief_error(P_b, pi_b, B_b))
+spec_med = np.array([float(e.median()) for e in spec_err])
+bw_med = np.array([float(e.median()) for e in bw_err])
+sizes = np.array(SPEC_SIZES, dtype=float)
+spec_slope = float(np.polyfit(np.log(sizes), np.log(spec_med), 1)[0])
+bw_slope = float(np.polyfit(np.log(sizes[: len(bw_med)]), np.log(bw_med), 1)[0])
+for i, n in enumerate(SPEC_SIZES):
+    bw_txt = f", spectral + Baum-Welch {bw_med[i]:.3f}" if i < len(bw_med) else ""
+    print(f"n = {n:>6}: median belief TV error, spectral {spec_med[i]:.3f}{bw_txt}")
+print(f"log-log slope of the belief error: spectral {spec_slope:.2f}, + Baum-Welch {bw_slope:.2f}")
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Finite contexts: the belief error of the spectral estimator falls like $n^{-1/2}$ (claim 02.9); Baum–Welch started from it is more accurate at every size.", "name": "02-fig-spectral"}}
+fig, ax = plt.subplots(figsize=(6.0, 3.6))
+for i, (name, errs) in enumerate([("spectral", spec_err), ("spectral + Baum-Welch", bw_err)]):
+    q = np.array([[float(e.quantile(v)) for v in (0.1, 0.5, 0.9)] for e in errs])
+    xs = sizes[: len(errs)]
+    ax.loglog(xs, q[:, 1], "o-", color=icml26.plotting.color(i), label=f"{name} (median)")
+    ax.fill_between(xs, q[:, 0], q[:, 2], color=icml26.plotting.color(i), alpha=0.2)
+ax.loglog(sizes, spec_med[0] * np.sqrt(sizes[0] / sizes), "k:", lw=1, label=r"$\propto n^{-1/2}$")
+ax.set_xlabel("number of contexts n used for estimation")
+ax.set_ylabel(r"mean TV$(\hat b_t, b_t)$ on test contexts")
+ax.set_title("Belief error vs sample size: spectral and Baum–Welch")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% tags=["claim"]
+# fails if: the spectral estimator were inconsistent (error flat in n) or its belief error fell
+# at less than half the n^(-1/2) rate that the moment concentration and the lemma predict
+icml26.claim(
+    "02.9",
+    f"spectral: log-log slope of belief error, {SPEC_SIZES[0]} ≤ n ≤ {SPEC_SIZES[-1]}",
+    spec_slope,
+    at_most=-0.25,
+    digits=2,
+    kind="theorem",
+)
+
+# %% [markdown]
+# The spectral estimator needs no initialisation and no iterations, and its error falls at the
+# predicted rate; its belief error is also about twice that of Baum–Welch at every size where
+# both were run, which is the usual finding: moments are a consistent but inefficient estimator,
+# and maximum likelihood started from them improves on them. A spectral method is presumably the
+# paper's choice for what it lets one *prove* (a high-probability error bound at every round, with
+# no local optima), not for its accuracy at a given $n$.
 #
 # ## Cross-check
 #
@@ -1192,6 +1561,49 @@ print(
     f"{BW_XCHECK_ITERS} iterations), after state alignment: max |mean diff| = {err_indep:.0e}"
 )
 
+# %% [markdown]
+# The finite-context kernels against `hmmlearn`'s `CategoricalHMM`: the log-likelihood of a
+# sequence under the spectral estimate (our forward filter with `categorical_loglik` vs
+# `score`), and categorical Baum–Welch from the spectral start vs `fit` from the same start.
+
+# %%
+obs_x = obs_all[:1, :XCHECK_T]
+P_s1, pi_s1, B_s1 = hmm.spectral_hmm(obs_x, N_STATES, EMISSION_SPEC_D)
+cat = CategoricalHMM(n_components=N_STATES, n_features=EMISSION_SPEC_D, init_params="")
+cat.startprob_, cat.transmat_ = pi_s1[0].numpy(), P_s1[0].numpy()
+cat.emissionprob_ = B_s1[0].numpy()
+obs_np = obs_x[0].numpy()[:, None]
+_, ll_cat = hmm.forward_filter(hmm.categorical_loglik(obs_x, B_s1), P_s1, pi_s1)
+err_cat = abs(float(ll_cat[0]) - cat.score(obs_np))
+_, ll_true_x = hmm.forward_filter(hmm.categorical_loglik(obs_x, B_sp), P_sp, pi_d)
+fit_c = hmm.baum_welch_categorical(obs_x, P_s1, pi_s1, B_s1, n_iter=BW_SPEC_ITERS)
+cat_fit = CategoricalHMM(
+    n_components=N_STATES,
+    n_features=EMISSION_SPEC_D,
+    init_params="",
+    params="ste",
+    n_iter=BW_SPEC_ITERS,
+    tol=-np.inf,
+)
+cat_fit.startprob_, cat_fit.transmat_ = pi_s1[0].numpy(), P_s1[0].numpy()
+cat_fit.emissionprob_ = B_s1[0].numpy()
+cat_fit.fit(obs_np)
+err_cat_bw = max(
+    float(np.abs(fit_c[0][0].numpy() - cat_fit.transmat_).max()),
+    float(np.abs(fit_c[2][0].numpy() - cat_fit.emissionprob_).max()),
+)
+print(
+    f"log-likelihood per context of {XCHECK_T} contexts: true parameters "
+    f"{float(ll_true_x[0]) / XCHECK_T:.4f}, spectral {float(ll_cat[0]) / XCHECK_T:.4f}, "
+    f"after Baum-Welch {cat_fit.score(obs_np) / XCHECK_T:.4f}"
+)
+assert err_cat <= 1e-6, "categorical forward filter and hmmlearn disagree"
+assert err_cat_bw <= 1e-6, "categorical Baum–Welch and hmmlearn's fit disagree from the same start"
+print(
+    f"categorical filter vs hmmlearn: |log-lik diff| {below(err_cat)}; "
+    f"Baum-Welch from the spectral start: max parameter diff {below(err_cat_bw)}"
+)
+
 # %%
 assert max(err_score, err_post) <= 1e-6, "forward filter and hmmlearn disagree"
 print(
@@ -1210,39 +1622,55 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 #   {prf:ref}`hmmb-prop-estimated` are our reconstructions (with complete proofs of what they
 #   state, except the heuristic rate for a re-estimated HMM, which is marked as such); they may
 #   differ from the paper's own statements and constants. The $\tilde O(T^{7/8})$ rate in
-#   {prf:ref}`hmmb-thm-natural` comes from a secondary summary of the paper and is not checked against the
-#   paper, and only the structure of its proof is sketched.
-# - **Estimation.** The paper estimates the HMM online with a spectral method (finite contexts,
-#   full-rank emissions, invertible $P$) and re-estimates over time. We use Gaussian contexts and
-#   Baum–Welch after a uniform warm-up of 1000 rounds; the warm-up dominates the estimated
-#   learners' regret, which is why claims 02.4 and 02.7 compare regret after the warm-up. Fitted
+#   {prf:ref}`hmmb-thm-natural` comes from a machine-generated summary of arXiv v1 and is not
+#   checked against the paper; only the structure of its proof is sketched. In particular the
+#   proposition carries $2 \max|\theta_{as}|$ and the enlarged radius $\lVert\xi\rVert$: it is
+#   not a bound free of the reward functions, as the paper's is reported to be.
+# - **Estimation.** The paper (as reported) estimates the HMM online with a spectral method
+#   (finite contexts, full-rank emissions, invertible $P$) and re-estimates over time. Our
+#   bandit experiments use Gaussian contexts and Baum–Welch after a uniform warm-up of 1000
+#   rounds; the finite-context spectral estimator is run on its own (claim 02.9), not inside a
+#   bandit, and it is a batch estimator on one sequence, not an online one; the warm-up dominates the estimated
+#   learners' regret, which is why claims 02.2 and 02.4 compare regret after the warm-up. Fitted
 #   *once*, the belief error does not shrink and the regret after the warm-up is linear (slope
-#   about 1), as {prf:ref}`hmmb-prop-estimated` predicts; the check after claim 02.4 asserts only
+#   about 1), as {prf:ref}`hmmb-prop-estimated` predicts; the check after claim 02.2 asserts only
 #   that this linear
 #   part stays within the proposition's misspecification price. Re-estimated at $t = 2000, 4000,
 #   8000$ (3 warm-started EM iterations each, not run to convergence), the belief error shrinks
-#   and the late slope drops well below 1 (02.6). That is a slope over one late window of a
+#   and the late slope drops well below 1 (02.3). That is a slope over one late window of a
 #   finite horizon with four epochs, not a measured rate, and the paper's high-probability bounds
-#   are not tested. The ratio of 02.7 is flattered by the warm-up: the estimating learners enter
+#   are not tested. The ratio of 02.4 is flattered by the warm-up: the estimating learners enter
 #   the post-warm-up phase with 1000 rounds of exploration in their statistics. EM can stop in a
 #   local optimum: in a few runs the first fit's means are far off (see the 90% quantile printed
 #   above), and those runs carry most of the single fit's extra regret.
-# - **Natural model with known HMM.** Claim 02.9 isolates the reward-dependency problem: the
-#   beliefs use the true HMM. We do not reproduce the fully adaptive strategy, nor its reported
-#   $T^{7/8}$ rate (which a $5 \cdot 10^3$-round toy could not distinguish from $\sqrt T$
-#   anyway). The
-#   natural-model runs are also shorter ($T = 5000$) than the simplified-model ones, to fit
-#   the time budget.
+# - **Natural model with known HMM.** Claims 02.6–02.8 isolate the reward-dependency problem:
+#   the beliefs use the true HMM. We do not reproduce the fully adaptive strategy, nor its
+#   reported $T^{7/8}$ rate; the late-increment ratio of 02.6 uses that rate only as an upper
+#   threshold. The regime was chosen to make rewards far more informative about $S_t$ than the
+#   contexts; with informative contexts (standard deviation 1.5), noisier rewards and faster
+#   forgetting the dependence is at the edge of detection and the schedules cannot be told apart
+#   (see the exercises).
+# - **Periodic updates do not win on regret here.** The every-round learner has the smallest
+#   regret of the three schedules, because its bias exploits the reward information about $S_t$
+#   that the belief-oracle benchmark ignores. The toy separates the schedules on the *score*
+#   (02.8) and on $\hat\theta$'s bias, not on regret. Claim 02.7 fails narrowly: under growing
+#   epochs $\hat\theta$ still has a bias of about 3.7 standard errors on one coordinate, the
+#   negative bias of least squares on adaptively collected data, on a rarely played
+#   (action, state) pair. The Bonferroni threshold 3.56 assumes an unbiased estimator; no update
+#   schedule removes that adaptive-sampling bias, and the proofs do not need it removed.
 # - **Slopes are finite-horizon summaries.** For the known-HMM learner the local slope falls with
 #   $t$ (the problem has gaps, and OFUL is eventually logarithmic): the $[0.35, 0.65]$ window of
-#   claim 02.3 is met over $10^2 \le t \le 10^4$ and would drift below it at much larger $T$.
+#   claim 02.1 is met over $10^2 \le t \le 10^4$ and would drift below it at much larger $T$.
 # - **Radius.** {prf:ref}`hmmb-prop-estimated` enlarges the confidence radius by the
 #   misspecification $\lVert \xi\rVert$, which a learner cannot compute; our estimated-HMM
 #   learners use the plain OFUL radius, so the proposition does not cover them as run (with a
 #   fixed belief error the enlarged radius would grow like $\sqrt t$ and make the bound linear
 #   anyway). We did not run the enlarged-radius variant.
-# - **The every-step vs periodic comparison** shows no advantage for periodic updates at this
-#   scale; the claim we assert is sublinearity of the periodic algorithm, not its superiority.
+# - **Spectral vs Baum–Welch.** The comparison is on one sequence per run, batch estimation,
+#   median over 32 runs; Baum–Welch is started from the spectral estimate and run for 8
+#   iterations, and only up to $n = 2000$ to fit the time budget. The rate of 02.9 is a slope over
+#   $[500, 16000]$ (1.5 decades), and its constant depends on the emission matrix and on the
+#   random combination $\eta$ used in the eigen-decomposition.
 #
 # ## Exercises
 #
@@ -1347,6 +1775,55 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 # versions apart for longer, at the slower rate of the chain.
 # ````
 #
+# ````{exercise} Why three consecutive contexts?
+# :label: hmmb-ex-three-views
+#
+# Show that the pair moments $P_{12}$ of {eq}`hmmb-eq-moments` do not identify $(B, P, w)$: find,
+# for any invertible $Q \in \mathbb{R}^{N \times N}$, other factors giving the same $P_{12}$.
+# Then explain which property of the triple moments $P_{13}(y)$ removes the ambiguity in
+# {prf:ref}`hmmb-alg-spectral`.
+# ````
+#
+# ````{solution} hmmb-ex-three-views
+# :class: dropdown
+#
+# $P_{12} = B^\top \operatorname{diag}(w) P B = (B^\top Q)\,(Q^{-1} \operatorname{diag}(w) P
+# Q^{-\top})\,(Q^\top B)$: any invertible $Q$ gives another factorisation (a matrix
+# factorisation is identified only up to such a change of basis; non-negativity and row sums
+# restrict $Q$ but do not pin it down in general). The triple moments add one more view: all the
+# matrices $M(y)$ are similar to the *diagonal* matrices $\operatorname{diag}(B_{\cdot y})$ through
+# the same change of basis $U_1^\top M_1$. A family of commuting diagonalisable matrices with
+# distinct eigenvalues (for a generic combination) has a unique eigenbasis up to order and
+# scale, so the basis is fixed, and with it $B$ up to a relabelling of the states. This is why
+# spectral methods need three conditionally independent views of the hidden state, and why a
+# rank-deficient $B$ or a singular $P$ (which makes $M_1$ or $M_3$ rank-deficient) breaks them.
+# ````
+#
+# ````{exercise} What makes the dependence visible?
+# :label: hmmb-ex-mild
+#
+# In the natural-model experiment set `NATURAL_SD = 0.5`, `STATE_EFFECT = 1.0` and `STAY_INF =
+# 0.98` (noisier rewards, a smaller state effect, a chain that forgets four times faster).
+# Predict, before running, the every-round learner's largest $|t|$ for the score and for
+# $\hat\theta$. Then also set `CONTEXT_SD_INF = 1.5` (contexts as informative as in the
+# simplified-model experiments) and predict again.
+# ````
+#
+# ````{solution} hmmb-ex-mild
+# :class: dropdown
+#
+# The selection effect needs rewards that reveal the state *beyond what the contexts already
+# say*. With the first change alone the contexts are still weak (standard deviation 4), so even a
+# noisy reward adds information about $S_t$: when we ran it, the every-round learner's largest
+# $|t|$ was still 8.4 for $\hat\theta$ and 10.4 for the score (mean residual $+0.034$), against
+# 3.3–3.6 for the score of the periodic schedules. With informative contexts as well, the filter's
+# belief already pins the state down and past rewards add little: the every-round learner's
+# largest $|t|$ fell to 3.4 ($\hat\theta$) and 3.5 (score), at the edge of the 3.56 line, with a
+# mean residual of $+0.0035$, and its regret (751) was the smallest again (777 for $L = 50$, 949
+# for growing epochs). In that regime a toy cannot tell the schedules apart, which is why the
+# experiment above uses weak contexts and informative rewards.
+# ````
+#
 # ## Summary
 #
 # - The HMM filter forgets its initial law geometrically, at least at Birkhoff's rate $\tau(P)$
@@ -1354,11 +1831,16 @@ print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {
 # - With rewards linear in the belief, belief features reduce the problem to a linear bandit:
 #   OFUL's regret grows like $\sqrt T$ (slope 0.5 here); an HMM fitted once by Baum–Welch adds a
 #   small linear term, within the misspecification price of the theory and within a factor 3
-#   of the known-HMM regret at this horizon (02.3–02.4). Re-estimating the HMM on a doubling
+#   of the known-HMM regret at this horizon (02.1–02.2). Re-estimating the HMM on a doubling
 #   schedule shrinks the belief errors (roughly like $t^{-1/2}$) and with them the extra regret:
 #   the late slope of its regret after the warm-up falls well below 1, and its regret after the
-#   warm-up is no larger than the known-HMM learner's (02.6–02.7).
-# - A learner that ignores the chain is misspecified and has linear regret (02.8).
-# - When rewards depend on the hidden state, past rewards bias the noise; periodic parameter
-#   updates restore a proof, and the periodic algorithm is sublinear in our toy (02.9).
-# - Our filter and Baum–Welch agree with `hmmlearn` to rounding (Cross-check section).
+#   warm-up is no larger than the known-HMM learner's (02.3–02.4). A learner that ignores the
+#   chain is misspecified and has linear regret (02.5).
+# - When rewards depend on the hidden state and are informative about it, every-round updates
+#   bias the regression (score and $\hat\theta$); periodic updates with growing epochs centre the
+#   score (02.8) and keep the regret sublinear (02.6), but pay more regret than updating every
+#   round at this horizon, and do not remove the adaptive-sampling bias of $\hat\theta$ (02.7).
+# - With finite contexts, the spectral (method-of-moments) estimator has belief errors falling
+#   like $n^{-1/2}$ (02.9), about twice those of Baum–Welch started from it.
+# - Our filter, both Baum–Welch variants and the spectral estimator are checked against
+#   `hmmlearn` (Cross-check section and tests).

@@ -137,3 +137,69 @@ def test_validation_messages_name_the_argument():
 def test_bad_numbers_of_actions_are_rejected(k):
     with pytest.raises(ValueError, match="n_actions"):
         bandits.block_features(torch.ones(2, 3, dtype=DT), k)
+
+
+# ----------------------------------------------------------------------------- growing epochs
+def test_refresh_mask_equals_a_fixed_period():
+    z, _, _, rewards = problem(runs=3, steps=150)
+    mask = torch.arange(1, 151) % 7 == 0
+    a_mask = bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=2.0, refresh=mask)
+    a_per = bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=2.0, period=7)
+    assert torch.equal(a_mask, a_per)
+    for r in range(3):  # and the notebook's full-matrix reference with the same period
+        assert torch.equal(a_mask[r], reference_oful(z[r], rewards[r], 3, 0.3, 2.0, period=7))
+
+
+def test_per_run_refresh_masks_equal_separate_runs():
+    z, _, _, rewards = problem(runs=2, steps=120)
+    masks = torch.stack([torch.ones(120, dtype=torch.bool), bandits.epoch_refresh(120, 5)])
+    both = bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=2.0, refresh=masks)
+    for r in range(2):
+        one = bandits.run_linucb(
+            z[r : r + 1], rewards[r : r + 1], 3, sigma=0.3, bound=2.0, refresh=masks[r]
+        )
+        assert torch.equal(both[r], one[0])
+
+
+def test_epoch_refresh_grows_geometrically():
+    mask = bandits.epoch_refresh(1000, 10, growth=2.0)
+    ends = (torch.nonzero(mask).squeeze(-1) + 1).tolist()
+    assert ends == [10, 20, 40, 80, 160, 320, 640]
+    lengths = torch.diff(
+        torch.tensor(
+            [0, *bandits.epoch_refresh(5000, 50, growth=1.3).nonzero().squeeze(-1).tolist()]
+        )
+    )
+    # epoch k ends at 50 * 1.3^k: after the first, lengths 0.3 * (elapsed time) grow
+    assert bool((lengths[2:] >= lengths[1:-1]).all())
+
+
+def test_ridge_estimates_match_a_per_action_solve():
+    z, theta, _, rewards = problem(runs=2, steps=300)
+    actions = torch.randint(0, 3, (2, 300), generator=torch.Generator().manual_seed(5))
+    est = bandits.ridge_estimates(z, rewards, actions, lam=0.5)
+    for r in range(2):
+        for a in range(3):
+            sel = actions[r] == a
+            zs, ys = z[r][sel], rewards[r][sel, a]
+            want = torch.linalg.solve(0.5 * torch.eye(3, dtype=DT) + zs.T @ zs, zs.T @ ys)
+            assert torch.allclose(est[r, a], want, atol=1e-10)
+    assert (est - theta).abs().max() < 0.2  # uniform actions: the estimate is consistent
+
+
+def test_growing_epoch_validation():
+    z, _, _, rewards = problem(runs=2, steps=10)
+    with pytest.raises(ValueError, match="refresh"):
+        bandits.run_linucb(
+            z, rewards, 3, sigma=0.3, bound=1.0, refresh=torch.ones(9, dtype=torch.bool)
+        )
+    with pytest.raises(ValueError, match="refresh"):
+        bandits.run_linucb(z, rewards, 3, sigma=0.3, bound=1.0, refresh=torch.ones(10))
+    with pytest.raises(ValueError, match="growth"):
+        bandits.epoch_refresh(10, 2, growth=1.0)
+    with pytest.raises(ValueError, match="first"):
+        bandits.epoch_refresh(10, 0)
+    with pytest.raises(ValueError, match="actions"):
+        bandits.ridge_estimates(z, rewards, torch.zeros(2, 9, dtype=torch.long))
+    with pytest.raises(ValueError, match="lam"):
+        bandits.ridge_estimates(z, rewards, torch.zeros(2, 10, dtype=torch.long), lam=0.0)

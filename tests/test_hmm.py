@@ -284,3 +284,162 @@ def test_non_stochastic_transition_matrices_are_rejected(entries):
     else:
         with pytest.raises(ValueError, match="P"):
             hmm.forward_filter(lo, P, pi)
+
+
+# ----------------------------------------------------------------------------- finite contexts
+B4 = torch.tensor([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.2, 0.6]], dtype=DT)
+
+
+def population_moments(P, pi, B):
+    """Exact moments of (X_{t-1}, X_t, X_{t+1}) of a stationary chain (Eq. hmmb-eq-moments)."""
+    j3 = torch.einsum("i,ij,jk->ijk", pi, P, P)
+    p12 = torch.einsum("i,ij,ix,jy->xy", pi, P, B, B)[None]
+    p13 = torch.einsum("ijk,ix,kz->xz", j3, B, B)[None]
+    p132 = torch.einsum("ijk,ix,kz,jy->xzy", j3, B, B, B)[None]
+    return p12, p13, p132
+
+
+def aligned(P_e, pi_e, B_e, B_true):
+    perm = hmm.align_states(B_e, B_true)
+    P_a, pi_a, B_a, _ = hmm.permute_hmm(perm, P_e, pi_e, B_e, B_e)
+    return P_a, pi_a, B_a
+
+
+def test_simulate_categorical_frequencies():
+    P, pi = chain(0.8)
+    S, obs = hmm.simulate_categorical(
+        P, pi, B4, 4, 20_000, generator=torch.Generator().manual_seed(0)
+    )
+    assert obs.shape == (4, 20_000) and obs.dtype == torch.long
+    for s in range(3):
+        freq = torch.bincount(obs[S == s], minlength=4).double() / int((S == s).sum())
+        assert (freq - B4[s]).abs().max() < 0.02
+
+
+def test_categorical_loglik_shared_and_per_run_agree():
+    P, pi = chain()
+    _, obs = hmm.simulate_categorical(P, pi, B4, 3, 50, generator=torch.Generator().manual_seed(1))
+    shared = hmm.categorical_loglik(obs, B4)
+    per_run = hmm.categorical_loglik(obs, B4.expand(3, -1, -1))
+    assert shared.shape == (3, 50, 3)
+    assert torch.equal(shared, per_run)
+    assert torch.allclose(shared[1, 7], B4[:, obs[1, 7]].log())
+
+
+def test_categorical_baum_welch_matches_hmmlearn_from_same_start():
+    P, pi = chain(0.85)
+    _, obs = hmm.simulate_categorical(P, pi, B4, 1, 800, generator=torch.Generator().manual_seed(2))
+    P0, _ = chain(0.7)
+    B0 = torch.full((3, 4), 0.25, dtype=DT) + 0.05 * torch.tensor(
+        [[1, -1, 0, 0], [0, 1, -1, 0], [0, 0, -1, 1]], dtype=DT
+    )
+    P_f, pi_f, B_f, trace = hmm.baum_welch_categorical(obs, P0, pi, B0, n_iter=15)
+    assert bool((trace.diff(dim=1) > -1e-8).all())
+    ref = CategoricalHMM(
+        n_components=3, n_features=4, init_params="", params="ste", n_iter=15, tol=-np.inf
+    )
+    ref.startprob_, ref.transmat_, ref.emissionprob_ = pi.numpy(), P0.numpy(), B0.numpy()
+    ref.fit(obs[0].numpy()[:, None])
+    assert np.abs(P_f[0].numpy() - ref.transmat_).max() < 1e-8
+    assert np.abs(B_f[0].numpy() - ref.emissionprob_).max() < 1e-8
+    assert np.abs(pi_f[0].numpy() - ref.startprob_).max() < 1e-8
+
+
+def test_spectral_is_exact_on_population_moments():
+    P, pi = chain(0.9)
+    P_e, pi_e, B_e = aligned(
+        *hmm.spectral_from_moments(*population_moments(P, pi, B4), 3, floor=0.0), B4
+    )
+    assert (P_e[0] - P).abs().max() < 1e-10
+    assert (B_e[0] - B4).abs().max() < 1e-10
+    assert (pi_e[0] - pi).abs().max() < 1e-10
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000))
+def test_spectral_recovers_random_identifiable_hmms(seed):
+    g = torch.Generator().manual_seed(seed)
+    n, d = 3, 5
+    P = torch.rand(n, n, generator=g, dtype=DT) + 2.0 * torch.eye(n, dtype=DT)
+    P = P / P.sum(1, keepdim=True)
+    B = torch.rand(n, d, generator=g, dtype=DT) ** 3 + 0.02
+    B = B / B.sum(1, keepdim=True)
+    # the stationary law of P (left eigenvector for eigenvalue 1)
+    evals, evecs = torch.linalg.eig(P.T)
+    w = evecs[:, evals.real.argmax()].real
+    w = w / w.sum()
+    sv = torch.linalg.svdvals(B)
+    eta = torch.randn(d, generator=torch.Generator().manual_seed(0), dtype=DT)  # the default
+    gaps = torch.pdist((B @ eta).view(n, 1))  # eigenvalues of the random combination
+    if float(sv.min()) < 0.05 or float(gaps.min()) < 0.02:
+        return  # nearly unidentifiable: skip (the method needs rank and eigen-gaps)
+    P_e, w_e, B_e = aligned(
+        *hmm.spectral_from_moments(*population_moments(P, w, B), n, floor=0.0), B
+    )
+    assert (B_e[0] - B).abs().max() < 1e-7
+    assert (P_e[0] - P).abs().max() < 1e-7
+    assert (w_e[0] - w).abs().max() < 1e-7
+
+
+def test_spectral_likelihood_against_hmmlearn():
+    """The spectral estimate from a long sequence scores almost as well as the truth (hmmlearn)."""
+    P, pi = chain(0.9)
+    g = torch.Generator().manual_seed(3)
+    _, obs = hmm.simulate_categorical(P, pi, B4, 1, 40_000, generator=g)
+    _, test = hmm.simulate_categorical(P, pi, B4, 1, 5_000, generator=g)
+    P_e, pi_e, B_e = hmm.spectral_hmm(obs, 3, 4)
+    est = CategoricalHMM(n_components=3, n_features=4, init_params="")
+    est.startprob_, est.transmat_, est.emissionprob_ = (
+        pi_e[0].numpy(),
+        P_e[0].numpy(),
+        B_e[0].numpy(),
+    )
+    true = CategoricalHMM(n_components=3, n_features=4, init_params="")
+    true.startprob_, true.transmat_, true.emissionprob_ = pi.numpy(), P.numpy(), B4.numpy()
+    x = test[0].numpy()[:, None]
+    ll_est, ll_true = est.score(x) / 5_000, true.score(x) / 5_000
+    uniform = math.log(1 / 4)
+    assert ll_est > uniform + 0.5 * (ll_true - uniform)  # far better than knowing nothing
+    assert abs(ll_est - ll_true) < 0.02  # nats per context
+    _, ll_ours = hmm.forward_filter(hmm.categorical_loglik(test, B_e), P_e, pi_e)
+    assert abs(float(ll_ours[0]) - est.score(x)) < 1e-6
+
+
+def test_spectral_error_shrinks_with_the_sample():
+    P, pi = chain(0.9)
+    _, obs = hmm.simulate_categorical(
+        P, pi, B4, 16, 16_000, generator=torch.Generator().manual_seed(4)
+    )
+    errs = []
+    for n in (1_000, 16_000):
+        _, _, B_e = aligned(*hmm.spectral_hmm(obs[:, :n], 3, 4), B4)
+        errs.append(float((B_e - B4).abs().amax((1, 2)).median()))
+    assert errs[1] < 0.5 * errs[0]  # 16x the data: about 4x smaller error
+
+
+def test_finite_context_validation():
+    P, pi = chain()
+    obs = torch.zeros(2, 10, dtype=torch.long)
+    with pytest.raises(ValueError, match="B"):
+        hmm.simulate_categorical(P, pi, B4[:2], 2, 5)
+    with pytest.raises(ValueError, match="B"):
+        hmm.categorical_loglik(obs, B4 * 2)
+    with pytest.raises(ValueError, match="obs"):
+        hmm.categorical_loglik(obs.double(), B4)
+    with pytest.raises(ValueError, match="obs"):
+        hmm.categorical_loglik(obs + 4, B4)
+    with pytest.raises(ValueError, match="n_iter"):
+        hmm.baum_welch_categorical(obs, P, pi, B4, n_iter=0)
+    with pytest.raises(ValueError, match="n_symbols"):
+        hmm.spectral_moments(obs, 0)
+    with pytest.raises(ValueError, match="obs"):
+        hmm.spectral_moments(obs[:, :2], 4)
+    with pytest.raises(ValueError, match="n_states"):
+        hmm.spectral_hmm(obs, 5, 4)
+    p12, p13, p132 = hmm.spectral_moments(obs, 4)
+    with pytest.raises(ValueError, match="p132"):
+        hmm.spectral_from_moments(p12, p13, p132[..., :2], 3)
+    with pytest.raises(ValueError, match="floor"):
+        hmm.spectral_from_moments(p12, p13, p132, 3, floor=-1.0)
+    with pytest.raises(ValueError, match="eta"):
+        hmm.spectral_from_moments(p12, p13, p132, 3, eta=torch.ones(3, dtype=DT))

@@ -173,6 +173,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.pathkernel",),
         bench="bench_18_explaind",
     ),
+    Chapter(
+        "19",
+        "rector",
+        "neuro",
+        "RECTOR: masked region-channel-temporal modeling of EEG",
+        ("icml26.neuro.eeg",),
+        bench="bench_19_rector",
+    ),
 )
 
 
@@ -182,7 +190,6 @@ FORTHCOMING: dict[str, tuple[str, str]] = {
     "06": ("bayesopt", "Amortized entropy search with prior-data fitted networks"),
     "11": ("generative", "Any-to-any translation through a shared latent"),
     "15": ("agents", "Self-uncertainty test-time scaling for vision-language-action models"),
-    "19": ("neuro", "RECTOR: masked region-channel-temporal modeling of EEG"),
 }
 
 

@@ -26,11 +26,13 @@ __all__ = [
     "belief_features",
     "block_features",
     "context_features",
+    "epoch_refresh",
     "loglog_slope",
     "natural_features",
     "oful_radius",
     "oracle_actions",
     "regret",
+    "ridge_estimates",
     "run_linucb",
 ]
 
@@ -115,6 +117,7 @@ def run_linucb(
     delta: float = 0.05,
     period: int | torch.Tensor = 1,
     forced: torch.Tensor | None = None,
+    refresh: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """OFUL / LinUCB on block features ``e_a ⊗ z_t``, batched over runs; returns actions (R, T).
 
@@ -127,7 +130,9 @@ def run_linucb(
     ``sigma`` (noise level), ``bound`` (``S >= |theta|``) and ``period`` may be scalars or (R,)
     tensors, so that different learners run in one batch. ``forced`` (R, T) with entries
     ``>= 0`` overrides the choice (warm-up rounds; statistics are still updated), ``-1`` lets
-    OFUL choose.
+    OFUL choose. ``refresh`` (T,) or (R, T) bool, when given, replaces ``period``: the acting
+    parameters are refreshed after step ``t`` where ``refresh[..., t]`` is true (growing
+    epochs, e.g. :func:`epoch_refresh`).
     """
     if not isinstance(z, torch.Tensor) or z.ndim != 3:
         raise ValueError("z must be a tensor of shape (R, T, m)")
@@ -153,6 +158,14 @@ def run_linucb(
         per = torch.full((r,), per_int, dtype=torch.long)
     # host-side schedule, built once: which runs refresh after step t
     refresh_all = (torch.arange(1, t_max + 1).unsqueeze(1) % per.unsqueeze(0) == 0).to(dev)
+    if refresh is not None:
+        if not isinstance(refresh, torch.Tensor) or refresh.dtype != torch.bool:
+            raise ValueError("refresh must be a bool tensor of shape (T,) or (R, T)")
+        if refresh.shape not in ((t_max,), (r, t_max)):
+            raise ValueError(f"refresh must have shape ({t_max},) or ({r}, {t_max})")
+        refresh_all = refresh.to(dev).expand(r, t_max).T.contiguous()
+        uniform = False
+    any_refresh = refresh_all.any(1).tolist()  # host-side: skip the steps where no run refreshes
     if forced is not None:
         checks.shape("forced", forced, (r, t_max))
         if (forced >= k).any() or (forced < -1).any():
@@ -192,13 +205,56 @@ def run_linucb(
                 act_theta = theta if per_int == 1 else theta.clone()
                 act_vinv = vinv if per_int == 1 else vinv.clone()
                 act_beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
-        else:
+        elif any_refresh[t]:
             rf = refresh_all[t]
             act_theta = torch.where(rf.view(r, 1, 1), theta, act_theta)
             act_vinv = torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv)
             beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
             act_beta = torch.where(rf, beta, act_beta)
     return actions
+
+
+def epoch_refresh(t_max: int, first: int, *, growth: float = 2.0) -> torch.Tensor:
+    """Refresh mask (T,) for growing epochs: ends ``first, first*g, first*g^2, ... < T``.
+
+    The schedule of :prf:ref:`hmmb-alg-periodic` with epochs that grow geometrically (ratio
+    ``growth``), as an algorithm that does not know the horizon uses them (chapter 02). Entry
+    ``t`` is true when the acting parameters are refreshed after step ``t`` (0-based), i.e.
+    before round ``t + 2`` in 1-based time.
+    """
+    t_max = checks.integer("t_max", t_max, low=1)
+    first = checks.integer("first", first, low=1)
+    g = checks.real("growth", growth, low=1.0, strict=True)
+    mask = torch.zeros(t_max, dtype=torch.bool)
+    end = float(first)
+    while round(end) <= t_max:
+        mask[round(end) - 1] = True
+        end *= g
+    return mask
+
+
+def ridge_estimates(
+    z: torch.Tensor, rewards: torch.Tensor, actions: torch.Tensor, *, lam: float = 1.0
+) -> torch.Tensor:
+    """Per-action ridge estimates ``theta_hat_a`` (R, K, m) from the played rounds.
+
+    ``theta_hat_a = (lam I + sum_{A_t = a} z_t z_t^T)^{-1} sum_{A_t = a} r_t z_t``: the
+    estimate :func:`run_linucb` holds after the last step (chapter 02, the bias of
+    :prf:ref:`hmmb-alg-periodic`).
+    """
+    if not isinstance(z, torch.Tensor) or z.ndim != 3:
+        raise ValueError("z must be a tensor of shape (R, T, m)")
+    r, t_max, m = z.shape
+    checks.shape("actions", actions, (r, t_max))
+    k = rewards.shape[-1] if isinstance(rewards, torch.Tensor) else 0
+    checks.shape("rewards", rewards, (r, t_max, k))
+    lam = checks.real("lam", lam, low=0.0, strict=True)
+    one = torch.nn.functional.one_hot(actions, k).to(z.dtype)  # (R, T, K)
+    got = rewards.gather(-1, actions.unsqueeze(-1)).squeeze(-1)  # (R, T)
+    gram = torch.einsum("rtk,rti,rtj->rkij", one, z, z)
+    gram = gram + lam * torch.eye(m, dtype=z.dtype, device=z.device)
+    rhs = torch.einsum("rtk,rt,rti->rki", one, got, z)
+    return torch.linalg.solve(gram, rhs.unsqueeze(-1)).squeeze(-1)
 
 
 # ----------------------------------------------------------------------------- accounting
