@@ -126,6 +126,15 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_09_t3_unlearning",
     ),
     Chapter(
+        "10",
+        "asir",
+        "generative",
+        "Antipodal sampling and iterative recovery: "
+        "provably secure steganography in diffusion noise",
+        ("icml26.generative.stego", "icml26.generative.diffusion"),
+        bench="bench_10_asir",
+    ),
+    Chapter(
         "11",
         "any2any",
         "generative",
@@ -203,7 +212,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {
-    "10": ("generative", "Antipodal sampling and iterative recovery: steganography in diffusion"),
 }
 
 

@@ -77,6 +77,7 @@ class RecurrentDriver(nn.Module):
     def forward(
         self, z0: Tensor, u: Tensor, dt: float, *, generator=None, stochastic: bool = True
     ) -> Tensor:
+        """``z0 (N, d)``, commands ``u (T, N, c)`` → latent path ``(T + 1, N, d)``."""
         checks.real("dt", dt, low=0.0, strict=True)
         z, out = z0, [z0]
         for k in range(u.shape[0]):
@@ -108,6 +109,7 @@ class ODEDriver(nn.Module):
     def forward(
         self, z0: Tensor, u: Tensor, dt: float, *, generator=None, stochastic: bool = True
     ) -> Tensor:
+        """Deterministic path ``(T + 1, N, d)`` from ``z0 (N, d)``, commands ``u (T, N, c)``."""
         return euler_maruyama(self.drift, None, z0, dt, u=u)
 
 

@@ -13,7 +13,7 @@ Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
 - :class:`UnconstrainedSDE` — the same architecture with a free linear part;
 - the encoder → SDE → generator pipeline and its baselines are in :mod:`icml26.dynamics.motion`;
 - :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
-- the ``torchsde`` bridge: :class:`FixedIncrements`, :class:`TorchsdeAdapter`.
+- the ``torchsde`` bridge: ``FixedIncrements``, :class:`TorchsdeAdapter`.
 
 Tensors are time-major: paths are ``(n_steps + 1, N, d)``, commands ``(n_steps, N, c)`` or
 ``(n_steps, c)`` (shared by every path), increments ``(n_steps, N, m)``.

@@ -279,6 +279,7 @@ class StackedLinear(nn.Module):
         self.bias = nn.Parameter(torch.zeros(m, 1, o))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x (M, B, i)`` → ``(M, B, o)``: one affine map per stacked model."""
         return torch.baddbmm(self.bias, x, self.weight)
 
 

@@ -90,7 +90,7 @@ def anatomical_regions(names: list[str], pos: np.ndarray) -> np.ndarray:
 
     Two-letter prefixes are matched first (``Fp``, ``AF``, ``FC``, ``CP``, ``PO``); ``T``,
     ``FT`` and ``TP`` are temporal, split left/right by the sign of ``x``. Indices follow
-    :data:`REGION_NAMES`.
+    ``REGION_NAMES``.
     """
     pos = np.asarray(pos, dtype=np.float64)
     checks.shape("pos", pos, (len(names), 3))
@@ -248,7 +248,7 @@ def simulate_eeg(
     first_subject: int = 0,
     conduction: float = 0.0,
 ) -> EEGData:
-    """Synthetic EEG on a montage: AR(2) sources at :data:`PEAKS_HZ`, Gaussian mixing.
+    """Synthetic EEG on a montage: AR(2) sources at ``PEAKS_HZ``, Gaussian mixing.
 
     ``x_c = g_c (Σ_j w_cj s_j + pink_c) + noise`` with ``w_cj = exp(-|pos_c - ctr_j|²/2ρ²)``;
     per subject, channel gains ``g_c ~ U(0.8, 1.2)`` and centres jittered by 1 cm. Class
