@@ -25,6 +25,7 @@ __all__ = [
     "METHODS",
     "ForkReach",
     "History",
+    "Rollout",
     "TinyVLA",
     "action_temperature",
     "attention_entropy",
@@ -607,7 +608,7 @@ def rollout(
     eps: float = 1e-12,
     n_best: int = 4,
 ) -> Rollout:
-    """Closed-loop evaluation of one decoding ``method`` (see :data:`METHODS`).
+    """Closed-loop evaluation of one decoding ``method`` (one of ``METHODS``).
 
     The episodes, observation noise and sampling noise come from ``seed`` (identical initial
     states across methods). SCALE computes ``gamma_t`` from the history *before* the step's
