@@ -211,8 +211,7 @@ CHAPTERS: tuple[Chapter, ...] = (
 
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
-FORTHCOMING: dict[str, tuple[str, str]] = {
-}
+FORTHCOMING: dict[str, tuple[str, str]] = {}
 
 
 def by_number(number: str) -> Chapter:
