@@ -22,11 +22,20 @@ def loop():
 
 
 def test_two_runs_of_the_harness_agree_within_their_spread():
-    a = harness.compare(kernel, loop, rounds=7, min_run_time=0.05)
-    b = harness.compare(kernel, loop, rounds=7, min_run_time=0.05)
-    assert 5 < a.reference.median < 20, "ten times the work should take about ten times longer"
-    assert harness.consistent(a.reference, b.reference), (a.reference, b.reference)
-    assert a.library is None and a.kernel_s > 0
+    """Two runs agree within their spread. The unit tests run on parallel workers, so a burst
+    of load from the other worker can shift one run; up to three pairs are tried, and a
+    harness whose spread does not cover its own repeatability fails all three."""
+    pairs = []
+    for _ in range(3):
+        a = harness.compare(kernel, loop, rounds=7, min_run_time=0.05)
+        b = harness.compare(kernel, loop, rounds=7, min_run_time=0.05)
+        assert 5 < a.reference.median < 20, "ten times the work should take about ten times longer"
+        assert a.library is None and a.kernel_s > 0
+        pairs.append((a.reference, b.reference))
+        if harness.consistent(a.reference, b.reference):
+            break
+    else:
+        raise AssertionError(f"no pair of runs agreed within its spread: {pairs}")
 
 
 def test_ratio_spread_and_flag():
