@@ -9,12 +9,14 @@ NPM_STAMP := node_modules/.installed
 BROWSER_STAMP := build/.browser
 JOBS ?= 2
 
-.PHONY: help venv book test lint format unit nbval booktest notebooks lab bench bench-check lock clean
+.PHONY: help venv book test test-portable lint format notebooks paper lab bench bench-check lock clean
 
 help:
 	@echo "make book       build the HTML book into book/_build/html (offline, from committed outputs)"
 	@echo "make test       lint, unit tests, pair sync, nbval on every chapter, book build and site checks"
+	@echo "make test-portable  nbval again under a deliberately different numeric configuration"
 	@echo "make notebooks  re-execute the chapters whose .py changed into their .ipynb"
+	@echo "make paper      run chapters at paper scale (NB=notebooks/NN-slug.py for one) and record them"
 	@echo "make lab        JupyterLab on the paired notebooks"
 	@echo "make bench      time kernels, scaling curves and notebooks (not part of make test)"
 	@echo "make bench-check  run the kernel timings twice; fail if a ratio moved beyond its spread"
@@ -26,6 +28,7 @@ $(STAMP): requirements-lock.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-lock.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m icml26.pipeline.notebooks kernel
 	touch $@
 
 $(NPM_STAMP): package.json package-lock.json
@@ -55,6 +58,13 @@ test: $(STAMP) $(NPM_STAMP) $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -q -m book tests/test_book.py
 	@echo "screenshots of every chapter page: build/screenshots/"
 
+# The committed outputs must not depend on the machine's numeric code paths: every notebook
+# again, with vectorised ATen kernels off, MKL's compatible branch, oneDNN on SSE4.1, NumPy on
+# its baseline and two threads (icml26.runtime.numeric_env), compared as make test does.
+test-portable: $(STAMP)
+	ICML26_NUMERICS=other-machine $(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile \
+		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
+
 lint: $(STAMP)
 	$(BIN)/ruff check lib tests notebooks/*.py benchmarks book/_ext
 	$(BIN)/ruff format --check lib tests notebooks/*.py benchmarks book/_ext
@@ -65,6 +75,9 @@ format: $(STAMP)
 
 notebooks: $(STAMP)
 	$(BIN)/python -m icml26.pipeline.notebooks execute $(if $(NB),$(NB),--changed)
+
+paper: $(STAMP)
+	$(BIN)/python -m icml26.pipeline.paper run $(NB)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks

@@ -31,9 +31,11 @@ __all__ = [
     "WARNING_RE",
     "InputCell",
     "chapters",
+    "exec_env",
     "execute",
     "input_cells",
     "inputs_hash",
+    "install_kernel",
     "library_dependencies",
     "needs_execution",
     "notebook_functions",
@@ -48,19 +50,26 @@ NOTEBOOKS = ROOT / "notebooks"
 CHAPTER_GLOB = "[0-9][0-9]-*.py"
 FIX = "make notebooks NB={py}"
 
-#: Environment of every executed notebook (``make notebooks`` and nbval alike): no progress
-#: bars in committed outputs, no model hub, and one BLAS/OpenMP thread per kernel, so that
-#: reductions run in the same order on every machine and two nbval workers share two cores.
+#: Environment of every executed notebook (``make notebooks`` and nbval alike) beside the
+#: numeric configuration: no progress bars in committed outputs, no model hub.
 EXEC_ENV = {
     "ICML26_PROGRESS": "0",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
     "PYTHONHASHSEED": "0",
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
     "MPLBACKEND": "module://matplotlib_inline.backend_inline",
 }
+
+
+def exec_env(profile: str = "book") -> dict[str, str]:
+    """:data:`EXEC_ENV` with the numeric configuration ``profile`` of
+    :func:`icml26.runtime.numeric_env` (one BLAS/OpenMP thread and pinned CPU code paths for
+    ``book``, so that reductions run in the same order on every machine)."""
+    from icml26.runtime import numeric_env
+
+    return {**numeric_env(profile), **EXEC_ENV}
+
+
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 # Machine paths that must never appear in committed outputs.
@@ -203,11 +212,13 @@ def library_dependencies(py: Path) -> list[Path]:
 
 
 def inputs_hash(py: Path) -> str:
-    """sha256 of a chapter's source and of every ``icml26`` module it depends on."""
+    """sha256 of a chapter's source, of every ``icml26`` module it depends on, and of its
+    paper-scale record (``notebooks/paper-scale/NN-slug.json``, which its Limits print)."""
     import hashlib
 
     h = hashlib.sha256()
-    for f in [Path(py), *library_dependencies(py)]:
+    record = NOTEBOOKS / "paper-scale" / f"{Path(py).stem}.json"
+    for f in [Path(py), *library_dependencies(py), *([record] if record.exists() else [])]:
         h.update(f.relative_to(ROOT).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()
 
@@ -224,15 +235,18 @@ def needs_execution(py: Path) -> bool:
     return recorded.get("inputs_sha256") != inputs_hash(py)
 
 
-def execute(py: Path, *, timeout: int = 600, write: bool = True) -> float:
+def execute(py: Path, *, timeout: int = 600, write: bool = True, profile: str = "book") -> float:
     """Execute a chapter's ``.py`` in a fresh kernel and write its ``.ipynb``; return seconds.
 
     With ``write=False`` the executed notebook is discarded (``make bench`` times chapters
-    this way without touching the committed twins).
+    this way without touching the committed twins). ``profile`` is the numeric configuration
+    (:func:`icml26.runtime.numeric_env`); committed twins are always written under ``book``.
     """
     import jupytext
     from nbclient import NotebookClient
 
+    if write and profile != "book":
+        raise ValueError(f"committed twins are written under the book profile, got {profile!r}")
     py = Path(py).resolve()
     nb = read_py(py)
     nb.metadata = {
@@ -242,8 +256,9 @@ def execute(py: Path, *, timeout: int = 600, write: bool = True) -> float:
     }
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"c{i:03d}"  # stable ids: no churn in the committed twin
-    old = {k: os.environ.get(k) for k in EXEC_ENV}
-    os.environ.update(EXEC_ENV)
+    env = exec_env(profile)
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     try:
         client = NotebookClient(
             nb,
@@ -267,6 +282,27 @@ def execute(py: Path, *, timeout: int = 600, write: bool = True) -> float:
     if write:
         jupytext.write(nb, twin(py), fmt="ipynb")
     return seconds
+
+
+def install_kernel(prefix: Path | None = None) -> Path:
+    """Write the ``python3`` kernelspec of this environment with the book's numeric
+    configuration in its ``env``, so that a notebook opened in JupyterLab (``make lab``, or
+    any Jupyter started from this environment) computes as ``make notebooks`` does. Progress
+    bars stay on there. Returns the path of ``kernel.json``."""
+    import json
+
+    env = {k: v for k, v in exec_env("book").items() if k not in ("ICML26_PROGRESS", "MPLBACKEND")}
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": KERNELSPEC["display_name"],
+        "language": "python",
+        "env": env,
+        "metadata": {"debugger": True},
+    }
+    path = Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(spec, indent=1) + "\n")
+    return path
 
 
 def notebook_functions(py: Path | str, *names: str) -> dict[str, object]:
@@ -313,8 +349,12 @@ def _main(argv: list[str] | None = None) -> int:
         help="only chapters whose source or imported icml26 modules changed since execution",
     )
     sub.add_parser("check", help="pair sync and output hygiene of every chapter")
+    sub.add_parser("kernel", help="install the python3 kernelspec with the numeric configuration")
     args = parser.parse_args(argv)
 
+    if args.command == "kernel":
+        print(f"kernelspec written to {install_kernel()}")
+        return 0
     if args.command == "check":
         problems = [p for py in chapters() if (p := sync_problem(py))]
         problems += [p for py in chapters() if twin(py).exists() for p in output_problems(twin(py))]

@@ -1,0 +1,302 @@
+"""Paper-scale runs: execute a chapter at ``ICML26_SCALE=paper`` and record its claims.
+
+The committed ``notebooks/NN-slug.ipynb`` is always the ``ci`` scale. A paper-scale run
+executes the same ``.py`` into ``build/paper/NN-slug.ipynb`` on whatever device
+:func:`icml26.device` picks, and writes a small record, committed beside the chapters in
+``notebooks/paper-scale/NN-slug.json``: its claim lines, device, wall time, library versions
+and git commit. The claims page shows both scales from these records, and a chapter's Limits
+section prints its record with :func:`show`, so that no paper-scale number is typed by hand::
+
+    make paper NB=notebooks/06-alpha-pfn.py     # one chapter (make paper: every chapter)
+    python -m icml26.pipeline.paper not-run notebooks/11-any2any.py --reason "needs a GPU"
+    python -m icml26.pipeline.paper dry-run notebooks/11-any2any.py --seconds 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from icml26.pipeline.notebooks import KERNELSPEC, NOTEBOOKS, ROOT, chapters, exec_env, read_py
+
+__all__ = [
+    "OUT",
+    "RECORDS",
+    "dry_run",
+    "load",
+    "not_run",
+    "record_path",
+    "run",
+    "show",
+]
+
+RECORDS = NOTEBOOKS / "paper-scale"
+OUT = ROOT / "build" / "paper"
+
+
+def record_path(stem: str) -> Path:
+    """Where the paper-scale record of chapter ``NN-slug`` is kept."""
+    if not isinstance(stem, str) or not (NOTEBOOKS / f"{stem}.py").exists():
+        raise ValueError(f"stem must name a chapter (NN-slug), got {stem!r}")
+    return RECORDS / f"{stem}.json"
+
+
+def load(stem: str) -> dict | None:
+    """The paper-scale record of a chapter, or ``None`` when it has none."""
+    path = record_path(stem)
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _git_commit() -> str:
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return sha + ("+changes" if dirty else "")
+
+
+def _device_name() -> str:
+    import torch
+
+    from icml26.runtime import device
+
+    dev = device()
+    if dev.type == "cuda":
+        return f"CUDA {torch.cuda.get_device_name(dev)}"
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"CPU {cpu}, {os.cpu_count()} cores"
+
+
+def _versions() -> dict[str, str]:
+    import numpy
+    import scipy
+    import torch
+
+    import icml26
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "icml26": icml26.__version__,
+    }
+
+
+def _claim_lines(nb) -> list[str]:
+    from icml26.claims import parse_claim_line
+
+    lines = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            text = out.get("text", "") if out.get("output_type") == "stream" else ""
+            lines += [ln for ln in text.splitlines() if parse_claim_line(ln) is not None]
+    return lines
+
+
+def _write(stem: str, record: dict) -> Path:
+    path = record_path(stem)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def _execute(py: Path, *, timeout: int | None, env: dict[str, str], progress: bool):
+    """Execute ``py`` with ``env`` added to the environment; the executed notebook."""
+    from nbclient import NotebookClient
+
+    from icml26.runtime import progress as bar
+
+    nb = read_py(py)
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    cells = bar(total=len(nb.cells), desc=py.stem, unit="cell", disable=not progress)
+    try:
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(py.parent)}},
+            on_cell_executed=lambda **_: cells.update(1),
+        )
+        client.execute()
+    finally:
+        cells.close()
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return nb
+
+
+def run(py: Path, *, progress: bool = True) -> Path:
+    """Execute chapter ``py`` at paper scale into :data:`OUT` and write its record."""
+    import jupytext
+
+    py = Path(py).resolve()
+    previous = load(py.stem)
+    if progress and previous and previous.get("wall_s"):
+        print(
+            f"{py.stem}: the last paper-scale run took {previous['wall_s'] / 60:.1f} min "
+            f"on {previous['device']}"
+        )
+    env = {**exec_env("book"), "ICML26_SCALE": "paper", "ICML26_PROGRESS": "0"}
+    t0 = time.perf_counter()
+    nb = _execute(py, timeout=None, env=env, progress=progress)
+    wall = time.perf_counter() - t0
+    OUT.mkdir(parents=True, exist_ok=True)
+    jupytext.write(nb, OUT / f"{py.stem}.ipynb", fmt="ipynb")
+    record = {
+        "chapter": py.stem,
+        "scale": "paper",
+        "status": "run",
+        "device": _device_name(),
+        "wall_s": round(wall, 1),
+        "date": datetime.date.today().isoformat(),
+        "commit": _git_commit(),
+        "versions": _versions(),
+        "claims": _claim_lines(nb),
+    }
+    return _write(py.stem, record)
+
+
+def not_run(py: Path, reason: str) -> Path:
+    """Record that chapter ``py``'s paper scale has not been run, and why."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError("reason must say why the paper scale was not run")
+    py = Path(py)
+    return _write(
+        py.stem,
+        {
+            "chapter": py.stem,
+            "scale": "paper",
+            "status": "not run",
+            "reason": reason.strip(),
+            "claims": [],
+        },
+    )
+
+
+def dry_run(py: Path, seconds: int = 60) -> str:
+    """Run chapter ``py`` at paper scale on the CPU for at most ``seconds``: ``"completed"``
+    or ``"timed out"``; any error in the cells run so far raises."""
+    from nbclient.exceptions import CellTimeoutError
+
+    env = {**exec_env("book"), "ICML26_SCALE": "paper", "ICML26_DEVICE": "cpu"}
+    deadline = time.monotonic() + seconds
+
+    class _Stop(Exception):
+        pass
+
+    def check(**_):
+        if time.monotonic() > deadline:
+            raise _Stop
+
+    from nbclient import NotebookClient
+
+    nb = read_py(Path(py).resolve())
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        client = NotebookClient(
+            nb,
+            timeout=seconds,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(Path(py).resolve().parent)}},
+            on_cell_start=check,
+        )
+        client.execute()
+        return "completed"
+    except (_Stop, CellTimeoutError):
+        return "timed out"
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def show(stem: str) -> None:
+    """Print a chapter's paper-scale record: where and when it ran, and its claim lines.
+
+    A chapter calls this in its Limits section, so that its paper-scale numbers come from
+    the record rather than from typed text.
+    """
+    record = load(stem)
+    if record is None or record.get("status") != "run":
+        reason = record.get("reason", "") if record else "no paper-scale run is recorded"
+        print(f"Paper scale: not run ({reason}).")
+        return
+    print(
+        f"Paper scale: run on {record['device']} in {record['wall_s'] / 60:.0f} min "
+        f"({record['date']}, commit {record['commit']}, torch {record['versions']['torch']})."
+    )
+    for line in record["claims"]:
+        print(line)
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m icml26.pipeline.paper",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run", help="run chapters at paper scale and record them")
+    r.add_argument("files", nargs="*", type=Path, help="chapter .py files (default: all)")
+    n = sub.add_parser("not-run", help="record why a chapter's paper scale was not run")
+    n.add_argument("file", type=Path)
+    n.add_argument("--reason", required=True)
+    d = sub.add_parser("dry-run", help="the first SECONDS of a paper-scale run, on the CPU")
+    d.add_argument("files", nargs="+", type=Path)
+    d.add_argument("--seconds", type=int, default=60)
+    args = parser.parse_args(argv)
+    if args.command == "not-run":
+        print(not_run(args.file, args.reason).relative_to(ROOT))
+        return 0
+    files = getattr(args, "files", None) or chapters()
+    for f in files:
+        if f.suffix != ".py" or not f.exists():
+            parser.error(f"not a chapter source: {f}")
+    for f in files:
+        if args.command == "dry-run":
+            print(f"{f.name}: {dry_run(f, args.seconds)} without error")
+        else:
+            path = run(f)
+            print(f"{f.name}: recorded in {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
