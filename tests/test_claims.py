@@ -148,4 +148,117 @@ def test_the_verdict_is_truthy_and_displays_as_nothing():
     with contextlib.redirect_stdout(io.StringIO()):
         ok, nr = claim("x.1", "s", 1, at_most=2), claim("x.2", "s", 3, at_most=2)
     assert ok and not nr and ok._ipython_display_() is None
-    assert repr(nr) == "Verdict('NOT REPRODUCED')"
+    assert repr(nr) == "Verdict('NOT REPRODUCED')" and nr.status == "NOT REPRODUCED"
+
+
+# --- the evidence a claim carries: seeds, rules, controls, tuned settings ---------------------
+
+
+def test_seeds_decided_by_the_worst_seed_print_their_range():
+    ok, out = _line("x.1", "s", seeds=[0.9, 0.85, 0.95], at_least=0.8, no_control="none")
+    assert ok
+    assert out == (
+        "CLAIM x.1 [reproduction]: s — measured 0.85 (≥ 0.8) · 3 seeds: worst, range "
+        "0.85–0.95 · no control: none · OK\n"
+    )
+    ok, _ = _line("x.1", "s", seeds=[0.9, 0.79, 0.95], at_least=0.8)
+    assert not ok
+
+
+def test_mean_ci_uses_the_one_sided_t_bound():
+    from scipy import stats
+
+    xs = [0.9, 0.7, 0.8, 0.85, 0.75]
+    lower = np.mean(xs) - stats.t.ppf(0.95, 4) * np.std(xs, ddof=1) / np.sqrt(5)
+    ok, out = _line("x.1", "s", seeds=xs, rule="mean-ci", at_least=0.7)
+    assert ok and f"measured {format_value(lower)} (≥ 0.7)" in out
+    ok, _ = _line("x.1", "s", seeds=xs, rule="mean-ci", at_least=lower + 1e-6)
+    assert not ok
+
+
+def test_median_ci_from_order_statistics_matches_the_binomial():
+    """With 10 seeds P(Bin(10, ½) ≤ 1) = 0.011 ≤ 0.05 < P(≤ 2) = 0.055: the 2nd smallest value
+    is the lower 95 % bound of the median."""
+    xs = [5.0, 1.0, 9.0, 2.0, 8.0, 3.0, 7.0, 4.0, 6.0, 10.0]
+    ok, out = _line("x.1", "s", seeds=xs, rule="median-ci", at_least=2.0)
+    assert ok and "measured 2 (≥ 2)" in out and "median 5.5" in out
+    ok, _ = _line("x.1", "s", seeds=xs, rule="median-ci", at_least=2.5)
+    assert not ok
+    with pytest.raises(ValueError, match="at least 5 seeds"):
+        claim("x.1", "s", seeds=[1, 2, 3, 4], rule="median-ci", at_least=0)
+
+
+@pytest.mark.parametrize(
+    ("control", "status"),
+    [
+        (0.5, "OK"),
+        (0.95, "NOT DISCRIMINATING"),
+        ([0.5, 0.6, 0.99], "OK"),
+        ([0.9, 0.95], "NOT DISCRIMINATING"),
+    ],
+)
+def test_a_control_that_passes_too_makes_the_claim_not_discriminating(control, status):
+    ok, out = _line(
+        "x.1", "s", seeds=[0.9, 0.92, 0.91], at_least=0.8, control=control, control_label="EI"
+    )
+    parsed = parse_claim_line(out)
+    assert parsed.status == status and ok is (status == "OK")
+    assert parsed.control.startswith("EI ")
+
+
+def test_a_failing_claim_is_not_reproduced_whatever_its_control():
+    _, out = _line("x.1", "s", 0.5, at_least=0.8, control=0.9, single_seed="why")
+    assert out.endswith(" · NOT REPRODUCED\n")
+
+
+@given(
+    st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=5, max_size=12),
+    st.floats(-1e3, 1e3, allow_nan=False),
+    st.sampled_from(["worst", "mean-ci", "median-ci"]),
+    st.sampled_from(["at_most", "at_least"]),
+)
+def test_the_printed_line_round_trips_and_the_verdict_matches_the_rule(xs, bound, rule, side):
+    ok, out = _line("x.1", "s", seeds=xs, rule=rule, tuned="the bound", **{side: bound})
+    parsed = parse_claim_line(out)
+    assert parsed is not None and parsed.holds is ok
+    assert parsed.n_seeds == len(xs) and parsed.tuned == "the bound"
+    if rule == "worst":
+        assert ok == all(x <= bound if side == "at_most" else x >= bound for x in xs)
+
+
+def test_tuned_and_single_seed_fields_parse_back():
+    _, out = _line("x.1", "a | b · c", 1.0, at_most=2, single_seed="deterministic", tuned="lr")
+    parsed = parse_claim_line(out)
+    assert parsed.statement == "a | b · c"
+    assert (parsed.seeds, parsed.tuned, parsed.n_seeds) == ("1 seed: deterministic", "lr", 1)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"measured": 1, "seeds": [1, 2, 3]}, "exactly one of measured"),
+        ({}, "exactly one of measured"),
+        ({"seeds": [1, 2]}, "at least 3"),
+        ({"seeds": [1, float("nan"), 2]}, "NaN"),
+        ({"seeds": [1, float("inf"), 2]}, "finite"),
+        ({"seeds": "123"}, "sequence"),
+        ({"measured": 1, "rule": "best"}, "rule"),
+        ({"measured": 1, "control": 1, "no_control": "why"}, "not both"),
+        ({"measured": 1, "control_label": "EI"}, "control_label needs"),
+        ({"seeds": [1, 2, 3], "single_seed": "why"}, "single_seed"),
+        ({"measured": 1, "tuned": "a · b"}, "tuned"),
+        ({"measured": 1, "no_control": ""}, "no_control"),
+        ({"measured": 1, "control": "0.5"}, "control"),
+        ({"measured": 1, "control": [0.5]}, "control"),
+    ],
+)
+def test_claim_rejects_inconsistent_evidence(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        claim("x.1", "s", at_most=2, **kwargs)
+
+
+def test_decide_rejects_unknown_rules():
+    from icml26.claims import decide
+
+    with pytest.raises(ValueError, match="rule"):
+        decide([1.0, 2.0], Threshold.of(1, None, None), "best")
