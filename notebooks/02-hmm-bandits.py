@@ -471,7 +471,9 @@ SEED = 2026
 rng = icml26.seed_everything(SEED)
 icml26.plotting.use_book_style()
 DEVICE = icml26.device()
-torch.set_num_threads(1)  # many tiny tensor ops per step: one thread avoids sync overhead
+torch.set_num_threads(
+    1
+)  # many tiny tensor ops per step: one thread avoids sync overhead
 DT = torch.float64
 
 
@@ -485,32 +487,52 @@ RUNS = icml26.pick(ci=64, paper=256)  # independent runs, batched
 T = icml26.pick(ci=10_000, paper=50_000)  # rounds per run
 T_NAT = icml26.pick(ci=6_000, paper=50_000)  # rounds per run in the natural model
 RUNS_NAT = icml26.pick(ci=96, paper=256)  # runs per schedule in the natural model
-T_WARM = icml26.pick(ci=1_000, paper=2_000)  # warm-up rounds before Baum–Welch (estimated HMM)
+T_WARM = icml26.pick(
+    ci=1_000, paper=2_000
+)  # warm-up rounds before Baum–Welch (estimated HMM)
 BW_ITERS = icml26.pick(ci=10, paper=40)  # Baum–Welch iterations
-REFIT_ITERS = icml26.pick(ci=3, paper=10)  # warm-started EM iterations per re-estimation
-PERIOD = icml26.pick(ci=50, paper=50)  # (first) epoch length of the periodic-update algorithm
+REFIT_ITERS = icml26.pick(
+    ci=3, paper=10
+)  # warm-started EM iterations per re-estimation
+PERIOD = icml26.pick(
+    ci=50, paper=50
+)  # (first) epoch length of the periodic-update algorithm
 EPOCH_GROWTH = 1.3  # growing epochs: epoch k ends at PERIOD * EPOCH_GROWTH^k
 SPEC_SIZES = icml26.pick(
     ci=[500, 1_000, 2_000, 4_000, 8_000, 16_000], paper=[500 * 2**i for i in range(9)]
 )
-BW_SPEC_SIZES = icml26.pick(ci=[500, 1_000, 2_000], paper=[500 * 2**i for i in range(7)])
+BW_SPEC_SIZES = icml26.pick(
+    ci=[500, 1_000, 2_000], paper=[500 * 2**i for i in range(7)]
+)
 RUNS_SPEC = icml26.pick(ci=32, paper=128)  # independent sequences per sample size
-BW_SPEC_ITERS = icml26.pick(ci=8, paper=30)  # Baum-Welch iterations after the spectral start
+BW_SPEC_ITERS = icml26.pick(
+    ci=8, paper=30
+)  # Baum-Welch iterations after the spectral start
 T_MIN = icml26.pick(ci=100, paper=100)  # first round of the log-log slope fits
 FORGET_RUNS = icml26.pick(ci=64, paper=256)  # runs of the forgetting experiment
 FORGET_T = icml26.pick(ci=40, paper=40)  # steps of the forgetting experiment
-XCHECK_T = icml26.pick(ci=1_000, paper=5_000)  # length of the hmmlearn cross-check sequence
-BW_XCHECK_ITERS = icml26.pick(ci=25, paper=100)  # Baum-Welch iterations in the cross-check
+XCHECK_T = icml26.pick(
+    ci=1_000, paper=5_000
+)  # length of the hmmlearn cross-check sequence
+BW_XCHECK_ITERS = icml26.pick(
+    ci=25, paper=100
+)  # Baum-Welch iterations in the cross-check
 N_STATES, N_ACTIONS, P_DIM = 3, 3, 2  # hidden states, actions, context dimension
 STAY = 0.98  # P(S_{t+1} = S_t): a persistent chain
-CONTEXT_SD = 1.5  # emission standard deviation (state means are 1 apart from the origin)
+CONTEXT_SD = (
+    1.5  # emission standard deviation (state means are 1 apart from the origin)
+)
 REWARD_SD = 0.7  # reward noise of the simplified model
 NATURAL_SD = 0.05  # reward noise of the natural model (informative rewards)
 STATE_EFFECT = 2.0  # c_as = STATE_EFFECT * 1[a = s] in the natural model
 STAY_INF = 0.995  # natural model: a slowly mixing chain
 CONTEXT_SD_INF = 4.0  # natural model: weakly informative contexts
 STAY_SPEC = 0.9  # finite-context chain
-EMISSION_SPEC = [[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.2, 0.6]]  # B[s, x]
+EMISSION_SPEC = [
+    [0.6, 0.2, 0.1, 0.1],
+    [0.1, 0.6, 0.2, 0.1],
+    [0.1, 0.1, 0.2, 0.6],
+]  # B[s, x]
 EMISSION_SPEC_D = 4  # number of symbols d
 
 # %% [markdown]
@@ -541,7 +563,9 @@ icml26.plotting.diagram(
     ],
     colors={"s0": 1, "s1": 1, "s2": 1, "x": 0, "b": 2, "a": 2, "r": 0},
 )
-ax.set_title("Hidden states (orange), what the learner sees (blue), what it computes (green)")
+ax.set_title(
+    "Hidden states (orange), what the learner sees (blue), what it computes (green)"
+)
 plt.show()
 
 
@@ -558,7 +582,9 @@ P_true = torch.full((N_STATES, N_STATES), (1 - STAY) / (N_STATES - 1), dtype=DT)
 P_true.fill_diagonal_(STAY)
 pi_true = torch.full((N_STATES,), 1 / N_STATES, dtype=DT)
 angles = torch.tensor([90.0, -30.0, 210.0], dtype=DT) * math.pi / 180
-mu_true = torch.stack([angles.cos(), angles.sin()], -1)  # (N, p), unit distance from the origin
+mu_true = torch.stack(
+    [angles.cos(), angles.sin()], -1
+)  # (N, p), unit distance from the origin
 var_true = torch.full((N_STATES, P_DIM), CONTEXT_SD**2, dtype=DT)
 to_dev = {"device": DEVICE, "dtype": DT}
 P_d, pi_d, mu_d, var_d = (x.to(DEVICE) for x in (P_true, pi_true, mu_true, var_true))
@@ -583,9 +609,13 @@ def reference_filter(x, P, pi, means, var):
     beliefs, loglik = np.zeros((T_, N_)), 0.0
     b = pi
     for t in range(T_):
-        log_g = -0.5 * (((x[t] - means) ** 2 / var).sum(1) + np.log(2 * np.pi * var).sum(1))
+        log_g = -0.5 * (
+            ((x[t] - means) ** 2 / var).sum(1) + np.log(2 * np.pi * var).sum(1)
+        )
         pred = b if t == 0 else P.T @ b  # prediction step
-        a = pred * np.exp(log_g - log_g.max())  # correction step (rescaled for stability)
+        a = pred * np.exp(
+            log_g - log_g.max()
+        )  # correction step (rescaled for stability)
         loglik += np.log(a.sum()) + log_g.max()
         b = a / a.sum()
         beliefs[t] = b
@@ -623,10 +653,14 @@ S, X = hmm.simulate(P_d, pi_d, mu_d, var_d, RUNS, T, generator=gen)
 beliefs, loglik = hmm.forward_filter(hmm.gaussian_loglik(X, mu_d, var_d), P_d, pi_d)
 t_kernel = time.perf_counter() - t0
 t0 = time.perf_counter()
-reference_filter(X[0, : T // 10].cpu().numpy(), *args)  # a tenth of one run, extrapolated
+reference_filter(
+    X[0, : T // 10].cpu().numpy(), *args
+)  # a tenth of one run, extrapolated
 t_ref = (time.perf_counter() - t0) * RUNS * 10
 print(f"batched simulate + filter, {RUNS} x {T}: took {t_kernel:.2f} s")
-print(f"per-run reference filter alone (extrapolated to {RUNS} x {T}): took {t_ref:.2f} s")
+print(
+    f"per-run reference filter alone (extrapolated to {RUNS} x {T}): took {t_ref:.2f} s"
+)
 
 # %% [markdown]
 # Two learners need the HMM: with known parameters the beliefs are `beliefs` above; with
@@ -663,15 +697,27 @@ P_hat, pi_hat, mu_hat, var_hat, trace = hmm.baum_welch(
     x_warm, P0, pi_d, mu0, var0, n_iter=BW_ITERS, var_floor=1e-3
 )
 assert bool((trace.diff(dim=1) > -1e-8).all()), "EM must not decrease the likelihood"
-beliefs_hat, _ = hmm.forward_filter(hmm.gaussian_loglik(X, mu_hat, var_hat), P_hat, pi_hat)
+beliefs_hat, _ = hmm.forward_filter(
+    hmm.gaussian_loglik(X, mu_hat, var_hat), P_hat, pi_hat
+)
 EPOCHS = hmm.doubling_epochs(T_WARM, T)  # re-estimation rounds 1000, 2000, 4000, 8000
 beliefs_re, fits_re = hmm.epoch_beliefs(
-    X, EPOCHS, P_hat, pi_hat, mu_hat, var_hat, n_iter_first=0, n_iter=REFIT_ITERS, var_floor=1e-3
+    X,
+    EPOCHS,
+    P_hat,
+    pi_hat,
+    mu_hat,
+    var_hat,
+    n_iter_first=0,
+    n_iter=REFIT_ITERS,
+    var_floor=1e-3,
 )  # the first epoch uses the fit above; refits warm-started from the previous estimate
 perm = hmm.align_states(mu_hat, mu_d)
 P_al, _, mu_al, _ = hmm.permute_hmm(perm, P_hat, pi_hat, mu_hat, var_hat)
 rows = torch.arange(RUNS, device=DEVICE)
-beliefs_al = beliefs_hat[rows[:, None, None], torch.arange(T)[None, :, None], perm[:, None, :]]
+beliefs_al = beliefs_hat[
+    rows[:, None, None], torch.arange(T)[None, :, None], perm[:, None, :]
+]
 mean_err = (mu_al - mu_d).norm(dim=-1).amax(-1)
 tv_err = hmm.tv_distance(beliefs_al, beliefs)[:, T_WARM:].mean(1)
 print(
@@ -683,9 +729,12 @@ print(
     f"90% quantile {tv_err.quantile(0.9):.2f}"
 )
 perm_re = hmm.align_states(fits_re[-1][2], mu_d)
-beliefs_re_al = beliefs_re[rows[:, None, None], torch.arange(T)[None, :, None], perm_re[:, None, :]]
+beliefs_re_al = beliefs_re[
+    rows[:, None, None], torch.arange(T)[None, :, None], perm_re[:, None, :]
+]
 mean_err_re = [
-    float((hmm.permute_hmm(perm_re, *f)[2] - mu_d).norm(dim=-1).amax(-1).median()) for f in fits_re
+    float((hmm.permute_hmm(perm_re, *f)[2] - mu_d).norm(dim=-1).amax(-1).median())
+    for f in fits_re
 ]
 print(
     "re-estimated at t = "
@@ -710,7 +759,12 @@ fig, axes = plt.subplots(N_STATES, 1, figsize=(7.0, 5.2), sharex=True)
 ctx_post = torch.softmax(hmm.gaussian_loglik(X, mu_d, var_d), -1)
 for s, ax in enumerate(axes):
     ax.fill_between(
-        tt, 0, (S[run, window] == s).cpu().numpy(), step="mid", color="0.85", label="true state = s"
+        tt,
+        0,
+        (S[run, window] == s).cpu().numpy(),
+        step="mid",
+        color="0.85",
+        label="true state = s",
     )
     ax.plot(
         tt,
@@ -721,7 +775,10 @@ for s, ax in enumerate(axes):
         label="one-context posterior",
     )
     ax.plot(
-        tt, beliefs[run, window, s].cpu(), color=icml26.plotting.color(0), label="belief, known HMM"
+        tt,
+        beliefs[run, window, s].cpu(),
+        color=icml26.plotting.color(0),
+        label="belief, known HMM",
     )
     ax.plot(
         tt,
@@ -735,7 +792,9 @@ for s, ax in enumerate(axes):
 handles, labels = axes[0].get_legend_handles_labels()
 fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8)
 axes[-1].set_xlabel("round t")
-axes[0].set_title("Filtering tracks the persistent hidden state; one context alone does not")
+axes[0].set_title(
+    "Filtering tracks the persistent hidden state; one context alone does not"
+)
 plt.show()
 
 # %% [markdown]
@@ -770,7 +829,9 @@ rho_inf = hmm.fit_contraction_rate(forget["informative"], t_min=1, t_max=20)
 rho_un = hmm.fit_contraction_rate(forget["uninformative"], t_min=1)
 d0 = forget["informative"][:, :1]
 steps_f = torch.arange(FORGET_T, device=DEVICE, dtype=DT)
-ratio_bound = float((forget["informative"] / (d0 * tau**steps_f))[:, 1:].amax())  # t >= 2
+ratio_bound = float(
+    (forget["informative"] / (d0 * tau**steps_f))[:, 1:].amax()
+)  # t >= 2
 print(
     f"fitted rate: informative contexts {rho_inf:.2f}, uninformative {rho_un:.3f}; "
     f"tau(P) = {tau:.3f}, |lambda_2(P)| = {lam2:.3f}"
@@ -787,12 +848,24 @@ for i, (name, d) in enumerate(forget.items()):
         label=f"{name} contexts (median, 10-90%)",
     )
     ax.fill_between(
-        np.arange(1, FORGET_T + 1), q[0], q[2], color=icml26.plotting.color(i), alpha=0.2
+        np.arange(1, FORGET_T + 1),
+        q[0],
+        q[2],
+        color=icml26.plotting.color(i),
+        alpha=0.2,
     )
 t_ax = np.arange(1, FORGET_T + 1)
 d0_med = float(forget["informative"][:, 0].median())
-ax.semilogy(t_ax, d0_med * tau ** (t_ax - 1), "k--", lw=1, label=r"Birkhoff bound $\tau(P)^{t-1}$")
-ax.semilogy(t_ax, d0_med * lam2 ** (t_ax - 1), "k:", lw=1, label=r"$|\lambda_2(P)|^{t-1}$")
+ax.semilogy(
+    t_ax,
+    d0_med * tau ** (t_ax - 1),
+    "k--",
+    lw=1,
+    label=r"Birkhoff bound $\tau(P)^{t-1}$",
+)
+ax.semilogy(
+    t_ax, d0_med * lam2 ** (t_ax - 1), "k:", lw=1, label=r"$|\lambda_2(P)|^{t-1}$"
+)
 ax.set_xlabel("step t")
 ax.set_ylabel(r"Hilbert distance $d_H(b_t, b'_t)$ (nats)")
 ax.set_ylim(1e-14, 50)
@@ -803,9 +876,15 @@ plt.show()
 # %%
 # Birkhoff's contraction, checked on the runs above (an implementation check of the filter)
 print(f"fitted forgetting rate {rho_inf:.2f} ≤ τ(P) = {tau:.3f}")
-print(f"worst pathwise ratio d_H(b_t, b'_t) / (τ(P)^(t-1) d_H(b_1, b'_1)): {ratio_bound:.2f}")
-assert rho_inf <= tau, "the filter forgets more slowly than Birkhoff's coefficient allows"
-assert ratio_bound <= 1.0 + 1e-9, "a pathwise Hilbert distance exceeds τ(P)^(t-1) d_H(b_1, b'_1)"
+print(
+    f"worst pathwise ratio d_H(b_t, b'_t) / (τ(P)^(t-1) d_H(b_1, b'_1)): {ratio_bound:.2f}"
+)
+assert rho_inf <= tau, (
+    "the filter forgets more slowly than Birkhoff's coefficient allows"
+)
+assert ratio_bound <= 1.0 + 1e-9, (
+    "a pathwise Hilbert distance exceeds τ(P)^(t-1) d_H(b_1, b'_1)"
+)
 
 # %% [markdown]
 # The uninformative case forgets at a fitted rate close to $|\lambda_2(P)| = 0.97$, the
@@ -842,7 +921,9 @@ def reference_oful(z, rewards, k, sigma, bound, lam=1.0, delta=0.05, period=1):
     act_beta = sigma * math.sqrt(2 * math.log(1 / delta)) + math.sqrt(lam) * bound
     actions = []
     for t in range(steps):
-        phi = torch.stack([torch.kron(torch.eye(k, dtype=z.dtype)[a], z[t]) for a in range(k)])
+        phi = torch.stack(
+            [torch.kron(torch.eye(k, dtype=z.dtype)[a], z[t]) for a in range(k)]
+        )
         # ||phi_a||_{V^-1} from the a-th diagonal block of the inverse (the same rounding as
         # the per-action blocks of the kernel, so that exact ties break the same way)
         blocks = [act_vinv[a * m : (a + 1) * m, a * m : (a + 1) * m] for a in range(k)]
@@ -855,14 +936,19 @@ def reference_oful(z, rewards, k, sigma, bound, lam=1.0, delta=0.05, period=1):
             act_vinv = torch.linalg.inv(V)
             act_theta = act_vinv @ bvec
             logdet = torch.logdet(V) - d * math.log(lam)
-            act_beta = sigma * math.sqrt(logdet + 2 * math.log(1 / delta)) + math.sqrt(lam) * bound
+            act_beta = (
+                sigma * math.sqrt(logdet + 2 * math.log(1 / delta))
+                + math.sqrt(lam) * bound
+            )
     return torch.tensor(actions)
 
 
 gen = torch.Generator().manual_seed(SEED + 2)
 z_chk = bandits.belief_features(beliefs[:2, :300].cpu())
 r_chk = z_chk + REWARD_SD * torch.randn(2, 300, N_ACTIONS, generator=gen, dtype=DT)
-a_kernel = bandits.run_linucb(z_chk, r_chk, N_ACTIONS, sigma=REWARD_SD, bound=math.sqrt(3))
+a_kernel = bandits.run_linucb(
+    z_chk, r_chk, N_ACTIONS, sigma=REWARD_SD, bound=math.sqrt(3)
+)
 for r in range(2):
     a_ref = reference_oful(z_chk[r], r_chk[r], N_ACTIONS, REWARD_SD, math.sqrt(3))
     icml26.checks.agree(f"OFUL actions, run {r}", a_kernel[r], a_ref, atol=0)
@@ -875,12 +961,18 @@ noise = torch.randn(RUNS, T, N_ACTIONS, generator=gen, dtype=DT).to(DEVICE)
 rewards_simple = mean_simple + REWARD_SD * noise
 warm_actions = torch.randint(0, N_ACTIONS, (RUNS, T_WARM), generator=gen).to(DEVICE)
 forced = torch.full((4 * RUNS, T), -1, dtype=torch.long, device=DEVICE)
-forced[RUNS : 3 * RUNS, :T_WARM] = warm_actions.repeat(2, 1)  # same warm-up for both estimators
+forced[RUNS : 3 * RUNS, :T_WARM] = warm_actions.repeat(
+    2, 1
+)  # same warm-up for both estimators
 z_all = torch.cat(
     [
         bandits.belief_features(beliefs),  # known HMM
-        bandits.belief_features(beliefs_hat),  # Baum-Welch HMM (states in its own labelling)
-        bandits.belief_features(beliefs_re),  # re-estimated HMM (labels kept across epochs)
+        bandits.belief_features(
+            beliefs_hat
+        ),  # Baum-Welch HMM (states in its own labelling)
+        bandits.belief_features(
+            beliefs_re
+        ),  # re-estimated HMM (labels kept across epochs)
         bandits.context_features(X),  # (X_t, 1): also 3 numbers per step (p + 1 = N)
     ]
 )
@@ -906,19 +998,31 @@ post_est = (reg_est[:, -1] - reg_est[:, T_WARM - 1]).mean()
 ratio_post = float(post_est / post_known)
 # the single Baum-Welch fit leaves a fixed belief error: Prop. hmmb-prop-estimated predicts a linear
 # term. Slope of the regret accumulated *after* the warm-up, against rounds since the warm-up:
-slope_post_est = bandits.loglog_slope(reg_est[:, T_WARM:] - reg_est[:, T_WARM - 1 : T_WARM], T_MIN)
+slope_post_est = bandits.loglog_slope(
+    reg_est[:, T_WARM:] - reg_est[:, T_WARM - 1 : T_WARM], T_MIN
+)
 slope_post_known = bandits.loglog_slope(
     reg_known[:, T_WARM:] - reg_known[:, T_WARM - 1 : T_WARM], T_MIN
 )
 late = slice(T // 2, T)  # the second half of the horizon
 rate_est = float((reg_est[:, -1] - reg_est[:, T // 2 - 1]).mean()) / (T - T // 2)
 rate_known = float((reg_known[:, -1] - reg_known[:, T // 2 - 1]).mean()) / (T - T // 2)
-xi_bar = (beliefs - beliefs_al).abs().amax(-1)  # max_a |<theta_a, b_t - b_hat_t>|, theta_a = e_a
-price = 2 * float(xi_bar[:, late].mean())  # the per-round misspecification price 2 xi_bar_t
+xi_bar = (
+    (beliefs - beliefs_al).abs().amax(-1)
+)  # max_a |<theta_a, b_t - b_hat_t>|, theta_a = e_a
+price = 2 * float(
+    xi_bar[:, late].mean()
+)  # the per-round misspecification price 2 xi_bar_t
 slope_ctx_late = bandits.loglog_slope(reg_ctx, 10 * T_MIN)
-for name, reg in [("known HMM", reg_known), ("Baum-Welch HMM", reg_est), ("context only", reg_ctx)]:
+for name, reg in [
+    ("known HMM", reg_known),
+    ("Baum-Welch HMM", reg_est),
+    ("context only", reg_ctx),
+]:
     m = reg.mean(0)
-    print(f"{name:>15}: mean regret at t = 1e2, 1e3, 1e4: {m[99]:.0f}, {m[999]:.0f}, {m[-1]:.0f}")
+    print(
+        f"{name:>15}: mean regret at t = 1e2, 1e3, 1e4: {m[99]:.0f}, {m[999]:.0f}, {m[-1]:.0f}"
+    )
 print(
     f"log-log slopes: known {slope_known:.2f} (t >= {T_MIN}), estimated {slope_est:.2f} "
     f"(t >= {2 * T_WARM}), context only {slope_ctx:.2f} (t >= {T_MIN}), "
@@ -938,17 +1042,27 @@ print(
 def regret_band(ax, reg, label, i, ls="-"):
     """Mean cumulative regret with a band of +- 2 standard errors over runs (log-log)."""
     t_ax = np.arange(1, reg.shape[1] + 1)
-    m, se = reg.mean(0).cpu().numpy(), (reg.std(0) / math.sqrt(reg.shape[0])).cpu().numpy()
+    m, se = (
+        reg.mean(0).cpu().numpy(),
+        (reg.std(0) / math.sqrt(reg.shape[0])).cpu().numpy(),
+    )
     ax.loglog(t_ax, m, color=icml26.plotting.color(i), ls=ls, label=label)
     ax.fill_between(
-        t_ax, np.maximum(m - 2 * se, 1e-1), m + 2 * se, color=icml26.plotting.color(i), alpha=0.25
+        t_ax,
+        np.maximum(m - 2 * se, 1e-1),
+        m + 2 * se,
+        color=icml26.plotting.color(i),
+        alpha=0.25,
     )
 
 
 fig, ax = plt.subplots()
 regret_band(ax, reg_known, f"belief LinUCB, known HMM (slope {slope_known:.2f})", 0)
 regret_band(
-    ax, reg_est, f"belief LinUCB, Baum-Welch HMM (slope after warm-up {slope_post_est:.2f})", 1
+    ax,
+    reg_est,
+    f"belief LinUCB, Baum-Welch HMM (slope after warm-up {slope_post_est:.2f})",
+    1,
 )
 regret_band(ax, reg_ctx, f"context-only LinUCB (slope {slope_ctx:.2f})", 2)
 t_ax = np.arange(1, T + 1)
@@ -1016,7 +1130,9 @@ assert rate_est <= price, "per-round regret above the price of estimated beliefs
 # predicts.
 
 # %%
-post_known = reg_known[:, T_WARM:] - reg_known[:, T_WARM - 1 : T_WARM]  # regret after the warm-up
+post_known = (
+    reg_known[:, T_WARM:] - reg_known[:, T_WARM - 1 : T_WARM]
+)  # regret after the warm-up
 post_single = reg_est[:, T_WARM:] - reg_est[:, T_WARM - 1 : T_WARM]
 post_re = reg_re[:, T_WARM:] - reg_re[:, T_WARM - 1 : T_WARM]
 T_LATE = EPOCHS[1] - T_WARM  # the late window starts at the first refit (t = 2000)
@@ -1031,15 +1147,21 @@ per_epoch = []  # (t_k, mean xi single, mean xi re, extra regret/round single, r
 for t_k, t_e in zip(EPOCHS, ends, strict=True):
 
     def extra(reg, t_k=t_k, t_e=t_e):
-        inc = (reg[:, t_e - 1] - reg[:, t_k - 1]) - (reg_known[:, t_e - 1] - reg_known[:, t_k - 1])
+        inc = (reg[:, t_e - 1] - reg[:, t_k - 1]) - (
+            reg_known[:, t_e - 1] - reg_known[:, t_k - 1]
+        )
         return float(inc.mean()) / (t_e - t_k)
 
     xi_1, xi_r = float(xi_bar[:, t_k:t_e].mean()), float(xi_re[:, t_k:t_e].mean())
     per_epoch.append((t_k, xi_1, xi_r, extra(reg_est), extra(reg_re)))
 ep = np.array(per_epoch)
-xi_decay = float(np.polyfit(np.log(ep[:, 0]), np.log(ep[:, 2]), 1)[0])  # exponent of xi_bar
+xi_decay = float(
+    np.polyfit(np.log(ep[:, 0]), np.log(ep[:, 2]), 1)[0]
+)  # exponent of xi_bar
 rate_re = float((reg_re[:, -1] - reg_re[:, T // 2 - 1]).mean()) / (T - T // 2)
-print("epoch start | mean xi_bar: single, re-est | extra regret per round: single, re-est")
+print(
+    "epoch start | mean xi_bar: single, re-est | extra regret per round: single, re-est"
+)
 for t_k, x1, xr, e1, er in per_epoch:
     print(f"{int(t_k):>11} | {x1:.3f}, {xr:.3f} | {e1:+.4f}, {er:+.4f}")
 print(
@@ -1069,7 +1191,9 @@ for t_k in EPOCHS[1:]:
 ax.set_xlim(10, T - T_WARM)
 ax.set_ylim(0.5, 500)
 ax.set_xlabel("rounds since the warm-up, t - 1000 (refits: grey lines)")
-ax.text(12, 0.7, "the two estimated learners coincide until the first refit", fontsize=7)
+ax.text(
+    12, 0.7, "the two estimated learners coincide until the first refit", fontsize=7
+)
 ax.set_ylabel("regret after the warm-up (reward units)")
 ax.set_title("Re-estimating bends the regret; one fit stays linear", fontsize=9)
 ax.legend(fontsize=7, loc="upper left")
@@ -1077,12 +1201,18 @@ mid = np.sqrt(ep[:, 0] * np.array(ends))  # geometric midpoint of each epoch
 c1, c4 = icml26.plotting.color(1), icml26.plotting.color(2)
 ax2.loglog(mid, ep[:, 1], "o-", color=c1, label=r"$\bar\xi_t$, fitted once")
 ax2.loglog(mid, ep[:, 2], "o-", color=c4, label=r"$\bar\xi_t$, re-estimated")
-pos = np.where(ep > 0, ep, np.nan)  # a negative extra regret (first epochs) is not drawn
+pos = np.where(
+    ep > 0, ep, np.nan
+)  # a negative extra regret (first epochs) is not drawn
 ax2.loglog(mid, pos[:, 3], "s--", color=c1, label="extra regret/round, fitted once")
 ax2.loglog(mid, pos[:, 4], "s--", color=c4, label="extra regret/round, re-estimated")
-ax2.loglog(mid, ep[0, 2] * np.sqrt(mid[0] / mid), "k:", lw=1, label=r"$\propto t^{-1/2}$")
+ax2.loglog(
+    mid, ep[0, 2] * np.sqrt(mid[0] / mid), "k:", lw=1, label=r"$\propto t^{-1/2}$"
+)
 ax2.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
-ax2.set_xticks(mid, [f"{a // 1000}k-{b // 1000}k" for a, b in zip(EPOCHS, ends, strict=True)])
+ax2.set_xticks(
+    mid, [f"{a // 1000}k-{b // 1000}k" for a, b in zip(EPOCHS, ends, strict=True)]
+)
 ax2.set_xlabel(r"epoch $[t_k, t_{k+1})$ (rounds)")
 ax2.set_ylabel("per-round mean (reward units)")
 ax2.set_title("Belief error and extra regret per epoch", fontsize=9)
@@ -1198,14 +1328,22 @@ var_inf = torch.full((N_STATES, P_DIM), CONTEXT_SD_INF**2, **to_dev)
 S_n, X_n = hmm.simulate(P_inf, pi_d, mu_d, var_inf, RUNS_NAT, T_NAT, generator=gen)
 b_n, _ = hmm.forward_filter(hmm.gaussian_loglik(X_n, mu_d, var_inf), P_inf, pi_d)
 theta_nat = torch.zeros(N_ACTIONS, N_STATES, P_DIM + 1, dtype=DT)
-theta_nat[:, :, :P_DIM] = 0.3 * torch.randn(N_ACTIONS, N_STATES, P_DIM, generator=gen, dtype=DT)
+theta_nat[:, :, :P_DIM] = 0.3 * torch.randn(
+    N_ACTIONS, N_STATES, P_DIM, generator=gen, dtype=DT
+)
 theta_nat[:, :, P_DIM] = STATE_EFFECT * torch.eye(N_ACTIONS, N_STATES, dtype=DT)  # c_as
 theta_nat = theta_nat.to(DEVICE)
 xc = bandits.context_features(X_n)  # (X_t, 1)
-per_state = torch.einsum("asj,rtj->rtas", theta_nat, xc)  # mean reward of (a, s), (R, T, K, N)
+per_state = torch.einsum(
+    "asj,rtj->rtas", theta_nat, xc
+)  # mean reward of (a, s), (R, T, K, N)
 idx = S_n[:, :, None, None].expand(-1, -1, N_ACTIONS, 1)
-mean_state = per_state.gather(-1, idx).squeeze(-1)  # what the true-state oracle would see
-mean_nat = (per_state * b_n[:, :, None, :]).sum(-1)  # the belief oracle's means (natural model)
+mean_state = per_state.gather(-1, idx).squeeze(
+    -1
+)  # what the true-state oracle would see
+mean_nat = (per_state * b_n[:, :, None, :]).sum(
+    -1
+)  # the belief oracle's means (natural model)
 noise = torch.randn(RUNS_NAT, T_NAT, N_ACTIONS, generator=gen, dtype=DT).to(DEVICE)
 rewards_nat = mean_state + NATURAL_SD * noise
 z_nat = bandits.natural_features(b_n, X_n)
@@ -1227,7 +1365,9 @@ act_nat = bandits.run_linucb(
 theta_hat = bandits.ridge_estimates(
     z_nat.repeat(n_sched, 1, 1), rewards_nat.repeat(n_sched, 1, 1), act_nat
 )
-theta_flat = theta_nat.reshape(N_ACTIONS, -1)  # the order of natural_features: s ⊗ (x, 1)
+theta_flat = theta_nat.reshape(
+    N_ACTIONS, -1
+)  # the order of natural_features: s ⊗ (x, 1)
 nat = {}
 for name, a_s, th in zip(
     SCHEDULES, act_nat.split(RUNS_NAT), theta_hat.split(RUNS_NAT), strict=True
@@ -1237,12 +1377,18 @@ for name, a_s, th in zip(
     reg = bandits.regret(mean_nat, a_s)
     m_reg = reg.mean(0)
     late = float(m_reg[-1] - m_reg[T_NAT // 2 - 1]) / (T_NAT - T_NAT // 2)
-    early = float(m_reg[T_NAT // 2 - 1] - m_reg[T_NAT // 4 - 1]) / (T_NAT // 2 - T_NAT // 4)
+    early = float(m_reg[T_NAT // 2 - 1] - m_reg[T_NAT // 4 - 1]) / (
+        T_NAT // 2 - T_NAT // 4
+    )
     got = rewards_nat.gather(-1, a_s.unsqueeze(-1)).squeeze(-1)
-    zeta_t = got - mean_nat.gather(-1, a_s.unsqueeze(-1)).squeeze(-1)  # the noise zeta_t
+    zeta_t = got - mean_nat.gather(-1, a_s.unsqueeze(-1)).squeeze(
+        -1
+    )  # the noise zeta_t
     zeta = zeta_t.mean(1)  # mean residual per run
     one_hot = torch.nn.functional.one_hot(a_s, N_ACTIONS).to(DT)
-    score = torch.einsum("rtk,rt,rti->rki", one_hot, zeta_t, z_nat) / T_NAT  # sum phi zeta / T
+    score = (
+        torch.einsum("rtk,rt,rti->rki", one_hot, zeta_t, z_nat) / T_NAT
+    )  # sum phi zeta / T
     score_t = score.mean(0) / (score.std(0) / math.sqrt(RUNS_NAT))
     nat[name] = {
         "reg": reg,
@@ -1271,7 +1417,14 @@ fig, (ax, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 coords = np.arange(theta_flat.numel())
 for i, (name, res) in enumerate(nat.items()):
     tt = (res["bias"] / res["se"]).reshape(-1).cpu().numpy()
-    ax.plot(coords + 0.2 * (i - 1), tt, "o", ms=3, color=icml26.plotting.color(i), label=name)
+    ax.plot(
+        coords + 0.2 * (i - 1),
+        tt,
+        "o",
+        ms=3,
+        color=icml26.plotting.color(i),
+        label=name,
+    )
 ax.axhspan(-3.56, 3.56, color="0.9", label="|t| ≤ 3.56 (unbiased, 99%)")
 ax.axhline(0, color="k", lw=0.5)
 ax.set_xlabel(r"coordinate of $\theta$ (action-major, then state, then $(x, 1)$)")
@@ -1304,7 +1457,9 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: freezing the parameters over growing epochs did not remove the dependence between
 # past rewards and the current action (the bias of every-round updates, asserted below)
-assert nat["every round"]["t_max"] > 3.56, "negative control: every-round θ̂ should be biased"
+assert nat["every round"]["t_max"] > 3.56, (
+    "negative control: every-round θ̂ should be biased"
+)
 icml26.claim(
     "02.7",
     "growing epochs: θ̂ bias, max |t| over the 27 coordinates",
@@ -1317,7 +1472,9 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: the score sum_t phi_t zeta_t of the periodic learner were not centred (its actions
 # would still depend on S_t beyond the contexts); the every-round learner's is not (asserted)
-assert nat["every round"]["score_t"] > 3.56, "negative control: every-round score is centred"
+assert nat["every round"]["score_t"] > 3.56, (
+    "negative control: every-round score is centred"
+)
 icml26.claim(
     "02.8",
     "growing epochs: score Σ φ_t ζ_t / T, max |t| over 27 coordinates",
@@ -1385,7 +1542,9 @@ def reference_spectral(obs, n_states, n_symbols, eta, floor=1e-4):
     u, _, vh = np.linalg.svd(p13)
     u1, u3 = u[:, :n_states], vh[:n_states].T
     denom_inv = np.linalg.inv(u1.T @ p13 @ u3)
-    m = [u1.T @ p132[:, :, y] @ u3 @ denom_inv for y in range(d)]  # M(y), shared eigenvectors
+    m = [
+        u1.T @ p132[:, :, y] @ u3 @ denom_inv for y in range(d)
+    ]  # M(y), shared eigenvectors
     _, vec = np.linalg.eig(sum(eta[y] * m[y] for y in range(d)))
     vinv = np.linalg.inv(vec)
     B = np.stack([np.diag(vinv @ m[y] @ vec).real for y in range(d)], 1).clip(floor)
@@ -1405,7 +1564,9 @@ def reference_spectral(obs, n_states, n_symbols, eta, floor=1e-4):
 P_sp = torch.full((N_STATES, N_STATES), (1 - STAY_SPEC) / (N_STATES - 1), **to_dev)
 P_sp.fill_diagonal_(STAY_SPEC)
 B_sp = torch.tensor(EMISSION_SPEC, **to_dev)
-joint3 = torch.einsum("i,ij,jk->ijk", pi_d, P_sp, P_sp)  # law of (S_{t-1}, S_t, S_{t+1})
+joint3 = torch.einsum(
+    "i,ij,jk->ijk", pi_d, P_sp, P_sp
+)  # law of (S_{t-1}, S_t, S_{t+1})
 pop = (
     torch.einsum("i,ij,ix,jy->xy", pi_d, P_sp, B_sp, B_sp)[None],
     torch.einsum("ijk,ix,kz->xz", joint3, B_sp, B_sp)[None],
@@ -1414,14 +1575,20 @@ pop = (
 P_pop, pi_pop, B_pop = hmm.spectral_from_moments(*pop, N_STATES, floor=0.0)
 perm_pop = hmm.align_states(B_pop, B_sp)
 P_pop, _, B_pop, _ = hmm.permute_hmm(perm_pop, P_pop, pi_pop, B_pop, B_pop)
-err_pop = max(float((P_pop[0] - P_sp).abs().max()), float((B_pop[0] - B_sp).abs().max()))
+err_pop = max(
+    float((P_pop[0] - P_sp).abs().max()), float((B_pop[0] - B_sp).abs().max())
+)
 assert err_pop < 1e-10, "the spectral estimator must be exact on exact moments"
 print(f"spectral estimator on population moments: max parameter error {below(err_pop)}")
 gen = torch.Generator().manual_seed(SEED + 7)
 _, obs_chk = hmm.simulate_categorical(P_sp, pi_d, B_sp, 2, 3_000, generator=gen)
-eta_default = torch.randn(EMISSION_SPEC_D, generator=torch.Generator().manual_seed(0), dtype=DT)
+eta_default = torch.randn(
+    EMISSION_SPEC_D, generator=torch.Generator().manual_seed(0), dtype=DT
+)
 kern = hmm.spectral_hmm(obs_chk, N_STATES, EMISSION_SPEC_D)
-refs = reference_spectral(obs_chk[1].numpy(), N_STATES, EMISSION_SPEC_D, eta_default.numpy())
+refs = reference_spectral(
+    obs_chk[1].numpy(), N_STATES, EMISSION_SPEC_D, eta_default.numpy()
+)
 perm_k = hmm.align_states(kern[2][1:], torch.as_tensor(refs[2]))[0]
 for name, got, want in zip(("P", "pi", "B"), kern, refs, strict=True):
     got = got[1]
@@ -1431,8 +1598,12 @@ print("spectral kernel vs reference: the same (P, pi, B) on a run of 3000 contex
 
 # %%
 gen = torch.Generator().manual_seed(SEED + 6)
-_, obs_all = hmm.simulate_categorical(P_sp, pi_d, B_sp, RUNS_SPEC, max(SPEC_SIZES), generator=gen)
-_, obs_test = hmm.simulate_categorical(P_sp, pi_d, B_sp, RUNS_SPEC, 1_000, generator=gen)
+_, obs_all = hmm.simulate_categorical(
+    P_sp, pi_d, B_sp, RUNS_SPEC, max(SPEC_SIZES), generator=gen
+)
+_, obs_test = hmm.simulate_categorical(
+    P_sp, pi_d, B_sp, RUNS_SPEC, 1_000, generator=gen
+)
 b_true_test, _ = hmm.forward_filter(hmm.categorical_loglik(obs_test, B_sp), P_sp, pi_d)
 
 
@@ -1450,7 +1621,9 @@ for n in icml26.progress(SPEC_SIZES, desc="spectral vs Baum-Welch"):
     fit_s = hmm.spectral_hmm(obs_n, N_STATES, EMISSION_SPEC_D)
     spec_err.append(belief_error(*fit_s))
     if n <= max(BW_SPEC_SIZES):
-        P_b, pi_b, B_b, _ = hmm.baum_welch_categorical(obs_n, *fit_s, n_iter=BW_SPEC_ITERS)
+        P_b, pi_b, B_b, _ = hmm.baum_welch_categorical(
+            obs_n, *fit_s, n_iter=BW_SPEC_ITERS
+        )
         bw_err.append(belief_error(P_b, pi_b, B_b))
 spec_med = np.array([float(e.median()) for e in spec_err])
 bw_med = np.array([float(e.median()) for e in bw_err])
@@ -1460,16 +1633,28 @@ bw_slope = float(np.polyfit(np.log(sizes[: len(bw_med)]), np.log(bw_med), 1)[0])
 for i, n in enumerate(SPEC_SIZES):
     bw_txt = f", spectral + Baum-Welch {bw_med[i]:.3f}" if i < len(bw_med) else ""
     print(f"n = {n:>6}: median belief TV error, spectral {spec_med[i]:.3f}{bw_txt}")
-print(f"log-log slope of the belief error: spectral {spec_slope:.2f}, + Baum-Welch {bw_slope:.2f}")
+print(
+    f"log-log slope of the belief error: spectral {spec_slope:.2f}, + Baum-Welch {bw_slope:.2f}"
+)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Finite contexts: the belief error of the spectral estimator falls like $n^{-1/2}$ (claim 02.9); Baum–Welch started from it is more accurate at every size.", "name": "02-fig-spectral"}}
 fig, ax = plt.subplots(figsize=(6.0, 3.6))
-for i, (name, errs) in enumerate([("spectral", spec_err), ("spectral + Baum-Welch", bw_err)]):
+for i, (name, errs) in enumerate(
+    [("spectral", spec_err), ("spectral + Baum-Welch", bw_err)]
+):
     q = np.array([[float(e.quantile(v)) for v in (0.1, 0.5, 0.9)] for e in errs])
     xs = sizes[: len(errs)]
-    ax.loglog(xs, q[:, 1], "o-", color=icml26.plotting.color(i), label=f"{name} (median)")
+    ax.loglog(
+        xs, q[:, 1], "o-", color=icml26.plotting.color(i), label=f"{name} (median)"
+    )
     ax.fill_between(xs, q[:, 0], q[:, 2], color=icml26.plotting.color(i), alpha=0.2)
-ax.loglog(sizes, spec_med[0] * np.sqrt(sizes[0] / sizes), "k:", lw=1, label=r"$\propto n^{-1/2}$")
+ax.loglog(
+    sizes,
+    spec_med[0] * np.sqrt(sizes[0] / sizes),
+    "k:",
+    lw=1,
+    label=r"$\propto n^{-1/2}$",
+)
 ax.set_xlabel("number of contexts n used for estimation")
 ax.set_ylabel(r"mean TV$(\hat b_t, b_t)$ on test contexts")
 ax.set_title("Belief error vs sample size: spectral and Baum–Welch")
@@ -1509,14 +1694,20 @@ icml26.claim(
 gen = torch.Generator().manual_seed(SEED + 5)
 _, X_x = hmm.simulate(P_true, pi_true, mu_true, var_true, 1, XCHECK_T, generator=gen)
 x_np = X_x[0].numpy()
-ref = GaussianHMM(n_components=N_STATES, covariance_type="diag", init_params="", params="stmc")
+ref = GaussianHMM(
+    n_components=N_STATES, covariance_type="diag", init_params="", params="stmc"
+)
 ref.startprob_, ref.transmat_ = pi_true.numpy(), P_true.numpy()
 ref.means_, ref.covars_ = mu_true.numpy(), var_true.numpy()
-b_x, ll_x = hmm.forward_filter(hmm.gaussian_loglik(X_x, mu_true, var_true), P_true, pi_true)
+b_x, ll_x = hmm.forward_filter(
+    hmm.gaussian_loglik(X_x, mu_true, var_true), P_true, pi_true
+)
 err_score = abs(float(ll_x[0]) - ref.score(x_np))
 err_post = float(np.abs(ref.predict_proba(x_np)[-1] - b_x[0, -1].numpy()).max())
 
-P_init = torch.full((N_STATES, N_STATES), 0.1 / (N_STATES - 1), dtype=DT).fill_diagonal_(0.9)
+P_init = torch.full(
+    (N_STATES, N_STATES), 0.1 / (N_STATES - 1), dtype=DT
+).fill_diagonal_(0.9)
 mu_init = hmm.kmeans_init(X_x, N_STATES)[0]
 var_init = torch.ones(N_STATES, P_DIM, dtype=DT)
 fit = hmm.baum_welch(X_x, P_init, pi_true, mu_init, var_init, n_iter=BW_XCHECK_ITERS)
@@ -1598,7 +1789,9 @@ print(
     f"after Baum-Welch {cat_fit.score(obs_np) / XCHECK_T:.4f}"
 )
 assert err_cat <= 1e-6, "categorical forward filter and hmmlearn disagree"
-assert err_cat_bw <= 1e-6, "categorical Baum–Welch and hmmlearn's fit disagree from the same start"
+assert err_cat_bw <= 1e-6, (
+    "categorical Baum–Welch and hmmlearn's fit disagree from the same start"
+)
 print(
     f"categorical filter vs hmmlearn: |log-lik diff| {below(err_cat)}; "
     f"Baum-Welch from the spectral start: max parameter diff {below(err_cat_bw)}"
@@ -1612,7 +1805,9 @@ print(
 
 # %%
 assert err_bw <= 1e-6, "Baum–Welch and hmmlearn's fit disagree from the same start"
-print(f"Baum–Welch vs hmmlearn from the same start: max parameter difference {below(err_bw)}")
+print(
+    f"Baum–Welch vs hmmlearn from the same start: max parameter difference {below(err_bw)}"
+)
 
 # %% [markdown]
 # ## Limits of this reproduction

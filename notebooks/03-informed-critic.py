@@ -312,10 +312,18 @@ FLOOR = 1e-14  # rounding-level errors differ across machines: claims report max
 
 # %% tags=["parameters", "hide-input"]
 HORIZON = 3  # audit POMDP: steps t = 0, 1, 2
-FLIP, ACCURACY, STEP_COST = 0.1, 0.7, 0.05  # hidden side flips; observation accuracy; cost
+FLIP, ACCURACY, STEP_COST = (
+    0.1,
+    0.7,
+    0.05,
+)  # hidden side flips; observation accuracy; cost
 GAMMA_AUDIT = 0.95
 N_POLICIES = icml26.pick(ci=20, paper=200)  # random tabular policies audited
-N_STATES_GROUPS, GROUP_SIZE, N_ACTIONS = 5, 4, 4  # synthetic POMDP: 20 states, 4 actions
+N_STATES_GROUPS, GROUP_SIZE, N_ACTIONS = (
+    5,
+    4,
+    4,
+)  # synthetic POMDP: 20 states, 4 actions
 EPISODE_LEN = 25
 GAMMA = 0.99
 WINDOW = 3  # past observations/actions in the history encoding z_t
@@ -353,7 +361,9 @@ nodes = {  # name: (x, y, label, width)
 for key, (x, y, text, wd) in nodes.items():
     fc = "#fde7c8" if key in ("critic", "i") else "#dde8f5"
     ax.add_patch(
-        FancyBboxPatch((x - wd / 2, y - HB / 2), wd, HB, boxstyle="round,pad=0.04", fc=fc, ec="0.3")
+        FancyBboxPatch(
+            (x - wd / 2, y - HB / 2), wd, HB, boxstyle="round,pad=0.04", fc=fc, ec="0.3"
+        )
     )
     ax.text(x, y, text, ha="center", va="center", fontsize=9)
 
@@ -362,7 +372,10 @@ def edge(key, toward):
     """Point where the segment from a box's centre toward `toward` leaves the box."""
     x, y, _, wd = nodes[key]
     dx, dy = toward[0] - x, toward[1] - y
-    t = min(wd / 2 / abs(dx) if dx else np.inf, HB / 2 / abs(dy) if dy else np.inf) + 0.02
+    t = (
+        min(wd / 2 / abs(dx) if dx else np.inf, HB / 2 / abs(dy) if dy else np.inf)
+        + 0.02
+    )
     return x + t * dx, y + t * dy
 
 
@@ -370,7 +383,12 @@ def arrow(a, b, color="0.3"):
     pa, pb = nodes[a][:2], nodes[b][:2]
     ax.add_patch(
         FancyArrowPatch(
-            edge(a, pb), edge(b, pa), arrowstyle="-|>", mutation_scale=11, color=color, lw=1.3
+            edge(a, pb),
+            edge(b, pa),
+            arrowstyle="-|>",
+            mutation_scale=11,
+            color=color,
+            lw=1.3,
         )
     )
 
@@ -396,7 +414,9 @@ ax.text(
     va="center",
     color="C1",
 )
-ax.set_title("The informed POMDP: a state-dependent signal feeds the critic, not the actor")
+ax.set_title(
+    "The informed POMDP: a state-dependent signal feeds the critic, not the actor"
+)
 plt.show()
 
 
@@ -428,7 +448,9 @@ def reference_conditional_mean(values, prob, keys):
     return np.array([num[k] / den[k] for k in keys])
 
 
-def reference_policy_gradient(theta, hist, actions, prob, critic_values, n_hist, n_actions, gamma):
+def reference_policy_gradient(
+    theta, hist, actions, prob, critic_values, n_hist, n_actions, gamma
+):
     """Sum over trajectories and steps of P(traj) γ^t C_t ∇ log π(a_t | h_t), one term at a time."""
     grad = np.zeros_like(theta)
     offsets = np.cumsum([0] + [n * n_actions for n in n_hist])
@@ -440,7 +462,9 @@ def reference_policy_gradient(theta, hist, actions, prob, critic_values, n_hist,
             pi /= pi.sum()
             score = -pi
             score[actions[k, t]] += 1.0
-            grad[start : start + n_actions] += prob[k] * gamma**t * critic_values[k, t] * score
+            grad[start : start + n_actions] += (
+                prob[k] * gamma**t * critic_values[k, t] * score
+            )
     return grad
 
 
@@ -453,7 +477,9 @@ def reference_permutation_hsic(e_x, e_y, episode_length, perms, sigma_x, sigma_y
     Kc = centre @ K @ centre
     stat = (Kc * L).sum() / n**2  # tr(K H L H) / n² = <HKH, L>
     null = []
-    for perm in perms:  # re-pair whole episodes: step (e, t) of x with step (perm[e], t) of y
+    for (
+        perm
+    ) in perms:  # re-pair whole episodes: step (e, t) of x with step (perm[e], t) of y
         idx = (perm[:, None] * episode_length + np.arange(episode_length)).ravel()
         null.append((Kc * L[np.ix_(idx, idx)]).sum() / n**2)
     null = np.array(null)
@@ -522,7 +548,10 @@ E_s = ENUMS["state $i=s$"]
 theta0 = torch.randn(E_s.n_logits, generator=gen, dtype=DT)
 w0, G0, crit0 = exact_quantities(theta0, E_s)
 hist_tuples = [
-    [tuple(E_s.o[k, : t + 1].tolist()) + tuple(E_s.a[k, :t].tolist()) for t in range(HORIZON)]
+    [
+        tuple(E_s.o[k, : t + 1].tolist()) + tuple(E_s.a[k, :t].tolist())
+        for t in range(HORIZON)
+    ]
     for k in range(len(w0))
 ]
 q_ref = np.stack(
@@ -530,13 +559,18 @@ q_ref = np.stack(
         reference_conditional_mean(
             G0[:, t].numpy(),
             w0.numpy(),
-            [(hist_tuples[k][t], int(E_s.i[k, t]), int(E_s.a[k, t])) for k in range(len(w0))],
+            [
+                (hist_tuples[k][t], int(E_s.i[k, t]), int(E_s.a[k, t]))
+                for k in range(len(w0))
+            ],
         )
         for t in range(HORIZON)
     ],
     1,
 )
-icml26.checks.agree("Q(h,i,a): kernel vs reference", crit0["Q(h,i,a)"], q_ref, atol=1e-12)
+icml26.checks.agree(
+    "Q(h,i,a): kernel vs reference", crit0["Q(h,i,a)"], q_ref, atol=1e-12
+)
 g_kernel = critic.informed_gradient(theta0, E_s, crit0["Q(h,i,a)"], GAMMA_AUDIT)
 g_ref = reference_policy_gradient(
     theta0.numpy(),
@@ -548,7 +582,9 @@ g_ref = reference_policy_gradient(
     E_s.n_actions,
     GAMMA_AUDIT,
 )
-icml26.checks.agree("informed gradient: kernel vs reference", g_kernel, g_ref, atol=1e-12)
+icml26.checks.agree(
+    "informed gradient: kernel vs reference", g_kernel, g_ref, atol=1e-12
+)
 print(
     f"{len(w0)} possible trajectories, {E_s.n_logits} logits; J(θ₀) = "
     f"{float(critic.exact_objective(theta0, E_s, GAMMA_AUDIT)):.4f}; kernel = reference"
@@ -574,7 +610,9 @@ def action_peeking_critic(w, G, E, baseline=False):
     """Q(h, i', a), or V(h, i'), for the inadmissible signal i'_t = 1{a_t = s_t}."""
     peek = (E.a == E.s).long()
     keys = E.hist * 2 + peek if baseline else (E.hist * 2 + peek) * E.n_actions + E.a
-    return torch.stack([critic.conditional_mean(G[:, t], w, keys[:, t]) for t in range(HORIZON)], 1)
+    return torch.stack(
+        [critic.conditional_mean(G[:, t], w, keys[:, t]) for t in range(HORIZON)], 1
+    )
 
 
 errors = {name: [] for name in SIGNALS}
@@ -586,20 +624,26 @@ for _ in range(N_POLICIES):
     for name, E in ENUMS.items():
         w, G, crit = exact_quantities(theta, E)
         g_inf = critic.informed_gradient(theta, E, crit["Q(h,i,a)"], GAMMA_AUDIT)
-        g_base = critic.informed_gradient(theta, E, crit["Q(h,i,a)"] - crit["V(h,i)"], GAMMA_AUDIT)
+        g_base = critic.informed_gradient(
+            theta, E, crit["Q(h,i,a)"] - crit["V(h,i)"], GAMMA_AUDIT
+        )
         errors[name].append(float((g_inf - gJ).abs().max()))
         errors_base[name].append(float((g_base - gJ).abs().max()))
     w, G, crit = exact_quantities(theta, E_s)
     g_s = critic.informed_gradient(theta, E_s, crit["Q(s,a)"], GAMMA_AUDIT)
     g_sym = critic.informed_gradient(theta, E_s, crit["Q(h,a)"], GAMMA_AUDIT)
-    adv_peek = action_peeking_critic(w, G, E_s) - action_peeking_critic(w, G, E_s, baseline=True)
+    adv_peek = action_peeking_critic(w, G, E_s) - action_peeking_critic(
+        w, G, E_s, baseline=True
+    )
     g_peek = critic.informed_gradient(theta, E_s, adv_peek, GAMMA_AUDIT)
     rel_state_only.append(float((g_s - gJ).norm() / gJ.norm()))
     rel_symmetric.append(float((g_sym - gJ).norm() / gJ.norm()))
     rel_peek.append(float((g_peek - gJ).norm() / gJ.norm()))
 
 worst_unbiased = max(max(v) for v in list(errors.values()) + list(errors_base.values()))
-print(f"{N_POLICIES} random policies; relative error of the biased critics (median over policies):")
+print(
+    f"{N_POLICIES} random policies; relative error of the biased critics (median over policies):"
+)
 print(
     f"  Q(s,a): {np.median(rel_state_only):.3f}   action-peeking Q(h,i,a) − V(h,i): "
     f"{np.median(rel_peek):.3f}"
@@ -608,7 +652,9 @@ print(
 # %% tags=["claim"]
 # fails if: the signal depended on the action, i leaked into the actor, or the estimator/score
 # were wrong — the action-peeking control (with its baseline) must be biased
-assert min(rel_peek) > 1e-3, "negative control: an action-dependent signal must bias the gradient"
+assert min(rel_peek) > 1e-3, (
+    "negative control: an action-dependent signal must bias the gradient"
+)
 icml26.claim(
     "03.1",
     "max |g_inf − ∇J| (floor 1e-14), 4 signals, ± baseline",
@@ -644,18 +690,26 @@ for E in ENUMS.values():  # relative errors of the informed critics at the last 
     w, G, crit = exact_quantities(theta, E)
     g_inf = critic.informed_gradient(theta, E, crit["Q(h,i,a)"], GAMMA_AUDIT)
     rel_inf.append(float((g_inf - gJ).norm() / gJ.norm()))
-vals = np.maximum([*rel_inf, rel_symmetric[-1], rel_state_only[-1], rel_peek[-1]], 1e-17)
+vals = np.maximum(
+    [*rel_inf, rel_symmetric[-1], rel_state_only[-1], rel_peek[-1]], 1e-17
+)
 fig, ax = plt.subplots(figsize=(7.2, 3.4))
 colors = (
-    [icml26.plotting.color(0)] * 4 + [icml26.plotting.color(2)] + [icml26.plotting.color(1)] * 2
+    [icml26.plotting.color(0)] * 4
+    + [icml26.plotting.color(2)]
+    + [icml26.plotting.color(1)] * 2
 )
 ax.bar(range(len(vals)), vals, color=colors)
 ax.set_yscale("log")
-ax.set_xticks(range(len(vals)), [lab.replace(" ", "\n", 1) for lab in labels], fontsize=8)
+ax.set_xticks(
+    range(len(vals)), [lab.replace(" ", "\n", 1) for lab in labels], fontsize=8
+)
 ax.axhline(0.05, color="black", ls="--", lw=1)
 ax.text(6.45, 0.06, "5 %", fontsize=8, ha="right")
 ax.set_ylabel("relative gradient error ‖g − ∇J‖ / ‖∇J‖")
-ax.set_title("Informed critics are exact (rounding level); state-only and action-peeking are not")
+ax.set_title(
+    "Informed critics are exact (rounding level); state-only and action-peeking are not"
+)
 plt.show()
 
 # %% [markdown]
@@ -680,14 +734,22 @@ def tower_gap(w, crit, E, i_values):
     for t in range(HORIZON):
         h, i, a = E.hist[:, t], i_values[:, t], E.a[:, t]
         # P(i | h) over all trajectories, and Q(h, i, a') for every a' on the same grid
-        p_ih = torch.zeros(E.n_hist[t], nI, dtype=DT).index_put_((h, i), w, accumulate=True)
+        p_ih = torch.zeros(E.n_hist[t], nI, dtype=DT).index_put_(
+            (h, i), w, accumulate=True
+        )
         p_ih = p_ih / p_ih.sum(1, keepdim=True).clamp_min(1e-300)
-        q = torch.zeros(E.n_hist[t], nI, A, dtype=DT).index_put_((h, i, a), crit["Q(h,i,a)"][:, t])
+        q = torch.zeros(E.n_hist[t], nI, A, dtype=DT).index_put_(
+            (h, i, a), crit["Q(h,i,a)"][:, t]
+        )
         q_mix = (p_ih[:, :, None] * q).sum(1)  # Σ_i P(i|h) Q(h,i,a), shape (n_hist, A)
         seen = (
-            torch.zeros(E.n_hist[t], nI, A, dtype=torch.bool).index_put_((h, i, a), w > 0).all(1)
+            torch.zeros(E.n_hist[t], nI, A, dtype=torch.bool)
+            .index_put_((h, i, a), w > 0)
+            .all(1)
         )  # (h, a) pairs with every i possible
-        qha = torch.zeros(E.n_hist[t], A, dtype=DT).index_put_((h, a), crit["Q(h,a)"][:, t])
+        qha = torch.zeros(E.n_hist[t], A, dtype=DT).index_put_(
+            (h, a), crit["Q(h,a)"][:, t]
+        )
         gap_q = max(gap_q, float((q_mix - qha)[seen].abs().max()))
         v_mix = critic.conditional_mean(crit["V(h,i)"][:, t], w, h)
         gap_v = max(gap_v, float((v_mix - crit["V(h)"][:, t]).abs().max()))
@@ -736,8 +798,12 @@ def variance_terms(w, G, crit, E):
     var_h, e_var_hi = [], []
     for t in range(HORIZON):
         h, hi = E.hist[:, t], E.hist[:, t] * E.n_signal + E.i[:, t]
-        var_h.append(critic.conditional_mean(G[:, t] ** 2, w, h) - crit["V(h)"][:, t] ** 2)
-        var_hi = critic.conditional_mean(G[:, t] ** 2, w, hi) - crit["V(h,i)"][:, t] ** 2
+        var_h.append(
+            critic.conditional_mean(G[:, t] ** 2, w, h) - crit["V(h)"][:, t] ** 2
+        )
+        var_hi = (
+            critic.conditional_mean(G[:, t] ** 2, w, hi) - crit["V(h,i)"][:, t] ** 2
+        )
         e_var_hi.append(critic.conditional_mean(var_hi, w, h))
     return torch.stack(var_h, 1), torch.stack(e_var_hi, 1)
 
@@ -756,7 +822,9 @@ print(
     "mean gap Var(G|h) − E Var(G|h,i), averaged over steps:",
     {k: round(v, 4) + 0.0 for k, v in mean_gap.items()},
 )
-print(f"independent noise: max |gap| = {'< 1e-12' if noise_equal < 1e-12 else noise_equal}")
+print(
+    f"independent noise: max |gap| = {'< 1e-12' if noise_equal < 1e-12 else noise_equal}"
+)
 
 # %% tags=["claim"]
 # fails if: the critics' conditional variances were computed on the wrong groups (e.g. i not in
@@ -793,7 +861,9 @@ for k, name in enumerate(SIGNALS):
         color=icml26.plotting.color(k),
     )
 ax.set_xticks(range(HORIZON), [f"t = {t}" for t in range(HORIZON)])
-ax.set_ylabel(r"$\mathbb{E}_h[\mathrm{Var}(G_t|h) - \mathbb{E}_{i|h}\mathrm{Var}(G_t|h,i)]$")
+ax.set_ylabel(
+    r"$\mathbb{E}_h[\mathrm{Var}(G_t|h) - \mathbb{E}_{i|h}\mathrm{Var}(G_t|h,i)]$"
+)
 ax.set_title("How much return variance each signal explains, per step")
 ax.legend(fontsize=8)
 plt.show()
@@ -889,7 +959,11 @@ def episodes(n, obs_noise=0.0):
     d = critic.rollout(env, n, EPISODE_LEN, obs_noise=obs_noise, generator=gen)
     z = critic.history_window(d["obs"], d["actions"], env.n_actions, WINDOW)
     a_onehot = torch.nn.functional.one_hot(d["actions"], env.n_actions).to(DT)
-    return d, torch.cat([z, a_onehot], -1), critic.discounted_returns(d["rewards"], GAMMA)
+    return (
+        d,
+        torch.cat([z, a_onehot], -1),
+        critic.discounted_returns(d["rewards"], GAMMA),
+    )
 
 
 t0 = time.process_time()
@@ -898,14 +972,26 @@ n_rows = RESID_EPISODES * EPISODE_LEN
 groups = np.repeat(np.arange(RESID_EPISODES), EPISODE_LEN)
 X_np, G_np = X_res.reshape(n_rows, -1).numpy(), G_res.reshape(-1).numpy()
 g_hat = critic.cross_fit_predict(
-    X_np, G_np, groups, n_folds=N_FOLDS, n_trees=N_TREES, min_samples_leaf=MIN_LEAF, seed=SEED
+    X_np,
+    G_np,
+    groups,
+    n_folds=N_FOLDS,
+    n_trees=N_TREES,
+    min_samples_leaf=MIN_LEAF,
+    seed=SEED,
 )
 e_G = torch.from_numpy(G_np - g_hat)
 resid = {}
 for name, idx in icml26.progress(SUBSETS.items(), desc="residual tests"):
     i_np = d_res["features"][..., idx].reshape(n_rows, -1).numpy()
     i_hat = critic.cross_fit_predict(
-        X_np, i_np, groups, n_folds=N_FOLDS, n_trees=N_TREES, min_samples_leaf=MIN_LEAF, seed=SEED
+        X_np,
+        i_np,
+        groups,
+        n_folds=N_FOLDS,
+        n_trees=N_TREES,
+        min_samples_leaf=MIN_LEAF,
+        seed=SEED,
     )
     e_i = torch.from_numpy(i_np - i_hat)
     resid[name] = critic.permutation_hsic(
@@ -1036,7 +1122,8 @@ ax2.set_ylabel("mean prediction gain $L^\\tau$ (± 2 s.e.)")
 ax2.set_title("Prediction-gain test", fontsize=10)
 ax2.legend(fontsize=7.5, loc="lower right")
 fig.suptitle(
-    "Both tests single out the subsets that carry φ₄, φ₅ (random-policy data)", fontsize=10.5
+    "Both tests single out the subsets that carry φ₄, φ₅ (random-policy data)",
+    fontsize=10.5,
 )
 plt.show()
 
@@ -1064,7 +1151,9 @@ def learning_curves(X, feats, G, steps, lr=0.05, batch=512, n_train=800):
     """Held-out MSE of linear critics [X ⊕ i] trained by Adam on MC returns, one per signal."""
     inputs = [X] + [torch.cat([X, feats[..., idx]], -1) for idx in SUBSETS.values()]
     width = max(x.shape[-1] for x in inputs)
-    Z = torch.stack([torch.nn.functional.pad(x, (0, width - x.shape[-1])) for x in inputs])
+    Z = torch.stack(
+        [torch.nn.functional.pad(x, (0, width - x.shape[-1])) for x in inputs]
+    )
     Z_tr, Z_te = (
         Z[:, :n_train].reshape(len(inputs), -1, width),
         Z[:, n_train:].reshape(len(inputs), -1, width),
@@ -1075,7 +1164,9 @@ def learning_curves(X, feats, G, steps, lr=0.05, batch=512, n_train=800):
     curve = []
     for _ in range(steps):
         b = torch.randint(y_tr.shape[0], (batch,), generator=gen)
-        loss = ((Z_tr[:, b] @ W[:, :, None]).squeeze(-1) - y_tr[b]).square().mean(1).sum()
+        loss = (
+            ((Z_tr[:, b] @ W[:, :, None]).squeeze(-1) - y_tr[b]).square().mean(1).sum()
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -1091,11 +1182,18 @@ print("held-out MSE after", CRITIC_STEPS, "updates:", final)
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Learned critics. The reward-carrying signal lowers the held-out error.", "name": "critic-fig-learning"}}
 fig, ax = plt.subplots(figsize=(7.0, 3.3))
 for k, lab in enumerate(["no signal (symmetric)", *names]):
-    ax.plot(np.arange(1, CRITIC_STEPS + 1), curves[:, k], color=icml26.plotting.color(k), label=lab)
+    ax.plot(
+        np.arange(1, CRITIC_STEPS + 1),
+        curves[:, k],
+        color=icml26.plotting.color(k),
+        label=lab,
+    )
 ax.set_xscale("log")
 ax.set_xlabel("critic updates (Adam, batch 512)")
 ax.set_ylabel("held-out MSE of $\\hat Q$ vs $G_t$")
-ax.set_title("Critics given φ₄, φ₅ reach a lower error; the redundant signal changes nothing")
+ax.set_title(
+    "Critics given φ₄, φ₅ reach a lower error; the redundant signal changes nothing"
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -1127,7 +1225,9 @@ for name, E in [
 ]:
     w, G, crit = exact_quantities(theta0, E)
     V_td = critic.td_fixed_point(w, E.reward, E.hist * E.n_signal + E.i, GAMMA_AUDIT)
-    td_gap[name] = [float((V_td[:, t] - crit["V(h,i)"][:, t]).abs().max()) for t in range(HORIZON)]
+    td_gap[name] = [
+        float((V_td[:, t] - crit["V(h,i)"][:, t]).abs().max()) for t in range(HORIZON)
+    ]
     print(
         f"{name:>22}: max |V_TD − V(h,i)| per step = "
         + ", ".join("< 1e-12" if g < 1e-12 else f"{g:.3f}" for g in td_gap[name])
@@ -1175,7 +1275,9 @@ def hyppo_pvalue(u, v, reps):
     from hyppo.independence import Hsic
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # hyppo prefers >= 1000 replications
+        warnings.simplefilter(
+            "ignore", RuntimeWarning
+        )  # hyppo prefers >= 1000 replications
         return Hsic().test(u, v, reps=reps, random_state=SEED).pvalue
 
 
@@ -1184,7 +1286,10 @@ def sklearn_nystroem_features(x, sigma, n_components, seed):
     from sklearn.kernel_approximation import Nystroem
 
     ny = Nystroem(
-        kernel="rbf", gamma=1 / (2 * sigma**2), n_components=n_components, random_state=seed
+        kernel="rbf",
+        gamma=1 / (2 * sigma**2),
+        n_components=n_components,
+        random_state=seed,
     )
     return ny.fit_transform(x)
 
@@ -1205,7 +1310,9 @@ fd_err = icml26.checks.agree("autograd vs finite differences", gJ0, fd, atol=1e-
 sub = 20 * EPISODE_LEN
 ex, ey = (
     e_G[:sub, None],
-    torch.from_numpy(d_res["features"][..., [0, 1, 3, 4]].reshape(n_rows, -1).numpy()[:sub]),
+    torch.from_numpy(
+        d_res["features"][..., [0, 1, 3, 4]].reshape(n_rows, -1).numpy()[:sub]
+    ),
 )
 perms = torch.stack([torch.randperm(20, generator=gen) for _ in range(40)])
 res_k = critic.permutation_hsic(
@@ -1219,7 +1326,9 @@ stat_r, p_r = reference_permutation_hsic(
     critic.median_bandwidth(ex),
     critic.median_bandwidth(ey),
 )
-icml26.checks.agree("HSIC statistic: kernel vs exact reference", res_k.statistic, stat_r, rtol=1e-6)
+icml26.checks.agree(
+    "HSIC statistic: kernel vs exact reference", res_k.statistic, stat_r, rtol=1e-6
+)
 assert res_k.p_value == p_r
 
 # 3. Nyström vs the exact Gram matrix, and scikit-learn's Nystroem
@@ -1254,14 +1363,19 @@ assert all(a == b for _, a, b in verdicts)
 # 5. scipy's one-sided t-test
 L_chk = gains[0.0, "[s1,s2,s4,s5]"]
 assert (
-    abs(critic.gain_ttest(L_chk)[1] - ttest_1samp(L_chk.numpy(), 0.0, alternative="greater").pvalue)
+    abs(
+        critic.gain_ttest(L_chk)[1]
+        - ttest_1samp(L_chk.numpy(), 0.0, alternative="greater").pvalue
+    )
     < 1e-12
 )
 print(
     f"autograd = finite differences (max diff ≤ 1e-8); HSIC kernel = exact "
     f"reference (p = {p_r:.3f} both)"
 )
-print(f"Nyström (256 landmarks) vs exact Gram: ours {err_ours:.3f}, scikit-learn {err_sk:.3f}")
+print(
+    f"Nyström (256 landmarks) vs exact Gram: ours {err_ours:.3f}, scikit-learn {err_sk:.3f}"
+)
 print("reject at α = 0.05 (ours = hyppo):", [(lab, a) for lab, a, _ in verdicts])
 print("gain test p-value = scipy.stats.ttest_1samp(alternative='greater')")
 
@@ -1278,15 +1392,24 @@ print("gain test p-value = scipy.stats.ttest_1samp(alternative='greater')")
 # %% tags=["nbval-ignore-output"]
 n_t = 60 * EPISODE_LEN
 ex_t = e_G[:n_t, None]
-ey_t = torch.from_numpy(d_res["features"][..., [0, 1, 3, 4]].reshape(n_rows, -1).numpy()[:n_t])
+ey_t = torch.from_numpy(
+    d_res["features"][..., [0, 1, 3, 4]].reshape(n_rows, -1).numpy()[:n_t]
+)
 perms_t = torch.stack([torch.randperm(60, generator=gen) for _ in range(40)])
 t0 = time.process_time()
 critic.permutation_hsic(
-    ex_t, ey_t, EPISODE_LEN, n_permutations=40, n_landmarks=N_LANDMARKS, permutations=perms_t
+    ex_t,
+    ey_t,
+    EPISODE_LEN,
+    n_permutations=40,
+    n_landmarks=N_LANDMARKS,
+    permutations=perms_t,
 )
 t_k = time.process_time() - t0
 t0 = time.process_time()
-reference_permutation_hsic(ex_t.numpy(), ey_t.numpy(), EPISODE_LEN, perms_t.numpy(), 1.0, 1.0)
+reference_permutation_hsic(
+    ex_t.numpy(), ey_t.numpy(), EPISODE_LEN, perms_t.numpy(), 1.0, 1.0
+)
 t_r = time.process_time() - t0
 print(
     f"{n_t} steps, 40 permutations: kernel {t_k * 1e3:.0f} ms, reference {t_r * 1e3:.0f} ms "

@@ -279,7 +279,9 @@ SEED = 4
 rng = icml26.seed_everything(SEED)
 icml26.plotting.use_book_style()
 DEVICE = icml26.device()
-gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
+gen = torch.Generator().manual_seed(
+    SEED
+)  # CPU generator for every torch draw of the chapter
 
 # %% tags=["parameters", "hide-input"]
 N_ATTRIBUTES = icml26.pick(ci=4, paper=4)  # K: item, colour, size, payment
@@ -296,7 +298,9 @@ UPDATES_B1 = icml26.pick(ci=100, paper=300)  # updates, budget B = 1
 TASKS_B1 = icml26.pick(ci=64, paper=64)  # tasks per update, B = 1
 UPDATES_B3 = icml26.pick(ci=200, paper=400)  # updates, budget B = 3
 TASKS_B3 = icml26.pick(ci=32, paper=64)
-CMP_SEEDS = icml26.pick(ci=5, paper=20)  # seeds of the IG-vs-success comparison (04.13–04.15)
+CMP_SEEDS = icml26.pick(
+    ci=5, paper=20
+)  # seeds of the IG-vs-success comparison (04.13–04.15)
 CMP_UPDATES = icml26.pick(ci=60, paper=60)
 CMP_TASKS = icml26.pick(ci=16, paper=16)
 CMP_EVAL = icml26.pick(ci=1000, paper=5000)
@@ -326,7 +330,9 @@ N_TIMING = icml26.pick(ci=500, paper=2000)  # tasks in the EIG timing cell
 def likelihood_reference(belief, attrs, eps, n_values, action):
     """P(A = a | G = g) for one action, as an (answers, goals) array: the strict user."""
     n_goals, n_attr = attrs.shape
-    if action < n_attr:  # ask(k): the true value, or with probability eps a uniform value
+    if (
+        action < n_attr
+    ):  # ask(k): the true value, or with probability eps a uniform value
         L = np.full((n_values, n_goals), eps / n_values)
         L[attrs[:, action], np.arange(n_goals)] += 1 - eps
     elif action == n_attr + 1:  # confirm the most probable goal: "yes" (row 0) or "no"
@@ -349,7 +355,9 @@ def eig_reference(belief, attrs, eps, n_values):
                 continue
             posterior = row * belief / p_answer
             on = posterior > 0
-            gain += p_answer * np.sum(posterior[on] * np.log(posterior[on] / belief[on]))
+            gain += p_answer * np.sum(
+                posterior[on] * np.log(posterior[on] / belief[on])
+            )
         gains.append(gain)
     return np.array(gains)
 
@@ -392,8 +400,12 @@ NAMES = clarify.action_names(env)
 ATTRS = env.attrs.cpu().numpy()
 tasks_chk = clarify.sample_tasks(env, 64, revealed=(0, 3), generator=gen)
 b_chk = clarify.initial_belief(env, tasks_chk)
-eig_ref = np.array([eig_reference(b, ATTRS, EPS_USER, N_VALUES) for b in b_chk.cpu().numpy()])
-icml26.checks.agree("eig: kernel vs reference", clarify.eig(env, b_chk), eig_ref, atol=1e-12)
+eig_ref = np.array(
+    [eig_reference(b, ATTRS, EPS_USER, N_VALUES) for b in b_chk.cpu().numpy()]
+)
+icml26.checks.agree(
+    "eig: kernel vs reference", clarify.eig(env, b_chk), eig_ref, atol=1e-12
+)
 mi_all = torch.stack(
     [
         clarify.mutual_information(b_chk, clarify.likelihood_matrix(env, b_chk, a))
@@ -430,7 +442,9 @@ b_one = clarify.initial_belief(env, task_one)
 h_one = float(-(torch.special.xlogy(b_one, b_one)).sum())
 eig_one = clarify.eig(env, b_one)[0].cpu().numpy()
 
-fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4), gridspec_kw={"width_ratios": [1.15, 1]})
+fig, (ax0, ax1) = plt.subplots(
+    1, 2, figsize=(7.5, 3.4), gridspec_kw={"width_ratios": [1.15, 1]}
+)
 boxes = {
     "instruction x\n(some attributes)": (0.02, 0.70),
     "clarifier π_W\nasks Q or no-ask": (0.36, 0.70),
@@ -441,7 +455,13 @@ boxes = {
 for text, (bx, by) in boxes.items():
     ax0.add_patch(
         FancyBboxPatch(
-            (bx, by), 0.28, 0.2, boxstyle="round,pad=0.02", fc="#eef3fb", ec="#345", lw=1
+            (bx, by),
+            0.28,
+            0.2,
+            boxstyle="round,pad=0.02",
+            fc="#eef3fb",
+            ec="#345",
+            lw=1,
         )
     )
     ax0.text(bx + 0.14, by + 0.1, text, ha="center", va="center", fontsize=7.5)
@@ -450,7 +470,14 @@ ax0.annotate("", (0.36, 0.80), (0.32, 0.80), arrowprops=arrow)
 ax0.annotate("", (0.70, 0.80), (0.66, 0.80), arrowprops=arrow)
 ax0.annotate("", (0.74, 0.40), (0.84, 0.68), arrowprops=arrow)
 ax0.annotate("", (0.40, 0.28), (0.53, 0.28), arrowprops=arrow)
-ax0.text(0.5, 0.03, "R = log P(G*|x,Q,A) − log P(G*|x)", ha="center", fontsize=8, color="#a33")
+ax0.text(
+    0.5,
+    0.03,
+    "R = log P(G*|x,Q,A) − log P(G*|x)",
+    ha="center",
+    fontsize=8,
+    color="#a33",
+)
 ax0.set(xlim=(0, 1), ylim=(0, 1), title="The clarification loop")
 ax0.axis("off")
 ax1.bar(range(env.n_actions), h_one - eig_one, color=icml26.plotting.color(0))
@@ -464,7 +491,12 @@ ax1.text(
 )
 for i, g in enumerate(eig_one):
     ax1.text(
-        i, h_one - g - 0.2, f"−{g:.2f}" if g > 5e-3 else "0", ha="center", fontsize=7, color="white"
+        i,
+        h_one - g - 0.2,
+        f"−{g:.2f}" if g > 5e-3 else "0",
+        ha="center",
+        fontsize=7,
+        color="white",
     )
 ax1.set_xticks(range(env.n_actions), NAMES, rotation=40, fontsize=8)
 ax1.set(
@@ -495,7 +527,9 @@ plt.show()
 # %%
 pairs = clarify.sample_tasks(env, N_PAIRS, revealed=(1, 3), generator=gen)
 b_pairs = clarify.initial_belief(env, pairs)
-kinds = ["ask (unrevealed)"] * (N_PAIRS - 6) + ["confirm"] * 4 + ["vague", "ask (revealed)"]
+kinds = (
+    ["ask (unrevealed)"] * (N_PAIRS - 6) + ["confirm"] * 4 + ["vague", "ask (revealed)"]
+)
 questions = []
 for i, kind in enumerate(kinds):
     rev = pairs.revealed[i].cpu().numpy()
@@ -512,7 +546,9 @@ env_wrong = replace(env, eps=0.3)  # a belief that misjudges the user's noise
 def reward_draws(i: int, n: int, belief_env) -> tuple[torch.Tensor, torch.Tensor]:
     """n draws of R for pair i: G* ~ belief, A ~ the true user, posterior from belief_env."""
     b = b_pairs[i : i + 1]
-    L_true = clarify.likelihood_matrix(env, b, questions[i])[0].cpu()  # (answers, goals)
+    L_true = clarify.likelihood_matrix(env, b, questions[i])[
+        0
+    ].cpu()  # (answers, goals)
     L_belief = clarify.likelihood_matrix(belief_env, b, questions[i])[0].cpu()
     b = b.cpu()
     joint = L_belief * b  # P(G = g, A = a) under the belief's answer model
@@ -540,7 +576,9 @@ ratio_wrong = max(row[6] for row in rows)
 print("pair  kind               Q         I(G;A|x,Q)   MC mean     SE       ratio")
 for i in (0, 1, 14, 15, 18, 19):
     kind, q, exact, mean, se, ratio, _ = rows[i]
-    print(f"{i:4d}  {kind:17s}  {q:8s}  {exact:10.5f}  {mean:9.5f}  {se:.1e}  {ratio:.2f}")
+    print(
+        f"{i:4d}  {kind:17s}  {q:8s}  {exact:10.5f}  {mean:9.5f}  {se:.1e}  {ratio:.2f}"
+    )
 print(f"misspecified belief (ε assumed 0.3): worst ratio {ratio_wrong:.1f}")
 
 # %% tags=["claim"]
@@ -574,7 +612,9 @@ for i in range(N_PAIRS):
         err_noiseless = max(err_noiseless, abs(mean_r - h_answer))
         h_max = max(h_max, h_answer)
         on = (L * b) > 0
-        unnormalised = np.sum((L * b)[on] * np.log(L[on]))  # E[log P(A|G)P(G|x) − log P(G|x)]
+        unnormalised = np.sum(
+            (L * b)[on] * np.log(L[on])
+        )  # E[log P(A|G)P(G|x) − log P(G|x)]
         unnormalised_err = max(unnormalised_err, abs(unnormalised - h_answer))
 print(f"largest H(A|x,Q) among the questions: {h_max:.3f} nats")
 print(f"unnormalised posterior: max |E[R] − H(A|x,Q)| = {unnormalised_err:.3f}")
@@ -617,7 +657,9 @@ for i in range(N_PAIRS):
         fractions.setdefault(kind, []).append(neg)
         violations += int(abs(neg - predicted) > 1e-12 or mean_r < -1e-12)
 for kind, f in fractions.items():
-    print(f"{kind:17s} P(R < 0) from {min(f):.4f} to {max(f):.4f} over {len(f)} questions")
+    print(
+        f"{kind:17s} P(R < 0) from {min(f):.4f} to {max(f):.4f} over {len(f)} questions"
+    )
 
 # %% tags=["claim"]
 # fails if: noisy answers are not penalised (no R < 0), or the mean reward goes negative
@@ -642,12 +684,21 @@ groups = {
 }
 bins = np.linspace(-4, 4, 81)
 for j, (kind, r) in enumerate(groups.items()):
-    ax0.hist(r, bins=bins, histtype="step", lw=1.5, color=icml26.plotting.color(j), label=kind)
+    ax0.hist(
+        r,
+        bins=bins,
+        histtype="step",
+        lw=1.5,
+        color=icml26.plotting.color(j),
+        label=kind,
+    )
     ax0.axvline(r.mean(), color=icml26.plotting.color(j), ls="--", lw=1)
 ax0.axvline(0, color="black", lw=0.8)
 ax0.set_yscale("log")
 ax0.set(
-    xlabel="reward R (nats)", ylabel="draws (log scale)", title="R is negative after a noisy answer"
+    xlabel="reward R (nats)",
+    ylabel="draws (log scale)",
+    title="R is negative after a noisy answer",
 )
 ax0.legend(fontsize=8)
 order = ["ask (unrevealed)", "confirm", "ask (revealed)", "vague", "no-ask"]
@@ -705,7 +756,12 @@ methods_b1 = {
 res_b1 = {}
 for name, policy in methods_b1.items():
     success, asked = clarify.evaluate(
-        env, test, policy, TEMPERATURES, budget=1, generator=torch.Generator().manual_seed(SEED)
+        env,
+        test,
+        policy,
+        TEMPERATURES,
+        budget=1,
+        generator=torch.Generator().manual_seed(SEED),
     )
     res_b1[name] = (success.cpu().numpy(), float(asked.double().mean()))
 print("success per agent τ =", TEMPERATURES, "| mean | steps per task")
@@ -718,7 +774,10 @@ of_oracle = res_b1["IG-trained"][0].mean() / res_b1["oracle greedy-EIG"][0].mean
 # %% tags=["claim"]
 # fails if: the IG-trained clarifier does not help (the paper's +3.7 points on average)
 icml26.claim(
-    "04.4", "mean success gain over 5 agents, IG clarifier vs none", gain.mean(), at_least=0.037
+    "04.4",
+    "mean success gain over 5 agents, IG clarifier vs none",
+    gain.mean(),
+    at_least=0.037,
 )
 
 # %% tags=["claim"]
@@ -742,7 +801,10 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: the trained clarifier falls short of the exact greedy-EIG oracle
 icml26.claim(
-    "04.7", "success of IG clarifier / oracle greedy-EIG (mean of agents)", of_oracle, at_least=0.95
+    "04.7",
+    "success of IG clarifier / oracle greedy-EIG (mean of agents)",
+    of_oracle,
+    at_least=0.95,
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "One question (B = 1) helps every agent; the trained clarifier ≈ the oracle.", "name": "04-fig-3"}}
@@ -750,7 +812,13 @@ fig, ax = plt.subplots(figsize=(7.5, 3.6))
 width = 0.2
 for j, (name, (s, q)) in enumerate(res_b1.items()):
     xs = np.arange(len(TEMPERATURES)) + (j - 1.5) * width
-    ax.bar(xs, s, width, label=f"{name} ({1 + q:.2f} steps)", color=icml26.plotting.color(j))
+    ax.bar(
+        xs,
+        s,
+        width,
+        label=f"{name} ({1 + q:.2f} steps)",
+        color=icml26.plotting.color(j),
+    )
 ax.set_xticks(range(len(TEMPERATURES)), [f"agent τ={t:g}" for t in TEMPERATURES])
 ax.set(
     ylabel="success rate (fraction of tasks)",
@@ -813,13 +881,20 @@ methods_b3 = {
 res_b3 = {}
 for name, policy in methods_b3.items():
     success, asked = clarify.evaluate(
-        env, test, policy, TEMPERATURES, budget=3, generator=torch.Generator().manual_seed(SEED)
+        env,
+        test,
+        policy,
+        TEMPERATURES,
+        budget=3,
+        generator=torch.Generator().manual_seed(SEED),
     )
     res_b3[name] = (success.cpu().numpy(), asked.cpu().numpy())
 full = test.revealed.all(1).cpu().numpy()
 n_revealed = test.revealed.sum(1).cpu().numpy()
 print(f"{full.mean():.1%} of the test tasks are fully specified")
-print("method              success | questions | no-ask on fully specified | asks on the others")
+print(
+    "method              success | questions | no-ask on fully specified | asks on the others"
+)
 for name, (s, q) in res_b3.items():
     print(
         f"{name:19s} {s.mean():.3f}  |  {q.mean():.2f}     |  {(q[full] == 0).mean():.1%}"
@@ -829,28 +904,46 @@ q_cost, q_free = res_b3[f"IG-trained, c = {COST:g}"][1], res_b3["IG-trained, c =
 abstain = float((q_cost[full] == 0).mean())
 excess_q = q_cost.mean() - res_b3[f"oracle, c = {COST:g}"][1].mean()
 saved_q = q_free.mean() - q_cost.mean()
-loss = res_b3["IG-trained, c = 0"][0].mean() - res_b3[f"IG-trained, c = {COST:g}"][0].mean()
+loss = (
+    res_b3["IG-trained, c = 0"][0].mean()
+    - res_b3[f"IG-trained, c = {COST:g}"][0].mean()
+)
 
 # %% tags=["claim"]
 # fails if: the cost does not teach the clarifier to stay silent when nothing is missing
-icml26.claim("04.8", "no-ask rate on fully specified tasks, c = 0.05, B = 3", abstain, at_least=0.9)
-assert (q_free[full] == 0).mean() < 0.5, "without the cost the tie is not broken towards no-ask"
+icml26.claim(
+    "04.8",
+    "no-ask rate on fully specified tasks, c = 0.05, B = 3",
+    abstain,
+    at_least=0.9,
+)
+assert (q_free[full] == 0).mean() < 0.5, (
+    "without the cost the tie is not broken towards no-ask"
+)
 
 # %% tags=["claim"]
 # fails if: the trained clarifier over-asks compared with the greedy-EIG oracle at equal cost
 icml26.claim(
-    "04.9", "questions per task: IG clarifier − oracle, both c = 0.05", excess_q, at_most=0.25
+    "04.9",
+    "questions per task: IG clarifier − oracle, both c = 0.05",
+    excess_q,
+    at_most=0.25,
 )
 
 # %% tags=["claim"]
 # fails if: the cost does not reduce the overhead
 icml26.claim(
-    "04.10", "questions per task saved by the cost (c = 0 minus c = 0.05)", saved_q, at_least=1.0
+    "04.10",
+    "questions per task saved by the cost (c = 0 minus c = 0.05)",
+    saved_q,
+    at_least=1.0,
 )
 
 # %% tags=["claim"]
 # fails if: the cost makes the clarifier skip questions that matter
-icml26.claim("04.11", "success lost to the cost (mean of agents, B = 3)", loss, at_most=0.02)
+icml26.claim(
+    "04.11", "success lost to the cost (mean of agents, B = 3)", loss, at_most=0.02
+)
 
 # %% [markdown]
 # The last test of this group checks the tie itself, with the enumerating reference rather than
@@ -858,8 +951,12 @@ icml26.claim("04.11", "success lost to the cost (mean of agents, B = 3)", loss, 
 
 # %%
 b_full = clarify.initial_belief(env, test)[torch.from_numpy(full).to(env.prior.device)]
-eig_full = np.array([eig_reference(b, ATTRS, EPS_USER, N_VALUES) for b in b_full.cpu().numpy()])
-print(f"{len(eig_full)} fully specified tasks; largest EIG of any question: {eig_full.max():.1e}")
+eig_full = np.array(
+    [eig_reference(b, ATTRS, EPS_USER, N_VALUES) for b in b_full.cpu().numpy()]
+)
+print(
+    f"{len(eig_full)} fully specified tasks; largest EIG of any question: {eig_full.max():.1e}"
+)
 
 # %% tags=["claim"]
 # fails if: a question could still be informative once the goal is known (wrong answer model)
@@ -883,7 +980,12 @@ for j, (name, (_, q)) in enumerate(res_b3.items()):
     per = [q[n_revealed == r].mean() for r in range(N_ATTRIBUTES + 1)]
     style = "-" if name.startswith("IG") else ":"
     ax.plot(
-        range(N_ATTRIBUTES + 1), per, style, marker="o", color=icml26.plotting.color(j), label=name
+        range(N_ATTRIBUTES + 1),
+        per,
+        style,
+        marker="o",
+        color=icml26.plotting.color(j),
+        label=name,
     )
 ax.set(
     xlabel="attributes revealed in the instruction",
@@ -918,13 +1020,21 @@ grid = list(range(0, CMP_UPDATES + 1, CMP_GRID))
 def success_map(policy: clarify.Policy) -> float:
     """Success of the MAP agent on the comparison tasks after the policy's dialogues."""
     s, _ = clarify.evaluate(
-        env, test_cmp, policy, [0.0], budget=3, generator=torch.Generator().manual_seed(SEED)
+        env,
+        test_cmp,
+        policy,
+        [0.0],
+        budget=3,
+        generator=torch.Generator().manual_seed(SEED),
     )
     return float(s[0])
 
 
 oracle_cmp = success_map(clarify.oracle_policy(0.0))
-curves = {"ig": np.zeros((CMP_SEEDS, len(grid))), "success": np.zeros((CMP_SEEDS, len(grid)))}
+curves = {
+    "ig": np.zeros((CMP_SEEDS, len(grid))),
+    "success": np.zeros((CMP_SEEDS, len(grid))),
+}
 for seed in icml26.progress(range(CMP_SEEDS), desc="seeds"):
     for reward in curves:
         _, saved = clarify.train_clarifier(
@@ -945,7 +1055,9 @@ for seed in icml26.progress(range(CMP_SEEDS), desc="seeds"):
             success_map(clarify.softmax_policy(saved[u], greedy=True)) for u in grid
         ]
 at = [grid.index(20), grid.index(40)]
-wins = (curves["ig"] >= curves["success"])[:, at].mean(0)  # fraction of seeds, at 20 and 40
+wins = (curves["ig"] >= curves["success"])[:, at].mean(
+    0
+)  # fraction of seeds, at 20 and 40
 gaps = (curves["ig"] - curves["success"])[:, at].mean(0)
 
 
@@ -958,11 +1070,15 @@ def updates_to(curve: np.ndarray, target: float) -> float:
 target = 0.9 * oracle_cmp
 reach = {k: updates_to(c.mean(0), target) for k, c in curves.items()}
 auc = {k: c.mean() for k, c in curves.items()}
-print(f"oracle greedy-EIG success (MAP agent): {oracle_cmp:.3f}; 90 % of it: {target:.3f}")
+print(
+    f"oracle greedy-EIG success (MAP agent): {oracle_cmp:.3f}; 90 % of it: {target:.3f}"
+)
 print(
     f"fraction of seeds with IG ≥ success at updates 20, 40: {wins}; mean gaps {np.round(gaps, 3)}"
 )
-print(f"updates to 90 % of the oracle: IG {reach['ig']:g}, success {reach['success']:g}")
+print(
+    f"updates to 90 % of the oracle: IG {reach['ig']:g}, success {reach['success']:g}"
+)
 print(
     f"mean success over the first {CMP_UPDATES} updates: "
     f"IG {auc['ig']:.3f}, success {auc['success']:.3f}"
@@ -980,7 +1096,10 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: the IG advantage is within noise
 icml26.claim(
-    "04.14", "mean success gap IG − success, worst of updates 20, 40", gaps.min(), at_least=0.01
+    "04.14",
+    "mean success gap IG − success, worst of updates 20, 40",
+    gaps.min(),
+    at_least=0.01,
 )
 
 # %% tags=["claim"]
@@ -994,9 +1113,17 @@ icml26.claim(
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The dense IG reward learns faster; both end near the oracle.", "name": "04-fig-5"}}
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
-for j, (reward, label) in enumerate((("ig", "IG reward, per-step"), ("success", "success reward"))):
+for j, (reward, label) in enumerate(
+    (("ig", "IG reward, per-step"), ("success", "success reward"))
+):
     c = curves[reward]
-    ax.plot(grid, c.mean(0), marker="o", color=icml26.plotting.color(j), label=f"{label} (mean)")
+    ax.plot(
+        grid,
+        c.mean(0),
+        marker="o",
+        color=icml26.plotting.color(j),
+        label=f"{label} (mean)",
+    )
     ax.fill_between(grid, c.min(0), c.max(0), color=icml26.plotting.color(j), alpha=0.2)
 ax.axhline(oracle_cmp, color="black", lw=1, label="oracle greedy-EIG")
 ax.axhline(target, color="black", lw=1, ls=":", label="90 % of the oracle")
@@ -1078,13 +1205,16 @@ import scipy.stats
 from sklearn.metrics import mutual_info_score
 
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore", FutureWarning)  # pgmpy's notice about a renamed module
+    warnings.simplefilter(
+        "ignore", FutureWarning
+    )  # pgmpy's notice about a renamed module
     from pgmpy.factors.discrete import TabularCPD
     from pgmpy.inference import VariableElimination
     from pgmpy.models import DiscreteBayesianNetwork
 
 task_x = clarify.Tasks(
-    test.goal[:1], torch.zeros(1, N_ATTRIBUTES, dtype=torch.bool, device=env.prior.device)
+    test.goal[:1],
+    torch.zeros(1, N_ATTRIBUTES, dtype=torch.bool, device=env.prior.device),
 )
 b_x = clarify.initial_belief(env, task_x)
 q_x = 2  # ask(2)
@@ -1097,10 +1227,14 @@ icml26.checks.agree("scipy.stats.entropy", I_scipy, I_ours, atol=1e-12)
 
 outcomes = [(g, a) for g in range(env.n_goals) for a in range(N_VALUES)]
 pmf = [bx[g] * L_x[a, g] for g, a in outcomes]
-I_dit = dit.shannon.mutual_information(dit.Distribution(outcomes, pmf), [0], [1]) * np.log(2)
+I_dit = dit.shannon.mutual_information(
+    dit.Distribution(outcomes, pmf), [0], [1]
+) * np.log(2)
 icml26.checks.agree("dit mutual_information (bits → nats)", I_dit, I_ours, atol=1e-10)
 
-g_s = torch.multinomial(b_x[0].cpu(), N_MI_SAMPLES, replacement=True, generator=gen).numpy()
+g_s = torch.multinomial(
+    b_x[0].cpu(), N_MI_SAMPLES, replacement=True, generator=gen
+).numpy()
 u_s = torch.rand(N_MI_SAMPLES, 1, generator=gen, dtype=torch.float64).numpy()
 a_s = (np.cumsum(L_x[:, g_s].T, axis=1) < u_s).sum(1)
 I_sklearn = mutual_info_score(g_s, a_s)
@@ -1119,13 +1253,16 @@ for a in range(N_VALUES):
     one = torch.tensor([q_x], device=b_x.device), torch.tensor([a], device=b_x.device)
     post_ours = clarify.update(env, b_x, *one)[0].cpu().numpy()
     pgmpy_err = max(
-        pgmpy_err, icml26.checks.agree("pgmpy posterior", post_ours, post_pgmpy, atol=1e-12)
+        pgmpy_err,
+        icml26.checks.agree("pgmpy posterior", post_ours, post_pgmpy, atol=1e-12),
     )
 print(f"I(G;A|x,ask(2)) = {I_ours:.6f} nats: scipy {I_scipy:.6f}, dit {I_dit:.6f}")
 print(
     f"scikit-learn plug-in from {N_MI_SAMPLES} samples: {I_sklearn:.4f} (expected bias +{bias:.4f})"
 )
-print(f"pgmpy variable elimination vs our Bayes update, all {N_VALUES} answers: max error < 1e-12")
+print(
+    f"pgmpy variable elimination vs our Bayes update, all {N_VALUES} answers: max error < 1e-12"
+)
 
 # %% [markdown]
 # For GRPO there is no standalone function to call: TRL's `GRPOTrainer` computes the advantage
@@ -1135,8 +1272,12 @@ print(f"pgmpy variable elimination vs our Bayes update, all {N_VALUES} answers: 
 
 # %%
 r_grp = torch.randn(4, GROUP, generator=gen, dtype=torch.float64)
-ratio_ddof = grpo.group_advantages(r_grp, ddof=0, eps=0.0) / grpo.group_advantages(r_grp, eps=0.0)
-assert torch.allclose(ratio_ddof, torch.full_like(ratio_ddof, (GROUP / (GROUP - 1)) ** 0.5))
+ratio_ddof = grpo.group_advantages(r_grp, ddof=0, eps=0.0) / grpo.group_advantages(
+    r_grp, eps=0.0
+)
+assert torch.allclose(
+    ratio_ddof, torch.full_like(ratio_ddof, (GROUP / (GROUP - 1)) ** 0.5)
+)
 print(f"ddof = 0 / ddof = 1 advantages: {float(ratio_ddof.mean()):.4f} = √(8/7)")
 
 # %% [markdown]

@@ -436,7 +436,9 @@ N_FREE = icml26.pick(ci=4, paper=32)  # random unconstrained drifts
 FREE_PATHS = icml26.pick(ci=128, paper=4096)
 # Strong order of Euler–Maruyama (cogsde-thm-strong)
 ORDER_PATHS = icml26.pick(ci=2048, paper=65536)
-ORDER_FINE = icml26.pick(ci=2**10, paper=2**14)  # steps of the finest Brownian grid on [0, 1]
+ORDER_FINE = icml26.pick(
+    ci=2**10, paper=2**14
+)  # steps of the finest Brownian grid on [0, 1]
 ORDER_LEVELS = icml26.pick(ci=(3, 4, 5, 6, 7, 8), paper=(4, 5, 6, 7, 8, 9, 10, 11))
 # Forecasting task: 1 s of history, 2 s of prediction at 10 frames per second
 DT = 0.1  # seconds per frame
@@ -446,7 +448,9 @@ TRAIN_AGENTS = icml26.pick(ci=128, paper=2048)
 TRAIN_LEN = icml26.pick(ci=200, paper=2000)
 TEST_AGENTS = icml26.pick(ci=128, paper=1024)
 Z_DIM = icml26.pick(ci=8, paper=64)  # latent state d (the released code: 64)
-NET = icml26.pick(ci=16, paper=64)  # width of encoder, generator and the SDE's small networks
+NET = icml26.pick(
+    ci=16, paper=64
+)  # width of encoder, generator and the SDE's small networks
 N_REGIMES = 3
 TRAIN_ITERS = icml26.pick(ci=40, paper=2000)
 BATCH = icml26.pick(ci=16, paper=64)
@@ -561,11 +565,15 @@ with torch.no_grad():
         switching_drift_reference(rs_small, zs, vs[:, :3], vs[:, 3:]),
         atol=1e-12,
     )
-    slow = em_reference(rs_small.drift, rs_small.diffusion, z0_small, 0.05, v_small, dW_small)
+    slow = em_reference(
+        rs_small.drift, rs_small.diffusion, z0_small, 0.05, v_small, dW_small
+    )
     fast = sde.euler_maruyama(
         rs_small.drift, rs_small.diffusion, z0_small, 0.05, u=v_small, dW=dW_small
     )
-icml26.checks.agree("Euler–Maruyama: batched kernel vs per-path loop", fast, slow, atol=1e-12)
+icml26.checks.agree(
+    "Euler–Maruyama: batched kernel vs per-path loop", fast, slow, atol=1e-12
+)
 print("drift and Euler–Maruyama: kernels agree with the references to 1e-12")
 
 # %% [markdown]
@@ -596,9 +604,13 @@ print(
 
 g = torch.Generator().manual_seed(SEED + 1)
 segments = torch.randint(0, 3, (N_STEPS // 50,), generator=g).repeat_interleave(50)
-commands = F.one_hot(segments, 3).float().to(DEVICE)  # (N_STEPS, 3), shared by every path
+commands = (
+    F.one_hot(segments, 3).float().to(DEVICE)
+)  # (N_STEPS, 3), shared by every path
 z0 = (2.0 * torch.randn(N_PATHS, LATENT_DIM, generator=g)).to(DEVICE)
-dW = (math.sqrt(STEP) * torch.randn(N_STEPS, N_PATHS, LATENT_DIM, generator=g)).to(DEVICE)
+dW = (math.sqrt(STEP) * torch.randn(N_STEPS, N_PATHS, LATENT_DIM, generator=g)).to(
+    DEVICE
+)
 with torch.no_grad():
     t0 = time.perf_counter()
     path = sde.euler_maruyama(
@@ -607,10 +619,16 @@ with torch.no_grad():
     em_seconds = time.perf_counter() - t0
 sq = path.pow(2).sum(-1).double()
 m_hat, m_se = sq.mean(1), sq.std(1) / math.sqrt(N_PATHS)
-times = torch.arange(path.shape[0], dtype=torch.float64, device=DEVICE) * STEP * SAVE_EVERY
+times = (
+    torch.arange(path.shape[0], dtype=torch.float64, device=DEVICE) * STEP * SAVE_EVERY
+)
 m0 = m_hat[0].item()
 bound = sde.mean_square_bound(times, cert.alpha, cert.beta, m0, 1.0)
-bound_em = sde.em_mean_square_bound(times / STEP, STEP, cert, m0, 1.0) if STEP < h_max else None
+bound_em = (
+    sde.em_mean_square_bound(times / STEP, STEP, cert, m0, 1.0)
+    if STEP < h_max
+    else None
+)
 ratio = (m_hat / bound)[1:]  # at t = 0 the bound equals the empirical m_0 by definition
 allowance = (3 * m_se / bound)[1:]
 print(
@@ -642,9 +660,13 @@ for r in range(N_FREE):
             save_every=SAVE_EVERY,
         )
     m_free.append(p_free.pow(2).sum(-1).double().mean(1).clamp(max=1e30))
-    free_eigs.append(torch.linalg.eigvals(free.linear().detach().cpu().double()).real.max().item())
+    free_eigs.append(
+        torch.linalg.eigvals(free.linear().detach().cpu().double()).real.max().item()
+    )
 m_free = torch.stack(m_free)  # (N_FREE, n_saved)
-print(f"largest real part of an eigenvalue of each free A: {[round(e, 2) for e in free_eigs]}")
+print(
+    f"largest real part of an eigenvalue of each free A: {[round(e, 2) for e in free_eigs]}"
+)
 print(
     f"free drifts above 1000x the certified bound at T: "
     f"{int((m_free[:, -1] > 1e3 * bound[-1]).sum())} of {N_FREE}"
@@ -655,10 +677,21 @@ fig, ax = plt.subplots(figsize=(6.4, 3.6))
 tt = times.cpu().numpy()
 ax.plot(tt, bound.cpu(), color=icml26.plotting.color(1), label="bound of the theorem")
 if bound_em is not None:
-    ax.plot(tt, bound_em.cpu(), "--", color=icml26.plotting.color(4), label="Euler–Maruyama bound")
+    ax.plot(
+        tt,
+        bound_em.cpu(),
+        "--",
+        color=icml26.plotting.color(4),
+        label="Euler–Maruyama bound",
+    )
 lo, hi = (m_hat - 3 * m_se).cpu(), (m_hat + 3 * m_se).cpu()
 ax.fill_between(tt, lo, hi, color=icml26.plotting.color(0), alpha=0.3)
-ax.plot(tt, m_hat.cpu(), color=icml26.plotting.color(0), label="certified SDE, Monte Carlo ±3 s.e.")
+ax.plot(
+    tt,
+    m_hat.cpu(),
+    color=icml26.plotting.color(0),
+    label="certified SDE, Monte Carlo ±3 s.e.",
+)
 for r in range(N_FREE):
     ax.plot(
         tt,
@@ -715,11 +748,15 @@ steps, errors = [], []
 for level in ORDER_LEVELS:
     n = 2**level
     dW_n = dW_fine.reshape(n, ORDER_FINE // n, ORDER_PATHS, 1).sum(1)
-    x = sde.euler_maruyama(lambda z, u: mu * z, lambda z: vol * z, x0, horizon_gbm / n, dW=dW_n)
+    x = sde.euler_maruyama(
+        lambda z, u: mu * z, lambda z: vol * z, x0, horizon_gbm / n, dW=dW_n
+    )
     steps.append(horizon_gbm / n)
     errors.append((x[-1] - exact).abs().mean().item())
 slope, intercept = icml26.stats.loglog_fit(steps, errors)
-print(f"strong errors: {[f'{e:.4f}' for e in errors]}; fitted log-log slope {slope:.3f}")
+print(
+    f"strong errors: {[f'{e:.4f}' for e in errors]}; fitted log-log slope {slope:.3f}"
+)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Halving the step shrinks the pathwise Euler–Maruyama error by about $\\sqrt 2$: strong order ½ (claim 05.2).", "name": "05-fig-order"}}
 fig, ax = plt.subplots(figsize=(5.6, 3.6))
@@ -790,8 +827,12 @@ icml26.claim(
 
 # %%
 g_data = torch.Generator().manual_seed(SEED + 3)
-train = sde.simulate_animal(TRAIN_AGENTS, TRAIN_LEN, DT, generator=g_data, p_command=P_COMMAND)
-test = sde.simulate_animal(TEST_AGENTS, PAST + FUTURE, DT, generator=g_data, p_command=P_COMMAND)
+train = sde.simulate_animal(
+    TRAIN_AGENTS, TRAIN_LEN, DT, generator=g_data, p_command=P_COMMAND
+)
+test = sde.simulate_animal(
+    TEST_AGENTS, PAST + FUTURE, DT, generator=g_data, p_command=P_COMMAND
+)
 test_ids = torch.arange(TEST_AGENTS)
 test_past, test_cmd, test_future = motion.motion_windows(
     test, test_ids, torch.zeros_like(test_ids), PAST, FUTURE, DT
@@ -810,7 +851,9 @@ def build(name, seed):
         )
         driver = motion.SDEDriver(rs)
     elif name == "certified SDE":
-        driver = motion.SDEDriver(sde.CertifiedSDE(Z_DIM, 3, NET // 2, eps=0.1, sigma=0.1))
+        driver = motion.SDEDriver(
+            sde.CertifiedSDE(Z_DIM, 3, NET // 2, eps=0.1, sigma=0.1)
+        )
     elif name == "neural ODE":
         driver = motion.ODEDriver(Z_DIM, 3, NET)
     else:
@@ -825,17 +868,27 @@ def train_forecaster(model, seed, n_samples, penalty=0.0):
     rs = getattr(model.driver, "sde", None)
     for it in range(TRAIN_ITERS):
         agents = torch.randint(0, TRAIN_AGENTS, (BATCH,), generator=gen)
-        starts = torch.randint(0, TRAIN_LEN - PAST - FUTURE + 1, (BATCH,), generator=gen)
-        past, cmd, future = motion.motion_windows(train, agents, starts, PAST, FUTURE, DT)
-        pos, path = model(past, cmd, DT, n_samples=n_samples, generator=gen, return_latent=True)
+        starts = torch.randint(
+            0, TRAIN_LEN - PAST - FUTURE + 1, (BATCH,), generator=gen
+        )
+        past, cmd, future = motion.motion_windows(
+            train, agents, starts, PAST, FUTURE, DT
+        )
+        pos, path = model(
+            past, cmd, DT, n_samples=n_samples, generator=gen, return_latent=True
+        )
         loss = motion.best_of_k_loss(pos, future)
         if penalty > 0 and isinstance(rs, switching.RegimeSwitchingSDE):
-            v = switching.command_channels(cmd.transpose(0, 1).repeat(1, n_samples, 1), DT)
+            v = switching.command_channels(
+                cmd.transpose(0, 1).repeat(1, n_samples, 1), DT
+            )
             res = switching.dissipativity_residual(
                 rs, path[:-1].flatten(0, 1), v.flatten(0, 1), alpha=ALPHA_B, beta=BETA_B
             )
             ramp = switching.penalty_ramp(it, TRAIN_ITERS)
-            loss = loss + penalty * ramp * switching.dissipativity_penalty(res.view(FUTURE, -1))
+            loss = loss + penalty * ramp * switching.dissipativity_penalty(
+                res.view(FUTURE, -1)
+            )
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -859,10 +912,14 @@ runs = [(seed, name) for seed in SEEDS for name in MODELS]
 trained, metrics = {}, {name: [] for name in MODELS}
 for seed, name in icml26.progress(runs, desc="training"):
     k = K_TRAIN if STOCHASTIC.get(name, False) else 1
-    model = train_forecaster(build(name, seed), seed, k, PENALTY if name == "CogSDE" else 0.0)
+    model = train_forecaster(
+        build(name, seed), seed, k, PENALTY if name == "CogSDE" else 0.0
+    )
     trained[seed, name] = model
     metrics[name].append(
-        motion.trajectory_metrics(forecast(model, name, test_past, test_cmd, seed), test_future)
+        motion.trajectory_metrics(
+            forecast(model, name, test_past, test_cmd, seed), test_future
+        )
     )
 for name in MODELS:
     print(f"{name:>17}: {n_params(trained[SEEDS[0], name])} parameters")
@@ -878,7 +935,9 @@ for name in MODELS:
 def interval(values):
     """Mean and half-width of the 95 % t-interval over seeds."""
     x = np.asarray(values, dtype=float)
-    t975 = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 8: 2.36, 10: 2.26}.get(len(x), 2.0)
+    t975 = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 8: 2.36, 10: 2.26}.get(
+        len(x), 2.0
+    )
     return x.mean(), t975 * x.std(ddof=1) / math.sqrt(len(x))
 
 
@@ -894,9 +953,14 @@ for name in MODELS:
         cells.append(f"{m:6.3f} ±{w:5.3f}")
     print(f"{name:>17} | " + " | ".join(cells))
 last_step = test_past[:, -1, :2] - test_past[:, -2, :2]
-const_vel = last_step[:, None] * torch.arange(1, FUTURE + 1)[None, :, None] + test_past[:, -1:, :2]
+const_vel = (
+    last_step[:, None] * torch.arange(1, FUTURE + 1)[None, :, None]
+    + test_past[:, -1:, :2]
+)
 cv = motion.trajectory_metrics(const_vel.unsqueeze(0), test_future)
-print(f"{'constant velocity':>17} | {cv['minADE']:6.3f}        | {cv['minFDE']:6.3f}        |")
+print(
+    f"{'constant velocity':>17} | {cv['minADE']:6.3f}        | {cv['minFDE']:6.3f}        |"
+)
 ratio_min = [
     a["minADE"] / b["minADE"]
     for a, b in zip(metrics["CogSDE"], metrics["RSSM-like GRU"], strict=True)
@@ -932,7 +996,9 @@ for ax, b in zip(axes, (0, 1, 2), strict=True):
     for j in range(p.shape[0]):
         ax.plot(p[j, :, 0], p[j, :, 1], color="0.65", lw=0.6)
     best = int((pos_cog[:, b] - test_future[b]).norm(dim=-1).mean(-1).argmin())
-    ax.plot(p[best, :, 0], p[best, :, 1], "--", color="k", lw=1.0, label="best proposal")
+    ax.plot(
+        p[best, :, 0], p[best, :, 1], "--", color="k", lw=1.0, label="best proposal"
+    )
     hist = test_past[b, :, :2].numpy()
     ax.plot(hist[:, 0], hist[:, 1], color="k", lw=1.5, label="history")
     truth = test_future[b].numpy()
@@ -1006,7 +1072,9 @@ def true_positions(ids):
 
 truth_hold = true_positions(hold[:, None].repeat(1, FUTURE))
 truth_curves = {d: response(true_positions(switched(d)), truth_hold) for d in SHIFTS}
-truth_lag = {d: motion.response_lag(truth_curves[d], SWITCH0 + d).item() for d in SHIFTS}
+truth_lag = {
+    d: motion.response_lag(truth_curves[d], SWITCH0 + d).item() for d in SHIFTS
+}
 lags, timing = {name: [] for name in MODELS}, {name: [] for name in MODELS}
 curves0 = {}
 for seed in SEEDS:
@@ -1016,19 +1084,28 @@ for seed in SEEDS:
         per = []
         for d in SHIFTS:
             curve = response(
-                forecast(model, name, test_past, F.one_hot(switched(d), 3).float(), seed), base
+                forecast(
+                    model, name, test_past, F.one_hot(switched(d), 3).float(), seed
+                ),
+                base,
             )
             per.append(motion.response_lag(curve, SWITCH0 + d).item())
             if seed == SEEDS[0] and d == 0:
                 curves0[name] = curve
         lags[name].append(float(np.mean(per)))
         timing[name].append(
-            float(np.mean([abs(a - truth_lag[d]) for a, d in zip(per, SHIFTS, strict=True)]))
+            float(
+                np.mean(
+                    [abs(a - truth_lag[d]) for a, d in zip(per, SHIFTS, strict=True)]
+                )
+            )
         )
 print(f"true agent: response lag {np.mean(list(truth_lag.values())):.2f} frames")
 for name in MODELS:
     (lm, lw), (tm, tw) = interval(lags[name]), interval(timing[name])
-    print(f"{name:>17}: lag {lm:5.2f} ±{lw:4.2f} frames, timing error {tm:5.2f} ±{tw:4.2f} frames")
+    print(
+        f"{name:>17}: lag {lm:5.2f} ±{lw:4.2f} frames, timing error {tm:5.2f} ±{tw:4.2f} frames"
+    )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Response to a command switch at future frame 4 (seed of the first model): distance between the velocities predicted with and without the switch, normalised by its peak; the true agent reaches half of its response about one frame after the switch.", "name": "05-fig-timing"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.4))
@@ -1037,7 +1114,13 @@ tc = truth_curves[0].numpy()
 ax.plot(frames, tc / tc.max(), color="k", lw=2, label="true agent")
 for j, name in enumerate(MODELS):
     c = curves0[name].numpy()
-    ax.plot(frames, c / max(c.max(), 1e-12), color=icml26.plotting.color(j), label=name, marker=".")
+    ax.plot(
+        frames,
+        c / max(c.max(), 1e-12),
+        color=icml26.plotting.color(j),
+        label=name,
+        marker=".",
+    )
 ax.axvline(SWITCH0, color="0.5", ls=":", label="command switch")
 ax.axhline(0.5, color="0.7", lw=0.8)
 ax.set_xlabel("future frame (0.1 s)")
@@ -1064,7 +1147,9 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: a baseline follows the timing of the commands more closely than CogSDE
-best_baseline = min(float(np.mean(timing[n])) for n in ("RSSM-like GRU", "GRU", "neural ODE"))
+best_baseline = min(
+    float(np.mean(timing[n])) for n in ("RSSM-like GRU", "GRU", "neural ODE")
+)
 icml26.claim(
     "05.4",
     "timing error, CogSDE / best baseline (mean over seeds)",
@@ -1123,11 +1208,15 @@ with torch.no_grad():
         generator=torch.Generator().manual_seed(2000),
         return_latent=True,
     )
-    pi = cog0.driver.sde.regime_weights(lat.flatten(0, 1)).view(FUTURE + 1, K_EVAL, N_REGIMES)
+    pi = cog0.driver.sde.regime_weights(lat.flatten(0, 1)).view(
+        FUTURE + 1, K_EVAL, N_REGIMES
+    )
 fig, ax = plt.subplots(figsize=(6.8, 3.4))
 t_ax = np.arange(FUTURE + 1) * DT
 for i in range(N_REGIMES):
-    ax.plot(t_ax, pi[:, :, i].numpy(), color=icml26.plotting.color(i + 3), lw=0.5, alpha=0.5)
+    ax.plot(
+        t_ax, pi[:, :, i].numpy(), color=icml26.plotting.color(i + 3), lw=0.5, alpha=0.5
+    )
     ax.plot(
         t_ax,
         pi[:, :, i].mean(1).numpy(),
@@ -1137,7 +1226,14 @@ for i in range(N_REGIMES):
     )
 ids = test_cmd[b_reg].argmax(-1).numpy()
 for k, c in enumerate(ids):
-    ax.axvspan(k * DT, (k + 1) * DT, ymin=0.94, ymax=1.0, color=icml26.plotting.color(int(c)), lw=0)
+    ax.axvspan(
+        k * DT,
+        (k + 1) * DT,
+        ymin=0.94,
+        ymax=1.0,
+        color=icml26.plotting.color(int(c)),
+        lw=0,
+    )
 for c, cname in enumerate(sde.COMMANDS):
     ax.plot([], [], color=icml26.plotting.color(c), lw=6, label=f"command: {cname}")
 ax.set_ylim(0, 1.06)
@@ -1149,7 +1245,9 @@ plt.show()
 
 # %%
 moved = (pi.mean(1) - pi.mean(1)[0]).abs().max().item()
-print(f"largest change of a mean regime weight over the {FUTURE * DT:g} s forecast: {moved:.3f}")
+print(
+    f"largest change of a mean regime weight over the {FUTURE * DT:g} s forecast: {moved:.3f}"
+)
 
 # %% [markdown]
 # At the default training budget the regime weights stay close to their initial mixture and
@@ -1185,7 +1283,9 @@ g_probe = torch.Generator().manual_seed(SEED + 8)
 v_test = switching.command_channels(test_cmd.transpose(0, 1).repeat(1, K_EVAL, 1), DT)
 n_probe = 4096
 direction = F.normalize(torch.randn(n_probe, Z_DIM, generator=g_probe), dim=-1)
-spread = 10 ** (math.log10(2) + torch.rand(n_probe, 1, generator=g_probe) * math.log10(5))
+spread = 10 ** (
+    math.log10(2) + torch.rand(n_probe, 1, generator=g_probe) * math.log10(5)
+)
 u_new = F.one_hot(torch.randint(0, 3, (n_probe,), generator=g_probe), 3).float()
 u_old = F.one_hot(torch.randint(0, 3, (n_probe,), generator=g_probe), 3).float()
 v_probe = torch.cat([u_new, ((u_new - u_old) / DT).clamp(-10, 10)], dim=-1)
@@ -1219,12 +1319,14 @@ with torch.no_grad():
         )
         if certified:  # its own certificate (cogsde-prop-param) holds everywhere
             sde_c, c = model.driver.sde, model.driver.sde.certificate()
-            lhs = 2 * (z_far * sde_c.drift(z_far, v_far)).sum(-1) + sde_c.diffusion(z_far).pow(
-                2
-            ).sum(-1)
+            lhs = 2 * (z_far * sde_c.drift(z_far, v_far)).sum(-1) + sde_c.diffusion(
+                z_far
+            ).pow(2).sum(-1)
             rhs = -c.alpha * z_far.pow(2).sum(-1) + c.beta * (1 + v_far.pow(2).sum(-1))
             assert (lhs <= rhs + 1e-6).all(), "the certificate must hold at every probe"
-print(f"{'model':>18} | visited states violating | far probes violating | 99 % visited norm")
+print(
+    f"{'model':>18} | visited states violating | far probes violating | 99 % visited norm"
+)
 for name, (vis, far, rad) in violations.items():
     print(f"{name:>18} | {vis:24.3f} | {far:20.3f} | {rad:.2f}")
 for name in list(variants)[:3]:
@@ -1320,7 +1422,9 @@ for label, model_x, grid in (
     ("certified SDE", cert_small, grid_x),
 ):
     with torch.no_grad():
-        ours = sde.euler_maruyama(model_x.drift, model_x.diffusion, z0_x, h_x, u=grid, dW=dW_x)
+        ours = sde.euler_maruyama(
+            model_x.drift, model_x.diffusion, z0_x, h_x, u=grid, dW=dW_x
+        )
         theirs = torchsde.sdeint(
             sde.TorchsdeAdapter(model_x, grid, h_x),
             z0_x,
@@ -1329,7 +1433,9 @@ for label, model_x, grid in (
             method="euler",
             dt=h_x,
         )
-    gap_x = icml26.checks.agree(f"{label}: icml26 EM vs torchsde", ours, theirs, atol=1e-9)
+    gap_x = icml26.checks.agree(
+        f"{label}: icml26 EM vs torchsde", ours, theirs, atol=1e-9
+    )
     print(f"{label}: icml26 EM and torchsde.sdeint(method='euler') agree to 1e-9")
 
 # %% [markdown]
@@ -1342,7 +1448,9 @@ for label, model_x, grid in (
 # %%
 theta, vol_ou, x0_ou, h_ou, n_ou, N_ou = 1.5, 0.8, 2.0, 0.01, 200, 4096
 g = torch.Generator().manual_seed(SEED + 6)
-dW_ou = (math.sqrt(h_ou) * torch.randn(n_ou, N_ou, 1, generator=g, dtype=torch.float64)).to(DEVICE)
+dW_ou = (
+    math.sqrt(h_ou) * torch.randn(n_ou, N_ou, 1, generator=g, dtype=torch.float64)
+).to(DEVICE)
 x_ou = sde.euler_maruyama(
     lambda z, u: -theta * z,
     lambda z: torch.full_like(z, vol_ou),
@@ -1367,7 +1475,9 @@ print(
 # drift, with `torchsde` and with the per-path loop):
 
 # %% tags=["nbval-ignore-output"]
-print(f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_seconds:.2f} s")
+print(
+    f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_seconds:.2f} s"
+)
 
 # %% [markdown]
 # ## Limits of this reproduction

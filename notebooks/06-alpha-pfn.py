@@ -272,7 +272,9 @@ TRAIN_STEPS = icml26.pick(ci=600, paper=4000)
 TRAIN_BATCH = icml26.pick(ci=16, paper=32)  # datasets per step (all their candidates)
 TEST_SETS = icml26.pick(ci=32, paper=100)  # held-out datasets
 REF_SAMPLES = icml26.pick(ci=512, paper=2000)  # M for the reference acquisition
-P41_SAMPLES = icml26.pick(ci=20000, paper=100000)  # regression samples (Proposition 4.1)
+P41_SAMPLES = icml26.pick(
+    ci=20000, paper=100000
+)  # regression samples (Proposition 4.1)
 P41_BUCKETS = icml26.pick(ci=64, paper=64)
 P41_STEPS = icml26.pick(ci=1200, paper=6000)
 BT_SETS = icml26.pick(ci=8, paper=24)  # datasets for the BoTorch cross-check
@@ -329,11 +331,15 @@ plt.show()
 
 
 # %% tags=["reference"]
-def bar_entropy_reference(borders: np.ndarray, probs: np.ndarray, full_support: bool) -> float:
+def bar_entropy_reference(
+    borders: np.ndarray, probs: np.ndarray, full_support: bool
+) -> float:
     """−∫ q log q of a bar distribution, one bucket at a time by adaptive quadrature."""
 
     def tail_integrand(y: float, p: float, s: float, anchor: float) -> float:
-        q = p * np.sqrt(2 / np.pi) / s * np.exp(-0.5 * ((y - anchor) / s) ** 2)  # half-normal
+        q = (
+            p * np.sqrt(2 / np.pi) / s * np.exp(-0.5 * ((y - anchor) / s) ** 2)
+        )  # half-normal
         return -q * np.log(q) if q > 0 else 0.0
 
     B = len(probs)
@@ -344,10 +350,14 @@ def bar_entropy_reference(borders: np.ndarray, probs: np.ndarray, full_support: 
             s = w[b] / stats.norm.ppf(0.75)
             anchor = borders[1] if b == 0 else borders[B - 1]
             lo, hi = (-np.inf, anchor) if b == 0 else (anchor, np.inf)
-            total += integrate.quad(tail_integrand, lo, hi, args=(probs[b], s, anchor))[0]
+            total += integrate.quad(tail_integrand, lo, hi, args=(probs[b], s, anchor))[
+                0
+            ]
         else:  # a uniform bucket
             d = probs[b] / w[b]
-            total += integrate.quad(lambda y, d=d: -d * np.log(d), borders[b], borders[b + 1])[0]
+            total += integrate.quad(
+                lambda y, d=d: -d * np.log(d), borders[b], borders[b + 1]
+            )[0]
     return total
 
 
@@ -356,7 +366,9 @@ def bar_entropy_reference(borders: np.ndarray, probs: np.ndarray, full_support: 
 # batch of logits at once; `bar_mean`, `bar_log_density` and `bar_nll` complete the family.
 
 # %%
-borders_demo = torch.sort(torch.rand(9, generator=gen, dtype=torch.float64) * 4 - 2).values
+borders_demo = torch.sort(
+    torch.rand(9, generator=gen, dtype=torch.float64) * 4 - 2
+).values
 logits_demo = torch.randn(5, 8, generator=gen, dtype=torch.float64)
 for full in (False, True):
     icml26.checks.agree(
@@ -370,7 +382,10 @@ for full in (False, True):
         ),
         atol=1e-8,
     )
-print("H (interior)     :", np.round(pfn.bar_entropy(borders_demo, logits_demo).numpy(), 4))
+print(
+    "H (interior)     :",
+    np.round(pfn.bar_entropy(borders_demo, logits_demo).numpy(), 4),
+)
 print(
     "H (full support) :",
     np.round(pfn.bar_entropy(borders_demo, logits_demo, full_support=True).numpy(), 4),
@@ -393,7 +408,9 @@ def grouped_es_reference(
 
     def mixture_entropy(ys: np.ndarray, centres: np.ndarray) -> float:
         dens = stats.norm.pdf(ys[:, None], centres[None, :], noise_sd).mean(1)
-        return -np.trapezoid(np.where(dens > 0, dens * np.log(np.maximum(dens, 1e-300)), 0), ys)
+        return -np.trapezoid(
+            np.where(dens > 0, dens * np.log(np.maximum(dens, 1e-300)), 0), ys
+        )
 
     G = f_samples.shape[1]
     if kind == "pes":
@@ -405,9 +422,13 @@ def grouped_es_reference(
     acq, label = np.zeros(len(query_idx)), np.zeros(len(query_idx))
     for c, i in enumerate(query_idx):
         centres = f_samples[:, i]
-        ys = np.linspace(centres.min() - 6 * noise_sd, centres.max() + 6 * noise_sd, 800)
+        ys = np.linspace(
+            centres.min() - 6 * noise_sd, centres.max() + 6 * noise_sd, 800
+        )
         h_all = mixture_entropy(ys, centres)
-        h_cond = {g: mixture_entropy(ys, centres[groups == g]) for g in np.unique(groups)}
+        h_cond = {
+            g: mixture_entropy(ys, centres[groups == g]) for g in np.unique(groups)
+        }
         acq[c] = h_all - sum(np.mean(groups == g) * h for g, h in h_cond.items())
         label[c] = h_all - h_cond[groups[0]]
     return acq, label
@@ -424,8 +445,12 @@ def grouped_es_reference(
 grid = torch.linspace(0, 1, GRID, dtype=torch.float64)
 prior = dict(lengthscale=LENGTHSCALE, variance=VARIANCE)
 demo = pfn.make_tasks(grid, 3, N_CTX, noise_sd=NOISE_SD, generator=gen, **prior)
-mu_d, cov_d = pfn.gp_posterior(demo.x_ctx, demo.y_ctx, demo.mask, grid, noise_sd=NOISE_SD, **prior)
-f_d = torch.cat([demo.f[:, None], pfn.sample_posterior(mu_d, cov_d, 200, generator=gen)], 1)
+mu_d, cov_d = pfn.gp_posterior(
+    demo.x_ctx, demo.y_ctx, demo.mask, grid, noise_sd=NOISE_SD, **prior
+)
+f_d = torch.cat(
+    [demo.f[:, None], pfn.sample_posterior(mu_d, cov_d, 200, generator=gen)], 1
+)
 q_d = torch.arange(0, GRID, 4).expand(3, -1)
 # tolerance 1e-4: different quadratures (Y_POINTS nodes vs 800), and a sample whose f* sits on a
 # quantile edge may fall on either side of it after rounding
@@ -434,13 +459,23 @@ for kind in ("mes", "pes"):
         f_d, q_d, NOISE_SD, kind=kind, bins=BINS, points=Y_POINTS
     )
     ref = [
-        grouped_es_reference(f_d[i].numpy(), q_d[i].numpy(), NOISE_SD, kind, BINS) for i in range(3)
+        grouped_es_reference(f_d[i].numpy(), q_d[i].numpy(), NOISE_SD, kind, BINS)
+        for i in range(3)
     ]
     icml26.checks.agree(
-        f"{kind} kernel vs reference", acq_k.numpy(), np.array([r[0] for r in ref]), atol=1e-4
+        f"{kind} kernel vs reference",
+        acq_k.numpy(),
+        np.array([r[0] for r in ref]),
+        atol=1e-4,
     )
-    icml26.checks.agree(f"{kind} labels", lab_k.numpy(), np.array([r[1] for r in ref]), atol=1e-4)
-print("MES on dataset 0 at every 4th grid point:", np.round(acq_k[0].numpy(), 3)[:8], "...")
+    icml26.checks.agree(
+        f"{kind} labels", lab_k.numpy(), np.array([r[1] for r in ref]), atol=1e-4
+    )
+print(
+    "MES on dataset 0 at every 4th grid point:",
+    np.round(acq_k[0].numpy(), 3)[:8],
+    "...",
+)
 
 # %% [markdown]
 # ## Experiments
@@ -457,7 +492,10 @@ print("MES on dataset 0 at every 4th grid point:", np.round(acq_k[0].numpy(), 3)
 errs, broken = [], []
 for k in range(40):
     B = int(torch.randint(2, 40, (1,), generator=gen))
-    b = torch.cumsum(torch.rand(B + 1, generator=gen, dtype=torch.float64) + 0.05, 0) - B / 2
+    b = (
+        torch.cumsum(torch.rand(B + 1, generator=gen, dtype=torch.float64) + 0.05, 0)
+        - B / 2
+    )
     z = 2 * torch.randn(B, generator=gen, dtype=torch.float64)
     full = k % 2 == 1
     want = bar_entropy_reference(b.numpy(), torch.softmax(z, 0).numpy(), full)
@@ -490,12 +528,18 @@ def gaussian_bar_gap(buckets: int) -> float:
 
 gap_fine, gap_coarse = gaussian_bar_gap(2000), gaussian_bar_gap(32)
 assert gap_coarse > 1e-3 > 0, "a coarse bar must visibly overestimate the entropy"
-print(f"H(bar) − ½ log 2πe: B = 2000: {gap_fine:.1e}; B = 32: {gap_coarse:.1e} (both ≥ 0, as KL)")
+print(
+    f"H(bar) − ½ log 2πe: B = 2000: {gap_fine:.1e}; B = 32: {gap_coarse:.1e} (both ≥ 0, as KL)"
+)
 
 # %% tags=["claim"]
 # fails if: the entropy were biased (e.g. midpoint log-density instead of the exact bucket terms)
 icml26.claim(
-    "06.2", "B = 2000 bar of N(0,1): |H − ½ log 2πe|", abs(gap_fine), at_most=1e-5, kind="theorem"
+    "06.2",
+    "B = 2000 bar of N(0,1): |H − ½ log 2πe|",
+    abs(gap_fine),
+    at_most=1e-5,
+    kind="theorem",
 )
 
 # %% [markdown]
@@ -519,7 +563,9 @@ def gamma_task(n: int, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     x = torch.rand(n, generator=g, dtype=torch.float64)
     theta = 0.1 + 0.5 * x
     e = torch.from_numpy(
-        stats.gamma.rvs(2.0, size=n, random_state=int(torch.randint(0, 2**31, (1,), generator=g)))
+        stats.gamma.rvs(
+            2.0, size=n, random_state=int(torch.randint(0, 2**31, (1,), generator=g))
+        )
     )
     return x, torch.sin(2 * math.pi * x) + theta * e
 
@@ -552,16 +598,31 @@ with torch.no_grad():
 k, th = 2.0, (0.1 + 0.5 * x_te).numpy()
 shift = np.sin(2 * np.pi * x_te.numpy())
 true_mean = shift + k * th
-h_true = float(np.mean(k + np.log(th) + special.gammaln(k) + (1 - k) * special.digamma(k)))
+h_true = float(
+    np.mean(k + np.log(th) + special.gammaln(k) + (1 - k) * special.digamma(k))
+)
 nll = float(pfn.bar_nll(b41, lg41, inside(t_te)))
 bn = b41.numpy()
-j = np.clip(np.searchsorted(bn, inside(t_te).numpy(), side="right") - 1, 0, P41_BUCKETS - 1)
-mass = stats.gamma.cdf(bn[j + 1] - shift, k, scale=th) - stats.gamma.cdf(bn[j] - shift, k, scale=th)
+j = np.clip(
+    np.searchsorted(bn, inside(t_te).numpy(), side="right") - 1, 0, P41_BUCKETS - 1
+)
+mass = stats.gamma.cdf(bn[j + 1] - shift, k, scale=th) - stats.gamma.cdf(
+    bn[j] - shift, k, scale=th
+)
 nll_bar = float(np.mean(-np.log(mass / np.diff(bn)[j])))
-r2 = lambda pred: 1 - np.sum((pred - true_mean) ** 2) / np.sum((true_mean - true_mean.mean()) ** 2)  # noqa: E731
+
+
+def r2(pred):
+    sse = np.sum((pred - true_mean) ** 2)
+    return 1 - sse / np.sum((true_mean - true_mean.mean()) ** 2)
+
+
 r2_mean = r2(pfn.bar_mean(b41, lg41).numpy())
 r2_mode = r2(0.5 * (bn[1:] + bn[:-1])[lg41.argmax(-1).numpy()])
-gauss_gap = float(np.mean(-stats.norm.logpdf(t_te.numpy(), true_mean, np.sqrt(k) * th))) - h_true
+gauss_gap = (
+    float(np.mean(-stats.norm.logpdf(t_te.numpy(), true_mean, np.sqrt(k) * th)))
+    - h_true
+)
 print(
     f"h(t|x) = {h_true:.3f}; NLL*_bar = {nll_bar:.3f} (discretisation floor {nll_bar - h_true:.3f}); NLL = {nll:.3f}"
 )
@@ -591,8 +652,12 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: a Gaussian head were used — it cannot represent the skewed law (its gap is asserted > 0.15)
-assert gauss_gap > 0.15, "a Gaussian head with the true moments must fail the entropy bound"
-icml26.claim("06.5", "bar head: NLL − h(t|x) in nats", nll - h_true, at_most=0.15, kind="theorem")
+assert gauss_gap > 0.15, (
+    "a Gaussian head with the true moments must fail the entropy bound"
+)
+icml26.claim(
+    "06.5", "bar head: NLL − h(t|x) in nats", nll - h_true, at_most=0.15, kind="theorem"
+)
 
 # %% [markdown]
 # A first plan asked for $\mathrm{NLL} - h \le 0.05$ nats; the measured gap is
@@ -608,7 +673,9 @@ with torch.no_grad():
 ygrid = torch.linspace(-1, 6, 1400, dtype=torch.float64)
 for c, (xv, lgv) in enumerate(zip(xs_show, lg_show, strict=True)):
     dens = pfn.bar_log_density(b41, lgv.expand(len(ygrid), -1), ygrid).exp()
-    a0.plot(ygrid, dens, color=icml26.plotting.color(c), lw=1, label=f"x = {float(xv):.1f}")
+    a0.plot(
+        ygrid, dens, color=icml26.plotting.color(c), lw=1, label=f"x = {float(xv):.1f}"
+    )
     thv = 0.1 + 0.5 * float(xv)
     a0.plot(
         ygrid,
@@ -618,7 +685,10 @@ for c, (xv, lgv) in enumerate(zip(xs_show, lg_show, strict=True)):
         lw=1,
     )
 a0.set(
-    xlabel="t", ylabel="density", title="bar head (solid) vs true law (dashed)", xlim=(-1.2, 3.5)
+    xlabel="t",
+    ylabel="density",
+    title="bar head (solid) vs true law (dashed)",
+    xlim=(-1.2, 3.5),
 )
 a0.legend(fontsize=8)
 order = np.argsort(x_te.numpy())[::50]
@@ -654,14 +724,20 @@ plt.show()
 
 # %%
 t0 = time.process_time()
-train = pfn.make_tasks(grid, TRAIN_SETS, N_CTX, noise_sd=NOISE_SD, generator=gen, **prior)
+train = pfn.make_tasks(
+    grid, TRAIN_SETS, N_CTX, noise_sd=NOISE_SD, generator=gen, **prior
+)
 mu_tr, cov_tr = pfn.gp_posterior(
     train.x_ctx, train.y_ctx, train.mask, grid, noise_sd=NOISE_SD, **prior
 )
 f_tr = pfn.sample_posterior(mu_tr, cov_tr, LABEL_SAMPLES, generator=gen)
-f_tr = torch.cat([train.f[:, None], f_tr], 1).float()  # sample 0 = the task's own function
+f_tr = torch.cat(
+    [train.f[:, None], f_tr], 1
+).float()  # sample 0 = the task's own function
 q_tr = torch.rand(TRAIN_SETS, GRID, generator=gen).argsort(-1)[:, :TRAIN_CANDS]
-_, labels = pfn.grouped_entropy_search(f_tr, q_tr, NOISE_SD, kind="mes", bins=BINS, points=Y_POINTS)
+_, labels = pfn.grouped_entropy_search(
+    f_tr, q_tr, NOISE_SD, kind="mes", bins=BINS, points=Y_POINTS
+)
 t_labels = time.process_time() - t0
 print(
     f"{labels.numel()} labels: range [{labels.min():.2f}, {labels.max():.2f}], "
@@ -686,7 +762,9 @@ losses = pfn.train_alpha_net(
     generator=gen,
 )
 t_train = time.process_time() - t0
-print(f"NLL: first 50 steps {np.mean(losses[:50]):.3f}, last 50 steps {np.mean(losses[-50:]):.3f}")
+print(
+    f"NLL: first 50 steps {np.mean(losses[:50]):.3f}, last 50 steps {np.mean(losses[-50:]):.3f}"
+)
 
 
 def alpha_pfn(
@@ -723,7 +801,10 @@ acq_ucb = mu_te + 2 * var_te.sqrt()
 
 def rank_and_value(acq: torch.Tensor) -> tuple[float, float, float]:
     """Median per-dataset Spearman, pooled Pearson (values), share of argmax within 0.1."""
-    rho = [stats.spearmanr(a, r)[0] for a, r in zip(acq.numpy(), ref_mes.numpy(), strict=True)]
+    rho = [
+        stats.spearmanr(a, r)[0]
+        for a, r in zip(acq.numpy(), ref_mes.numpy(), strict=True)
+    ]
     pooled = stats.pearsonr(acq.reshape(-1).numpy(), ref_mes.reshape(-1).numpy())[0]
     near = (grid[acq.argmax(-1)] - grid[ref_mes.argmax(-1)]).abs() <= 0.1 + 1e-9
     return float(np.median(rho)), float(pooled), float(near.double().mean())
@@ -793,7 +874,9 @@ for c, i in enumerate([0, 1, 2]):
     top, bot = axes[0, c], axes[1, c]
     top.plot(grid, test.f[i], color="0.6", lw=1, label="true f")
     top.plot(grid, m, color=icml26.plotting.color(0), label="posterior mean")
-    top.fill_between(grid, m - 2 * s, m + 2 * s, color=icml26.plotting.color(0), alpha=0.2)
+    top.fill_between(
+        grid, m - 2 * s, m + 2 * s, color=icml26.plotting.color(0), alpha=0.2
+    )
     top.plot(test.x_ctx[i][test.mask[i]], test.y_ctx[i][test.mask[i]], "k.", ms=6)
     bot.plot(grid, ref_mes[i], color="k", lw=2, label="reference MES")
     bot.plot(grid, acq_net[i], color=icml26.plotting.color(1), label="α-network mean")
@@ -844,7 +927,9 @@ from botorch.acquisition.max_value_entropy_search import qMaxValueEntropy
 from botorch.acquisition.utils import get_optimal_samples
 
 bt = pfn.make_tasks(grid, BT_SETS, N_CTX, noise_sd=NOISE_SD, generator=gen, **prior)
-mu_bt, cov_bt = pfn.gp_posterior(bt.x_ctx, bt.y_ctx, bt.mask, grid, noise_sd=NOISE_SD, **prior)
+mu_bt, cov_bt = pfn.gp_posterior(
+    bt.x_ctx, bt.y_ctx, bt.mask, grid, noise_sd=NOISE_SD, **prior
+)
 f_bt = pfn.sample_posterior(mu_bt, cov_bt, BT_REF_SAMPLES, generator=gen).float()
 ref_bt = pfn.grouped_entropy_search(
     f_bt, torch.arange(GRID).expand(BT_SETS, -1), NOISE_SD, bins=BINS, points=Y_POINTS
@@ -859,11 +944,12 @@ for i in range(BT_SETS):
         post = model.posterior(grid[:, None])
         post_err = max(post_err, float((post.mean[:, 0] - mu_bt[i]).abs().max()))
         post_err = max(
-            post_err, float((post.variance[:, 0] - torch.diagonal(cov_bt[i])).abs().max())
+            post_err,
+            float((post.variance[:, 0] - torch.diagonal(cov_bt[i])).abs().max()),
         )
-        mes_bt = qMaxValueEntropy(model, candidate_set=grid[:, None], num_mv_samples=MV_SAMPLES)(
-            grid[:, None, None]
-        )
+        mes_bt = qMaxValueEntropy(
+            model, candidate_set=grid[:, None], num_mv_samples=MV_SAMPLES
+        )(grid[:, None, None])
     rho_bt.append(stats.spearmanr(mes_bt.numpy(), ref_bt[i].numpy())[0])
 assert post_err < 1e-6, post_err
 print(f"exact GP posterior vs SingleTaskGP.posterior: max difference {post_err:.0e}")
@@ -891,7 +977,9 @@ icml26.claim(
 # %%
 mu_c = torch.randn(50, generator=gen, dtype=torch.float64)
 sd_c = torch.rand(50, generator=gen, dtype=torch.float64) + 0.1
-up_c = mu_c + sd_c * (6 * torch.rand(50, generator=gen, dtype=torch.float64) - 2)  # γ in [−2, 4]
+up_c = mu_c + sd_c * (
+    6 * torch.rand(50, generator=gen, dtype=torch.float64) - 2
+)  # γ in [−2, 4]
 want = [
     stats.truncnorm(-30.0, (u - m) / s, loc=m, scale=s).entropy()
     for m, s, u in zip(mu_c, sd_c, up_c, strict=True)
@@ -937,7 +1025,9 @@ def reference_es_1024():
     )
 
 
-model0 = pfn.fixed_gp_model(ctx[0][0][ctx[2][0]], ctx[1][0][ctx[2][0]], noise_sd=NOISE_SD, **prior)
+model0 = pfn.fixed_gp_model(
+    ctx[0][0][ctx[2][0]], ctx[1][0][ctx[2][0]], noise_sd=NOISE_SD, **prior
+)
 
 
 def botorch_jes_1024():
@@ -973,7 +1063,11 @@ icml26.claim(
 # %% tags=["hide-input", "nbval-ignore-output"] mystnb={"figure": {"caption": "Process time to score 1024 candidates once (log scale; one CPU thread). The α-network pays for its optima offline.", "name": "06-fig-time"}}
 fig, ax = plt.subplots(figsize=(6.0, 2.4))
 names = list(times)
-ax.barh(names, [1e3 * times[n] for n in names], color=[icml26.plotting.color(c) for c in (1, 0, 2)])
+ax.barh(
+    names,
+    [1e3 * times[n] for n in names],
+    color=[icml26.plotting.color(c) for c in (1, 0, 2)],
+)
 ax.set_xscale("log")
 ax.set_xlabel("time per acquisition over 1024 candidates (ms)")
 ax.set_title("Amortised vs Monte-Carlo entropy search")
@@ -1009,9 +1103,17 @@ def net_acq(x_ctx, y_ctx, mask):
 
 regret = {}
 for name, acq in [("α-network", net_acq), ("EI", ei_acq), ("random", random_acq)]:
-    bo_gen = torch.Generator().manual_seed(SEED + 100)  # same initial designs and noise for all
+    bo_gen = torch.Generator().manual_seed(
+        SEED + 100
+    )  # same initial designs and noise for all
     regret[name] = pfn.bo_loop(
-        bo_f, grid, acq, n_init=BO_INIT, n_iter=BO_ITERS, noise_sd=NOISE_SD, generator=bo_gen
+        bo_f,
+        grid,
+        acq,
+        n_init=BO_INIT,
+        n_iter=BO_ITERS,
+        noise_sd=NOISE_SD,
+        generator=bo_gen,
     )
 final = {name: float(r[:, -1].mean()) for name, r in regret.items()}
 print("mean final simple regret:", {k: round(v, 4) for k, v in final.items()})

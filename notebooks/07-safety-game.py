@@ -371,7 +371,9 @@ SEED = 7
 rng = icml26.seed_everything(SEED)
 icml26.plotting.use_book_style()
 DEVICE = icml26.device()
-gen = torch.Generator().manual_seed(SEED)  # CPU generator for the extensions' torch draws
+gen = torch.Generator().manual_seed(
+    SEED
+)  # CPU generator for the extensions' torch draws
 gen_pool = torch.Generator().manual_seed(SEED + 1)  # and for the candidate pool
 
 # %% tags=["parameters", "hide-input"]
@@ -399,7 +401,9 @@ MWU_GAMES = icml26.pick(ci=1024, paper=8192)  # batch of games for Hedge (E3, E4
 MWU_HORIZONS = [2**k for k in range(6, icml26.pick(ci=13, paper=15))]  # T
 MWU_FIT_FROM = icml26.pick(ci=128, paper=128)  # fit the gap slope for T >= this
 W_EST = icml26.pick(ci=0.5, paper=0.5)  # safety weight of the estimation experiments
-EST_QUERIES = icml26.pick(ci=64, paper=256)  # queries for the value-error experiment (E5)
+EST_QUERIES = icml26.pick(
+    ci=64, paper=256
+)  # queries for the value-error experiment (E5)
 EST_REPEATS = icml26.pick(ci=2, paper=4)  # independent judge panels per query
 JUDGE_SAMPLES = [2**k for k in range(5, icml26.pick(ci=16, paper=18))]  # n
 EST_FIT_FROM = icml26.pick(ci=256, paper=256)  # fit the error slope for n >= this
@@ -476,7 +480,9 @@ plt.show()
 
 
 # %% tags=["reference"]
-def budgeted_lp_reference(M: np.ndarray, D: np.ndarray, T: float) -> tuple[float, np.ndarray]:
+def budgeted_lp_reference(
+    M: np.ndarray, D: np.ndarray, T: float
+) -> tuple[float, np.ndarray]:
     """max π·M s.t. π·Δ ≤ T over the simplex, by trying every vertex; returns (value, π)."""
     K = len(M)
     best, pi = -np.inf, None
@@ -529,7 +535,9 @@ icml26.checks.agree(
     atol=1e-12,
 )
 print("prompt 0, refusal first: M =", np.round(Mn[0], 2), "Δ =", np.round(Dn[0], 2))
-print(f"LP at T = {BUDGET}: π = {np.round(sols[0].strategy, 2)}, λ* = {sols[0].multiplier:.2f}")
+print(
+    f"LP at T = {BUDGET}: π = {np.round(sols[0].strategy, 2)}, λ* = {sols[0].multiplier:.2f}"
+)
 
 # %% [markdown]
 # For the extensions, a second reference: Hedge for one intents game, a plain loop over rounds,
@@ -542,7 +550,10 @@ def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
     K, J = A.shape
     L = A.max() - A.min()
     eta_x, eta_y = np.sqrt(8 * np.log(K) / T) / L, np.sqrt(8 * np.log(J) / T) / L
-    gain_x, loss_y = np.zeros(K), np.zeros(J)  # cumulative payoffs of every pure strategy
+    gain_x, loss_y = (
+        np.zeros(K),
+        np.zeros(J),
+    )  # cumulative payoffs of every pure strategy
     sum_x, sum_y = np.zeros(K), np.zeros(J)
     for _ in range(T):
         x = np.exp(eta_x * (gain_x - gain_x.max()))
@@ -575,7 +586,11 @@ x_ref, y_ref = hedge_reference(A_check[0].cpu().numpy(), 400)
 assert np.allclose(res_check.x[0].cpu().numpy(), x_ref, atol=1e-10)
 assert np.allclose(res_check.y[0].cpu().numpy(), y_ref, atol=1e-10)
 lp_check = zerosum.maximin_lp(A_check[0].cpu().numpy())
-assert float(res_check.lower[0]) - 1e-12 <= lp_check.value <= float(res_check.upper[0]) + 1e-12
+assert (
+    float(res_check.lower[0]) - 1e-12
+    <= lp_check.value
+    <= float(res_check.upper[0]) + 1e-12
+)
 print(
     f"kernel = reference on game 0; LP value {lp_check.value:.4f} lies in the Hedge bracket "
     f"[{float(res_check.lower[0]):.4f}, {float(res_check.upper[0]):.4f}]"
@@ -592,7 +607,9 @@ print(
 # rounded:
 
 # %%
-bench = zerosum.simulate_benchmark(QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
+bench = zerosum.simulate_benchmark(
+    QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE
+)
 H_all, R_all = bench.helpful.cpu().numpy(), bench.risk.cpu().numpy()
 print("helpful H[0] (rows: refusal → most detailed; columns: intents)")
 print(np.round(H_all[0], 2))
@@ -623,16 +640,22 @@ for q in binding:
         b = f * lam[q]
         g = zerosum.maximin_lp(zerosum.safety_game(Mn[q], Dn[q], BUDGET, b))
         above_err = max(
-            above_err, abs((b + 1) * g.value - sols[q].value), g.strategy @ Dn[q] - BUDGET
+            above_err,
+            abs((b + 1) * g.value - sols[q].value),
+            g.strategy @ Dn[q] - BUDGET,
         )
-    g = zerosum.maximin_lp(zerosum.safety_game(Mn[q], Dn[q], BUDGET, BETA_BELOW * lam[q]))
+    g = zerosum.maximin_lp(
+        zerosum.safety_game(Mn[q], Dn[q], BUDGET, BETA_BELOW * lam[q])
+    )
     below_excess.append(g.strategy @ Dn[q] - BUDGET)
 below_excess = np.array(below_excess)
 print(
     f"{len(binding)} of {N_REDUCTION} prompts have a binding budget; λ* quartiles "
     f"{np.round(np.quantile(lam[binding], [0.25, 0.5, 0.75]), 2)}"
 )
-print(f"β = λ*/2: mean extra risk spent beyond T by the game: {below_excess.mean():.4f}")
+print(
+    f"β = λ*/2: mean extra risk spent beyond T by the game: {below_excess.mean():.4f}"
+)
 
 # %% tags=["claim"]
 # fails if: the game's maximin strategy were not the LP solution for β above λ* (wrong reduction)
@@ -673,7 +696,9 @@ icml26.claim(
 robust_excess, plain_violations, cost = [], [], []
 v_true_T = zerosum.budgeted_lp_batched(M_true, D_true, BUDGET)[0]
 for eps in EPSILONS:
-    noise = (torch.rand(pool.risk.shape, generator=gen_pool, dtype=torch.float64) * 2 - 1) * eps
+    noise = (
+        torch.rand(pool.risk.shape, generator=gen_pool, dtype=torch.float64) * 2 - 1
+    ) * eps
     r_read = pool.risk + noise
     D_read = r_read - r_read[:, :1]
     _, pi_robust = zerosum.budgeted_lp_batched(M_true, D_read, BUDGET - 2 * eps)
@@ -692,7 +717,9 @@ robust_excess = np.array(robust_excess)
 
 # %% tags=["claim"]
 # fails if: the 2ε margin were too small for refusal-relative scores (the LP at T fails too)
-assert min(plain_violations) > 0, "negative control: the LP at T should exceed T somewhere"
+assert min(plain_violations) > 0, (
+    "negative control: the LP at T should exceed T somewhere"
+)
 icml26.claim(
     "07.3",
     "LP at T − 2ε: max over ε, prompts of true risk − T",
@@ -704,7 +731,11 @@ icml26.claim(
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The $T - 2\\varepsilon$ rule (claim 07.3): left, the true extra risk of the LP's strategy when the risk readings err by up to $\\varepsilon = 0.02$ — solved at $T$ it overspends on about a third of the prompts, solved at $T - 2\\varepsilon$ never; right, what the margin costs in mean helpfulness, against $\\varepsilon$.", "name": "07-fig-robust"}}
 eps_show = EPSILONS.index(0.02) if 0.02 in EPSILONS else 0
 noise = (
-    torch.rand(pool.risk.shape, generator=torch.Generator().manual_seed(SEED), dtype=torch.float64)
+    torch.rand(
+        pool.risk.shape,
+        generator=torch.Generator().manual_seed(SEED),
+        dtype=torch.float64,
+    )
     * 2
     - 1
 ) * EPSILONS[eps_show]
@@ -778,7 +809,9 @@ for T_b in BUDGETS:
     )
 rows = np.array(rows)
 help_g, help_f, risk_g, risk_f, border_share, border_gain = rows.T
-print(" T     help game  help filter  risk game  risk filter  borderline used  gain share")
+print(
+    " T     help game  help filter  risk game  risk filter  borderline used  gain share"
+)
 for T_b, r in zip(BUDGETS, rows, strict=True):
     print(f"{T_b:.2f}  " + "  ".join(f"{v:10.3f}" for v in r))
 i_def = int(np.abs(BUDGETS - BUDGET).argmin())
@@ -886,14 +919,18 @@ for _ in range(N_NASH_GAMES):
         nash_err, lh_found = max(nash_err, abs(x @ A @ y - v)), lh_found + 1
     with warnings.catch_warnings():
         # nashpy warns when roundoff makes its exact `prob >= 0` test drop an equilibrium
-        warnings.filterwarnings("ignore", message=r"\s*An even number of", category=RuntimeWarning)
+        warnings.filterwarnings(
+            "ignore", message=r"\s*An even number of", category=RuntimeWarning
+        )
         eqs = list(game.support_enumeration(tol=1e-12))
     se_found += len(eqs) > 0
     for x, y in eqs:
         nash_err = max(nash_err, abs(x @ A @ y - v))
 
 worst = max(primal_dual_err, nash_err)
-print(f"{N_RANDOM_GAMES} games up to {MAX_SIZE}x{MAX_SIZE}: primal and dual LP values agree")
+print(
+    f"{N_RANDOM_GAMES} games up to {MAX_SIZE}x{MAX_SIZE}: primal and dual LP values agree"
+)
 print(
     f"{N_NASH_GAMES} small games: Lemke-Howson returned {lh_found} equilibria, support "
     f"enumeration found one in {se_found} games; every one has the LP value"
@@ -902,7 +939,10 @@ print(
 # %%
 # LP duality and nashpy agree with the LP: an implementation check, not a claim of the paper
 assert worst <= 1e-8, f"primal, dual and nashpy values disagree by {worst:.1e}"
-print("max |v_primal − v_dual|, |v_LP − v_nashpy|:", "< 1e-12" if worst < 1e-12 else f"{worst:.1e}")
+print(
+    "max |v_primal − v_dual|, |v_LP − v_nashpy|:",
+    "< 1e-12" if worst < 1e-12 else f"{worst:.1e}",
+)
 
 # %% [markdown]
 # Support enumeration misses the equilibrium in some games: nashpy tests the indifference
@@ -933,7 +973,10 @@ for a, w in enumerate(weights):
         sol = zerosum.maximin_lp(A_w[q])
         eq_worst[a, q], strategies[a, q] = sol.value, sol.strategy
 idx = np.arange(QUERIES)
-safest_worst, helpful_worst = pure_worst[:, idx, safest], pure_worst[:, idx, most_helpful]
+safest_worst, helpful_worst = (
+    pure_worst[:, idx, safest],
+    pure_worst[:, idx, most_helpful],
+)
 violations = int((eq_worst < pure_worst.max(-1) - 1e-9).sum())
 mixed = (strategies > 1e-6).sum(-1) > 1
 gain_pure = (eq_worst - pure_worst.max(-1)).mean()
@@ -942,11 +985,15 @@ print(
     f"mean gain over the best single candidate: {gain_pure:.4f}; over the better of the two "
     f"baselines: {gain_base:.4f}"
 )
-print(f"(query, w) pairs where the equilibrium mixes two or more candidates: {mixed.mean():.0%}")
+print(
+    f"(query, w) pairs where the equilibrium mixes two or more candidates: {mixed.mean():.0%}"
+)
 
 # %%
 # Maximin optimality (true of any LP solution): asserted, not claimed
-assert violations == 0, f"{violations} (query, w) pairs where a fixed policy beats the equilibrium"
+assert violations == 0, (
+    f"{violations} (query, w) pairs where a fixed policy beats the equilibrium"
+)
 print("(query, w) pairs where a fixed policy beats the equilibrium's worst case: 0")
 
 # %% [markdown]
@@ -962,7 +1009,9 @@ print("(query, w) pairs where a fixed policy beats the equilibrium's worst case:
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "One query: left, the exact frontier of guaranteed helpfulness against worst-case risk, with the equilibrium as the safety weight $w$ varies; right, the equilibrium's mixed strategy.", "name": "07-fig-frontier"}}
 q_star = int((eq_worst[N_WEIGHTS // 2] - pure_worst[N_WEIGHTS // 2].max(-1)).argmax())
 Hq, Rq = H_all[q_star], R_all[q_star]
-caps = np.linspace(0.0, Rq.max(1).max(), N_CAPS)  # from the refusal to the riskiest answer
+caps = np.linspace(
+    0.0, Rq.max(1).max(), N_CAPS
+)  # from the refusal to the riskiest answer
 frontier = [zerosum.max_helpfulness_lp(Hq, Rq, c) for c in caps]
 front_risk = [(s.strategy @ Rq).max() for s in frontier]
 front_help = [s.value for s in frontier]
@@ -970,7 +1019,13 @@ w_dense = np.linspace(0.0, 1.0, 41)
 eq_dense = [zerosum.maximin_lp((1 - w) * Hq - w * Rq).strategy for w in w_dense]
 
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
-ax0.plot(front_risk, front_help, color="black", lw=1.5, label="Pareto frontier (risk-capped LP)")
+ax0.plot(
+    front_risk,
+    front_help,
+    color="black",
+    lw=1.5,
+    label="Pareto frontier (risk-capped LP)",
+)
 pts = ax0.scatter(
     [(x @ Rq).max() for x in eq_dense],
     [(x @ Hq).min() for x in eq_dense],
@@ -980,7 +1035,9 @@ pts = ax0.scatter(
     zorder=3,
     label="equilibrium for weight w",
 )
-ax0.scatter(Rq.max(1), Hq.min(1), marker="x", color="grey", s=40, label="single candidates")
+ax0.scatter(
+    Rq.max(1), Hq.min(1), marker="x", color="grey", s=40, label="single candidates"
+)
 ax0.annotate("refusal", (0, 0), textcoords="offset points", xytext=(6, 4), fontsize=9)
 ax0.set(
     xlabel="worst-case risk max_j xᵀR (probability)",
@@ -993,7 +1050,9 @@ ax1.stackplot(
     w_dense,
     np.array(eq_dense).T,
     colors=[icml26.plotting.color(i) for i in range(CANDIDATES)],
-    labels=[f"candidate {i}" + (" (refusal)" if i == 0 else "") for i in range(CANDIDATES)],
+    labels=[
+        f"candidate {i}" + (" (refusal)" if i == 0 else "") for i in range(CANDIDATES)
+    ],
 )
 ax1.set(
     xlabel="safety weight w",
@@ -1060,7 +1119,12 @@ assert joint(x_eq) >= joint(x_sep) - 1e-12 and separate(x_sep) >= separate(x_eq)
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Mean worst-case payoff over queries: the equilibrium's guarantee dominates every fixed policy (best single candidate, always most helpful, always safest) at every weight $w$.", "name": "07-fig-mixing"}}
 fig, ax = plt.subplots()
 ax.plot(weights, eq_worst.mean(1), marker="o", label="equilibrium (LP)")
-ax.plot(weights, pure_worst.max(-1).mean(1), ls="--", label="best single candidate (per query)")
+ax.plot(
+    weights,
+    pure_worst.max(-1).mean(1),
+    ls="--",
+    label="best single candidate (per query)",
+)
 ax.plot(weights, helpful_worst.mean(1), marker="s", label="always most helpful")
 ax.plot(weights, safest_worst.mean(1), marker="^", label="always safest (refusal)")
 ax.set(
@@ -1081,7 +1145,9 @@ plt.show()
 # gap for $T \ge 128$.
 
 # %%
-bench_mwu = zerosum.simulate_benchmark(MWU_GAMES, CANDIDATES, INTENTS, generator=gen, device=DEVICE)
+bench_mwu = zerosum.simulate_benchmark(
+    MWU_GAMES, CANDIDATES, INTENTS, generator=gen, device=DEVICE
+)
 A_mwu = zerosum.payoff_matrix(bench_mwu.helpful, bench_mwu.risk, W_EST)
 gaps = []
 for T in icml26.progress(MWU_HORIZONS, desc="Hedge horizons"):
@@ -1095,7 +1161,10 @@ fit = Ts >= MWU_FIT_FROM
 slope_T, icpt_T = icml26.stats.loglog_fit(Ts[fit], gaps.mean(1)[fit])
 widths = (A_mwu.amax((-2, -1)) - A_mwu.amin((-2, -1))).cpu().numpy()
 bound_T = np.array(
-    [zerosum.mwu_gap_bound(CANDIDATES, INTENTS, int(T), float(widths.mean())) for T in Ts]
+    [
+        zerosum.mwu_gap_bound(CANDIDATES, INTENTS, int(T), float(widths.mean()))
+        for T in Ts
+    ]
 )
 print(
     f"mean gap at T={Ts[-1]}: {gaps.mean(1)[-1]:.4f} (bound for the mean width: {bound_T[-1]:.4f})"
@@ -1124,11 +1193,15 @@ v_lp = np.array([zerosum.maximin_lp(a).value for a in A_mwu.cpu().numpy()])
 t_lp = time.perf_counter() - t0
 mid, half_gap = res_T.value.cpu().numpy(), res_T.gap.cpu().numpy() / 2
 ratio_T = float((np.abs(mid - v_lp) / half_gap).max())
-print(f"max gap {2 * half_gap.max():.4f}; mean |midpoint − v_LP| {np.abs(mid - v_lp).mean():.5f}")
+print(
+    f"max gap {2 * half_gap.max():.4f}; mean |midpoint − v_LP| {np.abs(mid - v_lp).mean():.5f}"
+)
 
 # %% tags=["nbval-ignore-output"]
 t0 = time.perf_counter()
-res_fast = zerosum.mwu(A_mwu.float(), 1024, tol=2e-2)  # certified: every |midpoint − v| ≤ 1e-2
+res_fast = zerosum.mwu(
+    A_mwu.float(), 1024, tol=2e-2
+)  # certified: every |midpoint − v| ≤ 1e-2
 t_fast = time.perf_counter() - t0
 assert float(res_fast.gap.max()) <= 2e-2
 print(
@@ -1141,13 +1214,19 @@ print(
 # %%
 # The bracket is a certificate by weak duality: asserted, not claimed
 assert ratio_T <= 1.0, "an LP value lies outside Hedge's bracket"
-print(f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ 1")
+print(
+    f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ 1"
+)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Batched Hedge: the duality gap falls like $1/\\sqrt T$ over a thousand games (claim 07.6), and the LP value always lies in Hedge's bracket.", "name": "07-fig-hedge"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.4))
 lo, hi = np.quantile(gaps, 0.1, axis=1), np.quantile(gaps, 0.9, axis=1)
-ax0.fill_between(Ts, lo, hi, alpha=0.25, color=icml26.plotting.color(0), label="10–90% of games")
-ax0.loglog(Ts, gaps.mean(1), marker="o", color=icml26.plotting.color(0), label="mean gap")
+ax0.fill_between(
+    Ts, lo, hi, alpha=0.25, color=icml26.plotting.color(0), label="10–90% of games"
+)
+ax0.loglog(
+    Ts, gaps.mean(1), marker="o", color=icml26.plotting.color(0), label="mean gap"
+)
 ax0.loglog(
     Ts[fit],
     np.exp(icpt_T) * Ts[fit] ** slope_T,
@@ -1155,7 +1234,13 @@ ax0.loglog(
     color="black",
     label=f"fit, slope {slope_T:.2f}",
 )
-ax0.loglog(Ts, bound_T, ls=":", color=icml26.plotting.color(1), label="Theorem bound (mean width)")
+ax0.loglog(
+    Ts,
+    bound_T,
+    ls=":",
+    color=icml26.plotting.color(1),
+    label="Theorem bound (mean width)",
+)
 ax0.set(
     xlabel="rounds T",
     ylabel="duality gap of averaged strategies (payoff units)",
@@ -1201,7 +1286,11 @@ H_est = bench.helpful[:EST_QUERIES].repeat(EST_REPEATS, 1, 1)
 R_est = bench.risk[:EST_QUERIES].repeat(EST_REPEATS, 1, 1)
 A_true = zerosum.payoff_matrix(H_est, R_est, W_EST).cpu().numpy()
 v_true = np.array([zerosum.maximin_lp(a).value for a in A_true])
-A_hat = zerosum.judge_estimate(H_est, R_est, W_EST, JUDGE_SAMPLES, generator=gen).cpu().numpy()
+A_hat = (
+    zerosum.judge_estimate(H_est, R_est, W_EST, JUDGE_SAMPLES, generator=gen)
+    .cpu()
+    .numpy()
+)
 v_hat = np.array(
     [
         [zerosum.maximin_lp(a).value for a in A_n]
@@ -1214,7 +1303,9 @@ ns = np.array(JUDGE_SAMPLES)
 fit_n = ns >= EST_FIT_FROM
 slope_n, icpt_n = icml26.stats.loglog_fit(ns[fit_n], value_err.mean(1)[fit_n])
 slope_d = icml26.stats.loglog_fit(ns[fit_n], est_err.mean(1)[fit_n])[0]
-LP_TOL = 1e-9  # absolute slack for the LP's roundoff; vertex solutions err by ~1e-15 here
+LP_TOL = (
+    1e-9  # absolute slack for the LP's roundoff; vertex solutions err by ~1e-15 here
+)
 assert (est_err > 0).all()  # every instance has a noisy entry, so the ratio is defined
 bound_ratio = float((value_err / est_err).max())
 excess = float((value_err - est_err).max())  # ≤ 0 is the proposition
@@ -1255,7 +1346,13 @@ ax.loglog(
     color=icml26.plotting.color(1),
     label="mean ‖Â − A‖_max (the bound)",
 )
-ax.loglog(ns, value_err.mean(1), marker="o", color=icml26.plotting.color(0), label="mean |v̂ − v|")
+ax.loglog(
+    ns,
+    value_err.mean(1),
+    marker="o",
+    color=icml26.plotting.color(0),
+    label="mean |v̂ − v|",
+)
 ax.loglog(
     ns[fit_n],
     np.exp(icpt_n) * ns[fit_n] ** slope_n,
@@ -1270,7 +1367,9 @@ ax.loglog(
     color=icml26.plotting.color(0),
     label="90% quantile of |v̂ − v|",
 )
-ax.axvspan(ns[0], EST_FIT_FROM, color="grey", alpha=0.12, label="pre-asymptotic (rare risks)")
+ax.axvspan(
+    ns[0], EST_FIT_FROM, color="grey", alpha=0.12, label="pre-asymptotic (rare risks)"
+)
 ax.set(
     xlabel="judge calls per payoff entry n",
     ylabel="error (payoff units)",
@@ -1298,12 +1397,16 @@ plt.show()
 # queries and count.
 
 # %%
-n_hoeffding = zerosum.hoeffding_samples(HOEFFDING_DELTA, HOEFFDING_RHO, CANDIDATES * INTENTS)
+n_hoeffding = zerosum.hoeffding_samples(
+    HOEFFDING_DELTA, HOEFFDING_RHO, CANDIDATES * INTENTS
+)
 bench_h = zerosum.simulate_benchmark(
     HOEFFDING_QUERIES, CANDIDATES, INTENTS, generator=gen, device=DEVICE
 )
 A_h = zerosum.payoff_matrix(bench_h.helpful, bench_h.risk, W_EST)
-A_h_hat = zerosum.judge_estimate(bench_h.helpful, bench_h.risk, W_EST, n_hoeffding, generator=gen)
+A_h_hat = zerosum.judge_estimate(
+    bench_h.helpful, bench_h.risk, W_EST, n_hoeffding, generator=gen
+)
 dev_h = (A_h_hat - A_h).abs().amax((-2, -1)).cpu().numpy()
 within = float((dev_h <= HOEFFDING_DELTA).mean())
 print(
@@ -1314,7 +1417,9 @@ print(
 # %%
 # Hoeffding's inequality at work (a textbook fact): asserted, not claimed
 assert within >= 1 - HOEFFDING_RHO, "Hoeffding's sample size missed its confidence"
-print(f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (≥ {1 - HOEFFDING_RHO:.2f})")
+print(
+    f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (≥ {1 - HOEFFDING_RHO:.2f})"
+)
 
 # %% [markdown]
 # Hoeffding is conservative by design: the largest deviation over a thousand queries is well
@@ -1357,7 +1462,9 @@ for A in A_cross:
     dual_err = max(dual_err, abs((A @ y_dual).max() - zerosum.minimax_lp(A).value))
     game = nash.Game(A)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=RuntimeWarning)  # nashpy's degeneracy notices
+        warnings.filterwarnings(
+            "ignore", category=RuntimeWarning
+        )  # nashpy's degeneracy notices
         eqs = list(game.support_enumeration(tol=1e-12))
         lh = list(game.lemke_howson_enumeration())
     se_games += len(eqs) > 0
@@ -1376,7 +1483,9 @@ print(
     f"{se_err < 1e-9}"
 )
 print(f"  nashpy linear_program agrees with zerosum.maximin_lp: {nlp_err < 1e-8}")
-print(f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {lh_runs}")
+print(
+    f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {lh_runs}"
+)
 
 # %% [markdown]
 # Lemke–Howson's outputs on these games are mostly **not** equilibria: without lexicographic

@@ -352,18 +352,26 @@ SEED = 8
 rng = icml26.seed_everything(SEED)
 icml26.plotting.use_book_style()
 DEVICE = icml26.device()
-torch.set_num_threads(1)  # every tensor of the chapter is tiny: threads only add overhead
+torch.set_num_threads(
+    1
+)  # every tensor of the chapter is tiny: threads only add overhead
 
 # %% tags=["parameters", "hide-input"]
-N_TOURN = icml26.pick(ci=100, paper=1000)  # G1 tournaments for the decomposition (08.1-08.3)
+N_TOURN = icml26.pick(
+    ci=100, paper=1000
+)  # G1 tournaments for the decomposition (08.1-08.3)
 N_ITEMS = icml26.pick(ci=12, paper=12)  # items per tournament
 MEAN_SHIFT = (0.13, -0.51)  # the paper's measured mean embedding of a trained HRC(2+1)
 RESTARTS = icml26.pick(ci=16, paper=64)  # restarts of the tabular heads (08.4)
-TAB_STEPS = icml26.pick(ci=1500, paper=3000)  # full-batch Adam steps of the tabular heads
+TAB_STEPS = icml26.pick(
+    ci=1500, paper=3000
+)  # full-batch Adam steps of the tabular heads
 CYCLE_N = 7  # cycle length of the fixed-embedding LP (08.5)
 BLOCKS = [1, 2, 3, 4]  # GPM dimensions 2d of the LP
 K_RESP = 8  # candidate responses of the self-play games (G3)
-N_GAMES = icml26.pick(ci=8, paper=64)  # random preference games for self-play (08.8-08.12)
+N_GAMES = icml26.pick(
+    ci=8, paper=64
+)  # random preference games for self-play (08.8-08.12)
 HORIZONS = icml26.pick(
     ci=[100, 400, 1600, 6400, 25600], paper=[100, 400, 1600, 6400, 25600, 102400]
 )
@@ -426,7 +434,9 @@ def decompose_reference(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return f, T, S - T
 
 
-def dsppo_reference(S_T: np.ndarray, S_C: np.ndarray, T: int, lam: float = 1.0) -> np.ndarray:
+def dsppo_reference(
+    S_T: np.ndarray, S_C: np.ndarray, T: int, lam: float = 1.0
+) -> np.ndarray:
     """DSPPO (SPPO for lam = 0) on one game: returns the average policy of T iterations."""
     K = len(S_T)
     eta = 2 * np.sqrt(np.log(K) / T)
@@ -455,13 +465,23 @@ ST_chk, SC_chk = pref.random_tournament(K_RESP, batch=3, generator=gen)
 S_chk = ST_chk + SC_chk
 dec_chk = pref.decompose(S_chk)
 f_ref, T_ref, C_ref = decompose_reference(S_chk[0].numpy())
-icml26.checks.agree("decompose vs reference (potential)", dec_chk.potential[0], f_ref, atol=1e-12)
-icml26.checks.agree("decompose vs reference (cyclic)", dec_chk.cyclic[0], C_ref, atol=1e-12)
-sp_chk = pref.self_play(ST_chk, SC_chk, 300, lam=torch.tensor([0.0, 1.0, 1.5], dtype=torch.float64))
+icml26.checks.agree(
+    "decompose vs reference (potential)", dec_chk.potential[0], f_ref, atol=1e-12
+)
+icml26.checks.agree(
+    "decompose vs reference (cyclic)", dec_chk.cyclic[0], C_ref, atol=1e-12
+)
+sp_chk = pref.self_play(
+    ST_chk, SC_chk, 300, lam=torch.tensor([0.0, 1.0, 1.5], dtype=torch.float64)
+)
 for b, lam in enumerate([0.0, 1.0, 1.5]):
     want = dsppo_reference(ST_chk[b].numpy(), SC_chk[b].numpy(), 300, lam)
-    icml26.checks.agree(f"self_play vs reference (λ = {lam})", sp_chk.average[b], want, atol=1e-12)
-print("kernels = reference: decomposition and SPPO/DSPPO (λ = 0, 1, 1.5) on random games")
+    icml26.checks.agree(
+        f"self_play vs reference (λ = {lam})", sp_chk.average[b], want, atol=1e-12
+    )
+print(
+    "kernels = reference: decomposition and SPPO/DSPPO (λ = 0, 1, 1.5) on random games"
+)
 
 # %% [markdown]
 # ## Experiments
@@ -485,11 +505,13 @@ norm2 = (S_g1**2).sum((-2, -1))
 row_err = (dec.cyclic.sum(-1).abs().amax(-1) / norm2.sqrt()).max()
 inner_err = ((dec.transitive * dec.cyclic).sum((-2, -1)).abs() / norm2).max()
 pyth_err = (
-    (norm2 - (dec.transitive**2).sum((-2, -1)) - (dec.cyclic**2).sum((-2, -1))).abs() / norm2
+    (norm2 - (dec.transitive**2).sum((-2, -1)) - (dec.cyclic**2).sum((-2, -1))).abs()
+    / norm2
 ).max()
 decomp_err = float(max(row_err, inner_err, pyth_err))
 lstsq_err = max(
-    np.abs(pref.potential_lstsq(S_g1[k]) - dec.potential[k].numpy()).max() for k in range(N_TOURN)
+    np.abs(pref.potential_lstsq(S_g1[k]) - dec.potential[k].numpy()).max()
+    for k in range(N_TOURN)
 )
 # negative controls
 f_wrong = S_g1.mean(-2)  # column means = −(row means)
@@ -500,23 +522,30 @@ wts = np.where(i_up < N_ITEMS // 2, 4.0, 1.0)  # pairs involving the first half 
 S0 = S_g1[0].numpy()
 D_pairs = np.zeros((i_up.size, N_ITEMS))
 D_pairs[np.arange(i_up.size), i_up], D_pairs[np.arange(i_up.size), j_up] = 1.0, -1.0
-g_w = np.linalg.lstsq(D_pairs * np.sqrt(wts)[:, None], S0[i_up, j_up] * np.sqrt(wts), rcond=None)[0]
+g_w = np.linalg.lstsq(
+    D_pairs * np.sqrt(wts)[:, None], S0[i_up, j_up] * np.sqrt(wts), rcond=None
+)[0]
 weighted_dev = np.abs((g_w - g_w.mean()) - dec.potential[0].numpy()).max()
 P_bt = torch.sigmoid(ST_g1)  # purely transitive logits ...
 cyc_share_P = float(
     (
-        pref.decompose(P_bt - 0.5).cyclic.norm(dim=(-2, -1)) / (P_bt - 0.5).norm(dim=(-2, -1))
+        pref.decompose(P_bt - 0.5).cyclic.norm(dim=(-2, -1))
+        / (P_bt - 0.5).norm(dim=(-2, -1))
     ).median()
 )
 cyc_share_S = float(
     (pref.decompose(ST_g1).cyclic.norm(dim=(-2, -1)) / ST_g1.norm(dim=(-2, -1))).max()
 )
-print(f"{N_TOURN} tournaments, n = {N_ITEMS}: worst relative row-sum / inner / Pythagoras error")
+print(
+    f"{N_TOURN} tournaments, n = {N_ITEMS}: worst relative row-sum / inner / Pythagoras error"
+)
 print(
     f"  {row_err:.1e} / {inner_err:.1e} / {pyth_err:.1e}; "
     f"least squares vs row means {lstsq_err:.1e}"
 )
-print(f"negative controls: column-mean potential leaves row sums ≥ {wrong_rows:.2f}·‖S‖;")
+print(
+    f"negative controls: column-mean potential leaves row sums ≥ {wrong_rows:.2f}·‖S‖;"
+)
 print(f"  a non-uniform population moves the potential by {weighted_dev:.2f};")
 print(
     f"  Bradley–Terry tournaments: cyclic share of the logits {cyc_share_S:.0e}, of P − 1/2 "
@@ -538,7 +567,11 @@ icml26.claim(
 # fails if: the split is not unique, i.e. another potential fits S better than the row means
 assert weighted_dev > 1e-3  # a non-uniform population gives a different potential
 icml26.claim(
-    "08.2", "least-squares potential = row-mean potential", lstsq_err, at_most=1e-10, kind="theorem"
+    "08.2",
+    "least-squares potential = row-mean potential",
+    lstsq_err,
+    at_most=1e-10,
+    kind="theorem",
 )
 
 # %% [markdown]
@@ -554,7 +587,11 @@ mats = [m[order][:, order].numpy() for m in mats]
 share = float((mats[1] ** 2).sum() / (mats[0] ** 2).sum())
 vmax = max(np.abs(m).max() for m in mats)
 fig, axes = plt.subplots(1, 3, figsize=(7.5, 2.9), constrained_layout=True)
-titles = ["score S", f"transitive T ({share:.0%} of ‖S‖²)", f"cyclic C ({1 - share:.0%})"]
+titles = [
+    "score S",
+    f"transitive T ({share:.0%} of ‖S‖²)",
+    f"cyclic C ({1 - share:.0%})",
+]
 for ax, m, title in zip(axes, mats, titles, strict=True):
     im = ax.imshow(m, cmap="RdBu_r", vmin=-vmax, vmax=vmax)
     ax.set(title=title, xlabel="item j (by potential)", ylabel="item i (by potential)")
@@ -596,9 +633,15 @@ print(
 
 # %% tags=["claim"]
 # fails if: GPM scores kept a transitive part with zero-mean embeddings (zero mean not enough)
-assert float(share_shifted.min()) > 0.05  # the shifted negative control carries a ranking
+assert (
+    float(share_shifted.min()) > 0.05
+)  # the shifted negative control carries a ranking
 icml26.claim(
-    "08.3", "GPM with centred embeddings: max ‖T‖/‖S‖", share_centred, at_most=1e-12, kind="theorem"
+    "08.3",
+    "GPM with centred embeddings: max ‖T‖/‖S‖",
+    share_centred,
+    at_most=1e-12,
+    kind="theorem",
 )
 
 # %% [markdown]
@@ -727,7 +770,9 @@ ax0.set(
 )
 ax0.legend(loc="lower left", fontsize=8)
 ax1.plot(1, 0, "o", ms=9, color=icml26.plotting.color(0))
-ax1.annotate(r"$A_1, A_2, A_3$ (tie here)", (1, 0), xytext=(-40, -22), textcoords="offset points")
+ax1.annotate(
+    r"$A_1, A_2, A_3$ (tie here)", (1, 0), xytext=(-40, -22), textcoords="offset points"
+)
 ax1.annotate(
     "",
     xy=(0, 1),
@@ -744,7 +789,8 @@ ax1.text(0.05, 1.08, r"$A^\star$ (block 1 = 0)", color=icml26.plotting.color(1))
 ax1.text(
     -1.35,
     -1.3,
-    r"$s(A^\star, A_i) = (0,1)\,R^\succ (1,0)^\top = 1 > 0$;" "\nthe cycle lives in block 1",
+    r"$s(A^\star, A_i) = (0,1)\,R^\succ (1,0)^\top = 1 > 0$;"
+    "\nthe cycle lives in block 1",
     fontsize=8.5,
 )
 ax1.set(
@@ -773,7 +819,9 @@ lp_hrc = {d: pref.dominant_margin_lp(np.tile(base, d), reward=1.0) for d in BLOC
 re_embedded = np.c_[base, np.ones(CYCLE_N), np.zeros(CYCLE_N)]
 lp_re = pref.dominant_margin_lp(re_embedded)
 for d in BLOCKS:
-    print(f"2d = {2 * d}: best GPM margin {lp_opt[d]:+.1e}; with HRC reward 1: {lp_hrc[d]:.6f}")
+    print(
+        f"2d = {2 * d}: best GPM margin {lp_opt[d]:+.1e}; with HRC reward 1: {lp_hrc[d]:.6f}"
+    )
 print(f"the same cycle re-embedded in 2 blocks: best margin {lp_re:.3f}")
 
 # %% tags=["claim"]
@@ -816,7 +864,11 @@ icml26.claim(
 
 # %%
 ST_g3, SC_g3 = pref.random_tournament(
-    K_RESP, batch=N_GAMES, reward_scale=REWARD_SCALE, cyclic_scale=CYCLIC_SCALE, generator=gen
+    K_RESP,
+    batch=N_GAMES,
+    reward_scale=REWARD_SCALE,
+    cyclic_scale=CYCLIC_SCALE,
+    generator=gen,
 )
 P_true = torch.sigmoid(ST_g3 + SC_g3)
 eq_lp = np.stack([pref.preference_equilibrium(P_true[b]) for b in range(N_GAMES)])
@@ -839,7 +891,9 @@ scaled = gaps * np.sqrt(Ts)[:, None, None]
 slopes = np.array(
     [[stats.loglog_fit(Ts, gaps[:, a, b])[0] for b in range(N_GAMES)] for a in range(L)]
 )
-tv = 0.5 * np.abs(final.average.reshape(L, N_GAMES, K_RESP).numpy() - eq_lp[None]).sum(-1)
+tv = 0.5 * np.abs(final.average.reshape(L, N_GAMES, K_RESP).numpy() - eq_lp[None]).sum(
+    -1
+)
 M_game = (ST_g3 - SC_g3).abs().amax((-2, -1)).numpy()
 bound = (
     1.5 * np.sqrt(np.log(K_RESP)) + np.abs(np.array(LAMBDAS))[:, None] * M_game[None]
@@ -941,7 +995,13 @@ for a, lam in enumerate(LAMBDAS):
     )
     ax0.loglog(Ts, np.median(gaps[:, a], -1), ls=":", color=icml26.plotting.color(a))
 ax0.loglog(Ts, 2 / np.sqrt(Ts), color="black", ls="--", lw=1, label="2/√T (threshold)")
-ax0.loglog(Ts, bound[:, 1].max(-1), color="grey", lw=1, label="proven bound, λ = 1 (worst game)")
+ax0.loglog(
+    Ts,
+    bound[:, 1].max(-1),
+    color="grey",
+    lw=1,
+    label="proven bound, λ = 1 (worst game)",
+)
 ax0.set(
     xlabel="horizon T (iterations)",
     ylabel="duality gap of π̄_T under the true P",
@@ -955,9 +1015,15 @@ for a in (0, 1):
     avg_tv = 0.5 * np.abs(final.snapshots[:, idx].numpy() - eq_lp[b_star]).sum(-1)
     last_tv = 0.5 * np.abs(final.iterates[:, idx].numpy() - eq_lp[b_star]).sum(-1)
     name = "SPPO" if a == 0 else "DSPPO λ = 1"
-    ax1.semilogx(rec_t, avg_tv, color=icml26.plotting.color(a), label=f"{name}: average π̄_t")
     ax1.semilogx(
-        rec_t, last_tv, color=icml26.plotting.color(a), ls=":", label=f"{name}: iterate π_t"
+        rec_t, avg_tv, color=icml26.plotting.color(a), label=f"{name}: average π̄_t"
+    )
+    ax1.semilogx(
+        rec_t,
+        last_tv,
+        color=icml26.plotting.color(a),
+        ls=":",
+        label=f"{name}: iterate π_t",
     )
 ax1.axhline(0.1, color="black", ls="--", lw=1)
 ax1.set(
@@ -986,11 +1052,17 @@ S_sw = len(SWEEP)
 sweep_run = pref.self_play(
     ST_g3.repeat(S_sw, 1, 1), SC_g3.repeat(S_sw, 1, 1), SWEEP_T, lam=lam_sweep
 )
-sweep_gap = pref.preference_gap(P_true.repeat(S_sw, 1, 1), sweep_run.average).reshape(S_sw, N_GAMES)
+sweep_gap = pref.preference_gap(P_true.repeat(S_sw, 1, 1), sweep_run.average).reshape(
+    S_sw, N_GAMES
+)
 print(
     "toy mean gap·√T by λ:",
     dict(
-        zip(SWEEP, np.round(sweep_gap.mean(-1).numpy() * np.sqrt(SWEEP_T), 2).tolist(), strict=True)
+        zip(
+            SWEEP,
+            np.round(sweep_gap.mean(-1).numpy() * np.sqrt(SWEEP_T), 2).tolist(),
+            strict=True,
+        )
     ),
 )
 paper_lc = [37.27, 38.66, 40.21, 40.62, 41.09, 40.85, 41.54, 41.90, 40.15]
@@ -998,7 +1070,9 @@ fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.8), constrained_layout=True
 tt = np.arange(1, 11)
 for i, lam in enumerate([-1.0, 0.0, 0.5, 1.0, 2.0]):
     a_t, b_t = pref.schedule(tt, lam)
-    ax0.plot(tt, a_t, color=icml26.plotting.color(i), marker="o", ms=3, label=f"λ = {lam:g}")
+    ax0.plot(
+        tt, a_t, color=icml26.plotting.color(i), marker="o", ms=3, label=f"λ = {lam:g}"
+    )
     ax0.plot(tt, b_t, color=icml26.plotting.color(i), ls=":", marker="s", ms=3)
 ax0.axvspan(0.7, 3.3, color="grey", alpha=0.12)
 ax0.text(1.0, -0.9, "paper: T = 3", fontsize=8)
@@ -1032,7 +1106,9 @@ ax1b.plot(
 ax1b.set_ylabel("paper's LC win rate (%)")
 h1, l1 = ax1.get_legend_handles_labels()
 h2, l2 = ax1b.get_legend_handles_labels()
-ax1.legend(h1 + h2, l1 + l2, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+ax1.legend(
+    h1 + h2, l1 + l2, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.2)
+)
 plt.show()
 
 # %% [markdown]
@@ -1107,8 +1183,16 @@ icml26.claim(
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out pair accuracy on dominant + cycle data: heads that cannot represent the cycle stop at 75 %, the others reach 100 % (claims 08.13–08.14); thin lines are seeds.", "name": "08-fig-two-stage"}}
 fig, ax = plt.subplots(figsize=(7.5, 3.6))
 for i, (name, fit) in enumerate(enc.items()):
-    ax.plot(fit.steps, fit.test_accuracy, color=icml26.plotting.color(i), lw=0.6, alpha=0.45)
-    ax.plot(fit.steps, fit.test_accuracy.mean(1), color=icml26.plotting.color(i), lw=2, label=name)
+    ax.plot(
+        fit.steps, fit.test_accuracy, color=icml26.plotting.color(i), lw=0.6, alpha=0.45
+    )
+    ax.plot(
+        fit.steps,
+        fit.test_accuracy.mean(1),
+        color=icml26.plotting.color(i),
+        lw=2,
+        label=name,
+    )
 for level, text in (
     (0.5, "chance"),
     (0.75, "stage 1: dominant found"),
@@ -1167,10 +1251,14 @@ for l in range(blocks):
     V_schur[:, i] = np.sign(tau_l) * scale_l * Z[:, i + 1]
     V_schur[:, i + 1] = scale_l * Z[:, i]
 rebuilt = pref.gpm_scores(torch.tensor(V_schur)).numpy()
-icml26.checks.agree("GPM from the real Schur form vs the cyclic part", rebuilt, C_x, atol=1e-10)
+icml26.checks.agree(
+    "GPM from the real Schur form vs the cyclic part", rebuilt, C_x, atol=1e-10
+)
 assert np.abs(off_block).max() < 1e-10 and np.abs(np.diag(Sig)).max() < 1e-10
 eig = np.sort(np.abs(np.linalg.eigvals(C_x).imag))
-taus = np.sort(np.repeat(np.abs(Sig[np.arange(0, N_ITEMS, 2), np.arange(1, N_ITEMS, 2)]), 2))
+taus = np.sort(
+    np.repeat(np.abs(Sig[np.arange(0, N_ITEMS, 2), np.arange(1, N_ITEMS, 2)]), 2)
+)
 icml26.checks.agree("eigenvalues ±iτ vs Schur blocks", eig, taus, atol=1e-10)
 print(
     f"cyclic part (rank {np.linalg.matrix_rank(C_x)}) rebuilt exactly as a GPM "
@@ -1194,9 +1282,14 @@ bt_fit = pref.fit_tabular(
     tau=1.0,
     generator=torch.Generator().manual_seed(SEED),
 )
-ours = bt_fit.scores[0].mean(1).numpy()  # the potential of the fitted BT scores = centred r
+ours = (
+    bt_fit.scores[0].mean(1).numpy()
+)  # the potential of the fitted BT scores = centred r
 icml26.checks.agree(
-    "BT head vs choix ILSR (centred strengths)", ours, strength - strength.mean(), atol=1e-6
+    "BT head vs choix ILSR (centred strengths)",
+    ours,
+    strength - strength.mean(),
+    atol=1e-6,
 )
 print(
     f"BT head = choix MLE on {n_cmp} comparisons; correlation with the true rewards "
@@ -1212,12 +1305,19 @@ for b in range(N_GAMES):
         warnings.simplefilter("ignore", RuntimeWarning)
         x_lh, y_lh = nash.Game(A_b).lemke_howson(initial_dropped_label=0)
     lh_ok += bool(np.isfinite(x_lh).all() and np.abs(x_lh - eq_lp[b]).max() < 1e-6)
-print(f"{N_GAMES} games: nashpy linear_program = our LP; Lemke–Howson lands on it in {lh_ok}")
+print(
+    f"{N_GAMES} games: nashpy linear_program = our LP; Lemke–Howson lands on it in {lh_ok}"
+)
 
 s_pairs = torch.randn(64, generator=gen, dtype=torch.float64)
-bce = torch.nn.functional.binary_cross_entropy_with_logits(s_pairs / TAU, torch.ones_like(s_pairs))
+bce = torch.nn.functional.binary_cross_entropy_with_logits(
+    s_pairs / TAU, torch.ones_like(s_pairs)
+)
 icml26.checks.agree(
-    "preference_loss vs BCE with logits", pref.preference_loss(s_pairs, TAU), bce, atol=1e-12
+    "preference_loss vs BCE with logits",
+    pref.preference_loss(s_pairs, TAU),
+    bce,
+    atol=1e-12,
 )
 print("preference_loss = binary_cross_entropy_with_logits(s/τ, 1)")
 
@@ -1234,7 +1334,11 @@ print("preference_loss = binary_cross_entropy_with_logits(s/τ, 1)")
 
 # %% tags=["nbval-ignore-output"]
 ST_b, SC_b = pref.random_tournament(
-    K_RESP, batch=BENCH_GAMES, reward_scale=REWARD_SCALE, cyclic_scale=CYCLIC_SCALE, generator=gen
+    K_RESP,
+    batch=BENCH_GAMES,
+    reward_scale=REWARD_SCALE,
+    cyclic_scale=CYCLIC_SCALE,
+    generator=gen,
 )
 P_b = torch.sigmoid(ST_b + SC_b).to(DEVICE)
 t0 = time.perf_counter()
@@ -1255,7 +1359,9 @@ print(
     f"batched DSPPO, {BENCH_GAMES} games, T = {BENCH_T}: {t_kernel:.2f} s "
     f"(every gap ≤ {float(gap_b.max()):.3f})"
 )
-print(f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapolated): {t_lp:.2f} s")
+print(
+    f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapolated): {t_lp:.2f} s"
+)
 
 # %% [markdown]
 # The batched self-play is one to two orders of magnitude faster than the same loop per game.

@@ -340,13 +340,17 @@ def fresh_generator(offset: int) -> torch.Generator:
 
 # %% tags=["parameters", "hide-input"]
 GRID_N = icml26.pick(ci=100_001, paper=400_001)  # quadrature points on [-10, 10]
-SIGMAS = icml26.pick(ci=[0.3, 0.1, 0.03, 0.01], paper=[0.3, 0.1, 0.03, 0.01, 0.003])  # σ_f
+SIGMAS = icml26.pick(
+    ci=[0.3, 0.1, 0.03, 0.01], paper=[0.3, 0.1, 0.03, 0.01, 0.003]
+)  # σ_f
 T_GRID = icml26.pick(ci=[1.0, 1.5, 2.0, 3.0, 5.0], paper=[1.0, 1.5, 2.0, 3.0, 5.0])
 T_FINE = icml26.pick(
     ci=np.round(np.arange(1.0, 2.01, 0.05), 2).tolist(),
     paper=np.round(np.arange(1.0, 3.001, 0.02), 2).tolist(),
 )
-N_TRAIN = icml26.pick(ci=[500, 2000, 8000], paper=[500, 2000, 8000, 32000])  # learned classifier
+N_TRAIN = icml26.pick(
+    ci=[500, 2000, 8000], paper=[500, 2000, 8000, 32000]
+)  # learned classifier
 SEEDS = icml26.pick(ci=5, paper=20)  # independent training sets per n
 N_CENTRES = 50  # RBF centres on [-10, 10], width = spacing
 C_REG = 1.0  # LogisticRegression(C=1): the penalty fades with n
@@ -458,7 +462,11 @@ ref = error_grid_reference(
 )
 for i, key in enumerate(["retain_kl", "forget_error", "excess_loglik"]):
     icml26.checks.agree(
-        f"kernel vs reference: {key}", res[key][pick_s].cpu(), ref[i], atol=1e-9, rtol=1e-7
+        f"kernel vs reference: {key}",
+        res[key][pick_s].cpu(),
+        ref[i],
+        atol=1e-9,
+        rtol=1e-7,
     )
 print(
     f"kernel = reference on {len(pick_s)} spikes × {len(classifiers)} classifiers × "
@@ -494,7 +502,9 @@ exact_dev.append(float((q_corr - pr_grid).abs().max()))
 exact_kl.append(float(t3.kl_divergence(z, p_r, q_corr)))
 kl_uncorrected = float(t3.kl_divergence(z, p_r, q_unc))
 kl_gap_uncorrected = float(
-    t3.kl_divergence(z, p_r, t3.t3_density(z, p[-1], t3.train_posterior(p_r, p_f[-1], 0.5), 1.0))
+    t3.kl_divergence(
+        z, p_r, t3.t3_density(z, p[-1], t3.train_posterior(p_r, p_f[-1], 0.5), 1.0)
+    )
 )
 print(
     f"max |p̂ − p_r| over {len(exact_dev)} forget sets: {max(exact_dev):.1e}; "
@@ -517,7 +527,9 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: the class prior does not matter (then a balanced classifier could tilt directly)
-assert max(exact_dev) < 1e-8  # the corrected tilt is exact (negative control passes above)
+assert (
+    max(exact_dev) < 1e-8
+)  # the corrected tilt is exact (negative control passes above)
 icml26.claim(
     "09.2",
     "balanced classifier without prior correction: KL(p_r ‖ p̂) on overlap",
@@ -548,7 +560,9 @@ icml26.claim(
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Unlearning a sharp forget spike ($\\sigma_f = 0.01$): guidance ($T = 1$) leaves a bump hundreds of times above $p_r$; tempering first ($T = 2, 3$) lowers it several-fold. Right: zoom on the spike.", "name": "09-fig-spike"}}
 s_sharp = len(SIGMAS) - 1
 eta_ctrl = t3.shrink(eta[s_sharp], KAPPA)
-fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.2), gridspec_kw={"width_ratios": [1.6, 1]})
+fig, axes = plt.subplots(
+    1, 2, figsize=(7.4, 3.2), gridspec_kw={"width_ratios": [1.6, 1]}
+)
 windows = [(-7.0, 8.0), (MU_F - 5 * SIGMAS[-1], MU_F + 5 * SIGMAS[-1])]
 for ax, (lo, hi) in zip(axes, windows, strict=True):
     m = (zn >= lo) & (zn <= hi)
@@ -602,7 +616,9 @@ print(
     ", ".join(f"T={T:g}: {v:.3f}" for T, v in slopes.items()),
     f"| logit-space error, T = 1: {slope_logit:.3f}",
 )
-assert (fe_ctrl[:, K1] >= lower - 1e-12).all()  # the lower bound of the amplification theorem
+assert (
+    fe_ctrl[:, K1] >= lower - 1e-12
+).all()  # the lower bound of the amplification theorem
 assert (delta_ctrl <= KAPPA * np.log(2)).all()  # the lemma: δ ≤ κ ln 2
 
 # %% tags=["claim"]
@@ -639,7 +655,9 @@ icml26.claim(
 fig, ax = plt.subplots(figsize=(6.4, 4.0))
 for k, T in enumerate(T_GRID[:-1]):
     c = icml26.plotting.color(k)
-    ax.loglog(peak, fe_ctrl[:, k], "o-", color=c, label=f"T = {T:g}: slope {slopes[T]:.2f}")
+    ax.loglog(
+        peak, fe_ctrl[:, k], "o-", color=c, label=f"T = {T:g}: slope {slopes[T]:.2f}"
+    )
     ax.loglog(peak, fe_ctrl[0, k] * (peak / peak[0]) ** (1 / T), ":", color=c, lw=1)
 ax.loglog(
     peak,
@@ -649,7 +667,12 @@ ax.loglog(
     label=f"logit-space error, T = 1: slope {slope_logit:.2f}",
 )
 ax.loglog(
-    peak, np.maximum(lower, 1e-5), "k-", lw=0.8, alpha=0.6, label="lower bound (t3-eq-lower), T = 1"
+    peak,
+    np.maximum(lower, 1e-5),
+    "k-",
+    lw=0.8,
+    alpha=0.6,
+    label="lower bound (t3-eq-lower), T = 1",
 )
 ax.xaxis.set_minor_formatter(plt.NullFormatter())
 ax.set_xticks(peak, labels=[f"{v:.3g}" for v in peak])
@@ -685,17 +708,21 @@ plt.show()
 # %%
 kl_exact = res["retain_kl"][:, 0, :].cpu().numpy()  # (S, K)
 var_logp = float(
-    t3.trapezoid(p_r * torch.log(p[-1]) ** 2, z) - t3.trapezoid(p_r * torch.log(p[-1]), z) ** 2
+    t3.trapezoid(p_r * torch.log(p[-1]) ** 2, z)
+    - t3.trapezoid(p_r * torch.log(p[-1]), z) ** 2
 )
 s_vals = 1 - 1 / np.array(T_GRID)
 print(
     f"KL(p_r ‖ p̂⁽ᵀ⁾), exact η, σ_f = {SIGMAS[-1]}:",
-    ", ".join(f"T={T:g}: {abs(v):.4f}" for T, v in zip(T_GRID, kl_exact[-1], strict=False)),
+    ", ".join(
+        f"T={T:g}: {abs(v):.4f}" for T, v in zip(T_GRID, kl_exact[-1], strict=False)
+    ),
 )
 print(
     "second-order term s²·Var/2:           ",
     ", ".join(
-        f"T={T:g}: {0.5 * s * s * var_logp:.4f}" for T, s in zip(T_GRID, s_vals, strict=False)
+        f"T={T:g}: {0.5 * s * s * var_logp:.4f}"
+        for T, s in zip(T_GRID, s_vals, strict=False)
     ),
 )
 bias_violations = int(abs(kl_exact[:, 0]).max() > 1e-8) + int(
@@ -763,7 +790,13 @@ ax.plot(
 )
 ax.plot(T_FINE, fe_fine[s], color=icml26.plotting.color(1), label="forget error ℰ_f")
 ax.plot(T_FINE, tot_fine[s], color="black", lw=2, label="total")
-ax.plot(argmin_fine[s], tot_fine[s].min(), "k*", ms=13, label=f"optimum T = {argmin_fine[s]:g}")
+ax.plot(
+    argmin_fine[s],
+    tot_fine[s].min(),
+    "k*",
+    ms=13,
+    label=f"optimum T = {argmin_fine[s]:g}",
+)
 coarse = [k for k, T in enumerate(T_GRID) if T <= max(T_FINE)]
 ax.plot(
     [T_GRID[k] for k in coarse],
@@ -815,7 +848,9 @@ gen_fit = fresh_generator(1)
 learned = {}  # n -> dict of per-seed arrays
 t_fit = time.perf_counter()
 for n in icml26.progress(N_TRAIN, desc="learned classifiers"):
-    x, y = t3.sample_mixture(n, GAMMA, RETAIN, (MU_F, SIGMAS[-1]), batch=SEEDS, generator=gen_fit)
+    x, y = t3.sample_mixture(
+        n, GAMMA, RETAIN, (MU_F, SIGMAS[-1]), batch=SEEDS, generator=gen_fit
+    )
     w = t3.fit_logistic(t3.rbf_features(x, centres, width), y, C_REG)
     pi_emp = y.double().mean(1, keepdim=True)
     c_hat = t3.predict_logistic(F_grid, w)  # (SEEDS, G)
@@ -836,13 +871,18 @@ for n in icml26.progress(N_TRAIN, desc="learned classifiers"):
 t_fit = time.perf_counter() - t_fit
 for n, r in learned.items():
     tot = r["kl"] + r["fe"]
-    interior = int(sum(T_GRID[int(i)] not in (T_GRID[0], T_GRID[-1]) for i in tot.argmin(1)))
+    interior = int(
+        sum(T_GRID[int(i)] not in (T_GRID[0], T_GRID[-1]) for i in tot.argmin(1))
+    )
     print(
         f"n = {n:5d}: δ̂ = {r['delta'].mean():.4f}   ℰ_f(T=1) = {r['fe'][:, K1].mean():.4f}   "
         f"ℰ_f(T=2) = {r['fe'][:, K2].mean():.4f}   interior optimum in {interior}/{SEEDS} seeds"
     )
 means = np.array(
-    [[r["delta"].mean(), r["fe"][:, K1].mean(), r["fe"][:, K2].mean()] for r in learned.values()]
+    [
+        [r["delta"].mean(), r["fe"][:, K1].mean(), r["fe"][:, K2].mean()]
+        for r in learned.values()
+    ]
 )
 risk_violations = int((np.diff(means, axis=0) >= 0).sum())
 
@@ -916,7 +956,12 @@ plt.show()
 ell_ctrl = res["excess_loglik"][-1, 1, :].cpu().numpy()
 ell_learn = learned[2000]["ell"].mean(0)
 print("excess forget log-likelihood by T:", ", ".join(f"{T:g}" for T in T_GRID))
-print("  controlled:", np.round(ell_ctrl, 2), "  learned (n = 2000):", np.round(ell_learn, 2))
+print(
+    "  controlled:",
+    np.round(ell_ctrl, 2),
+    "  learned (n = 2000):",
+    np.round(ell_learn, 2),
+)
 ell_violations = int((np.diff(ell_ctrl) >= 0).sum() + (np.diff(ell_learn) >= 0).sum())
 ell_ratio = max(ell_ctrl[K2] / ell_ctrl[K1], ell_learn[K2] / ell_learn[K1])
 
@@ -1044,25 +1089,39 @@ eta_te = t3.bayes_posterior(
     t3.mixture_pdf(x_te, *RETAIN), t3.normal_pdf(x_te, MU_F, SIGMAS[-1]), GAMMA
 ).numpy()
 eta_hat_te = sk.predict_proba(t3.rbf_features(x_te, centres, width).numpy())[:, 1]
-delta_mc = log_loss(y_te, eta_hat_te, labels=[0, 1]) - log_loss(y_te, eta_te, labels=[0, 1])
+delta_mc = log_loss(y_te, eta_hat_te, labels=[0, 1]) - log_loss(
+    y_te, eta_te, labels=[0, 1]
+)
 eps = 1e-15
 per = -(
     y_te * np.log(np.clip(eta_hat_te, eps, 1))
     + (1 - y_te) * np.log(np.clip(1 - eta_hat_te, eps, 1))
 )
-per -= -(y_te * np.log(np.clip(eta_te, eps, 1)) + (1 - y_te) * np.log(np.clip(1 - eta_te, eps, 1)))
+per -= -(
+    y_te * np.log(np.clip(eta_te, eps, 1))
+    + (1 - y_te) * np.log(np.clip(1 - eta_te, eps, 1))
+)
 se = per.std() / np.sqrt(N_TEST)
 eta_hat_sk = torch.as_tensor(sk.predict_proba(F_grid.numpy())[:, 1]).to(DEVICE)
 delta_q = float(t3.excess_logloss(z, p_s, eta_s, eta_hat_sk))
-print(f"excess risk: quadrature {delta_q:.5f}, log_loss Monte Carlo {delta_mc:.5f} ± {se:.5f}")
+print(
+    f"excess risk: quadrature {delta_q:.5f}, log_loss Monte Carlo {delta_mc:.5f} ± {se:.5f}"
+)
 assert abs(delta_mc - delta_q) < 4 * se
 
 # %%
-cal = CalibratedClassifierCV(LogisticRegression(C=C_REG, max_iter=5000), method="isotonic", cv=5)
+cal = CalibratedClassifierCV(
+    LogisticRegression(C=C_REG, max_iter=5000), method="isotonic", cv=5
+)
 cal.fit(Xs, ys)
-eta_cal = torch.as_tensor(cal.predict_proba(F_grid.numpy())[:, 1]).clamp(1e-12, 1).to(DEVICE)
+eta_cal = (
+    torch.as_tensor(cal.predict_proba(F_grid.numpy())[:, 1]).clamp(1e-12, 1).to(DEVICE)
+)
 for name, e in [("logistic", eta_hat_sk), ("isotonic-calibrated", eta_cal)]:
-    fe = [float(t3.forget_error(z, pf_s, t3.t3_density(z, p_s, e, T), p_r)) for T in (1.0, 2.0)]
+    fe = [
+        float(t3.forget_error(z, pf_s, t3.t3_density(z, p_s, e, T), p_r))
+        for T in (1.0, 2.0)
+    ]
     print(
         f"{name:20s}: δ̂ = {float(t3.excess_logloss(z, p_s, eta_s, e)):.4f}, "
         f"ℰ_f(T=1) = {fe[0]:.4f}, ℰ_f(T=2) = {fe[1]:.4f}"
@@ -1110,7 +1169,9 @@ print(
 assert l1(w_ulsif, w_clf) < 0.1
 
 # %%
-gmm = GaussianMixture(n_components=3, random_state=SEED).fit(learned[8000]["x"][0].numpy()[:, None])
+gmm = GaussianMixture(n_components=3, random_state=SEED).fit(
+    learned[8000]["x"][0].numpy()[:, None]
+)
 p_gmm = torch.as_tensor(np.exp(gmm.score_samples(zn[:, None]))).to(DEVICE)
 q_gmm = t3.t3_density(z, p_gmm, eta_s, 1.0)
 print(
@@ -1135,7 +1196,9 @@ icml26.checks.agree(
     integrate.trapezoid(p_r.cpu().numpy(), zn),
     atol=1e-14,
 )
-print("KL and normalisers agree with scipy.special.rel_entr and scipy.integrate.trapezoid")
+print(
+    "KL and normalisers agree with scipy.special.rel_entr and scipy.integrate.trapezoid"
+)
 
 # %% [markdown]
 # On the bulk of the distribution, where the ratio is $\approx 1.11$, uLSIF and the classifier

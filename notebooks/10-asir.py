@@ -281,16 +281,22 @@ def gen(offset: int) -> torch.Generator:
 
 # %% tags=["parameters", "hide-input"]
 N_TRAIN = icml26.pick(ci=500, paper=1500)  # training digits of the kernel density
-H = icml26.pick(ci=0.1, paper=0.1)  # kernel width h (pixel units of [-1, 1]; latent units)
+H = icml26.pick(
+    ci=0.1, paper=0.1
+)  # kernel width h (pixel units of [-1, 1]; latent units)
 NUM_STEPS = icml26.pick(ci=50, paper=50)  # DDIM steps (linear β, 1000 training steps)
 N_SEC = icml26.pick(ci=1000, paper=5000)  # cover and stego images each (security)
 T_SEC = icml26.pick(ci=5, paper=5)  # embedding step of the security test
 N_BER = icml26.pick(ci=200, paper=2000)  # images for the error rates (64 bits each)
 T_BER = icml26.pick(ci=2, paper=2)  # the last step with σ > 0
 TAU_RATIOS = [0.25, 0.5, 1.0, 2.0]  # τ / σ grid of the error-rate claim
-N_SEP = icml26.pick(ci=800, paper=4000)  # images for separation and gain (800 × 64 = 51,200 cells)
+N_SEP = icml26.pick(
+    ci=800, paper=4000
+)  # images for separation and gain (800 × 64 = 51,200 cells)
 T_GRID = [2, 3, 4, 5, 7, 10, 15, 20]  # embedding steps t*
-LATENT = icml26.pick(ci=16, paper=16)  # latent dimension (bits per image in the latent toy)
+LATENT = icml26.pick(
+    ci=16, paper=16
+)  # latent dimension (bits per image in the latent toy)
 N_LAT = icml26.pick(ci=200, paper=1000)  # images of the latent toy
 T_LAT = icml26.pick(ci=4, paper=4)  # embedding step of the latent toy
 TAUS = [0.0, 0.02, 0.05, 0.1]  # channel noise τ after 8-bit rounding
@@ -343,7 +349,9 @@ def kde_posterior_mean_reference(x, data, abar_t, h):
     logw, means = [], []
     for xi in data:
         logw.append(-float(((x - np.sqrt(a) * xi) ** 2).sum()) / (2 * v))
-        means.append(xi + (h**2 * np.sqrt(a) / v) * (x - np.sqrt(a) * xi))  # E[x0 | x_t, i]
+        means.append(
+            xi + (h**2 * np.sqrt(a) / v) * (x - np.sqrt(a) * xi)
+        )  # E[x0 | x_t, i]
     w = np.exp(np.array(logw) - max(logw))
     return (w[:, None] * np.array(means)).sum(0) / w.sum()
 
@@ -362,7 +370,10 @@ model = stego.kde_eps_model(train, abar, H)
 x_probe = torch.randn(5, 64, generator=gen(1))
 for t in (20, 200, 900):
     got = stego.kde_posterior_mean(x_probe, train, abar[t], H)
-    want = [kde_posterior_mean_reference(x.numpy(), train.numpy(), abar[t], H) for x in x_probe]
+    want = [
+        kde_posterior_mean_reference(x.numpy(), train.numpy(), abar[t], H)
+        for x in x_probe
+    ]
     icml26.checks.agree(f"KDE posterior mean at t={t}", got, np.array(want), atol=1e-10)
 print("kernel and reference agree at t = 20, 200, 900")
 
@@ -382,7 +393,11 @@ def stego_images_reference(model, x_T, key_noise, z, bits, abar, num_steps, t_st
     for j in range(x_T.shape[0]):
         signs = 1.0 - 2.0 * bits[j].double()
         per_image = []
-        for injected in (signs * z[j], z[j], -z[j]):  # stego, hypothesis 0, hypothesis 1
+        for injected in (
+            signs * z[j],
+            z[j],
+            -z[j],
+        ):  # stego, hypothesis 0, hypothesis 1
             x = x_T[j : j + 1]
             for i, t in enumerate(times):
                 a_t, a_p = abar[int(t)], dm.previous_alpha(abar, int(t), num_steps)
@@ -407,7 +422,9 @@ z = torch.randn(B, 64, generator=gen(4))
 bits = torch.rand(B, 64, generator=gen(5)) < 0.5
 ref = stego_images_reference(model, x_T, key, z, bits, abar, NUM_STEPS, T_DEMO)
 fast = stego.embed_batch(model, x_T, abar, NUM_STEPS, T_DEMO, key, z, bits)
-for name, r, f in zip(("stego", "hypothesis 0", "hypothesis 1"), ref, fast[:3], strict=True):
+for name, r, f in zip(
+    ("stego", "hypothesis 0", "hypothesis 1"), ref, fast[:3], strict=True
+):
     icml26.checks.agree(f"batched vs reference: {name}", f, r, atol=1e-10)
 print(f"batched embedding agrees with the reference; σ at t* = {T_DEMO}: {fast[4]:.4f}")
 
@@ -435,7 +452,9 @@ times = dm.ddim_timesteps(1000, NUM_STEPS)
 sigmas = {}
 for ts in [1, *T_GRID]:
     t = int(times[NUM_STEPS - ts])
-    sigmas[ts] = float(dm.ddim_sigma(abar[t], dm.previous_alpha(abar, t, NUM_STEPS), 1.0))
+    sigmas[ts] = float(
+        dm.ddim_sigma(abar[t], dm.previous_alpha(abar, t, NUM_STEPS), 1.0)
+    )
 print("σ by t*:", {k: round(v, 4) for k, v in sigmas.items()})
 
 # %% [markdown]
@@ -470,7 +489,9 @@ images = stego.finish(model, x_after, abar, NUM_STEPS, T_SEC)
 recovered = ((x_after - m_sec) / sig_sec)[stego_idx].flatten().numpy()
 ks_ok = stats.kstest(recovered, "norm").pvalue
 signs = 1.0 - 2.0 * msg[stego_idx].double()
-ks_wrong_scale = stats.kstest((1.5 * signs * z[stego_idx]).flatten().numpy(), "norm").pvalue
+ks_wrong_scale = stats.kstest(
+    (1.5 * signs * z[stego_idx]).flatten().numpy(), "norm"
+).pvalue
 ks_constant = stats.kstest((0.8 * signs).flatten().numpy(), "norm").pvalue
 auc_ok = stego.steganalyser_auc(images[cover_idx], images[stego_idx], squared=True)
 auc_broken = stego.steganalyser_auc(images[cover_idx], images[broken_idx], squared=True)
@@ -478,16 +499,24 @@ auc_broken = stego.steganalyser_auc(images[cover_idx], images[broken_idx], squar
 same_key = (signs[0] * z[N_SEC]).abs().numpy(), (signs[1] * z[N_SEC]).abs().numpy()
 reuse = stats.spearmanr(*same_key).statistic
 fresh = stats.spearmanr(same_key[0], (signs[1] * z[N_SEC + 1]).abs().numpy()).statistic
-print(f"KS p-values: correct {ks_ok:.3f}, std-1.5 {ks_wrong_scale:.1e}, ±0.8 {ks_constant:.1e}")
+print(
+    f"KS p-values: correct {ks_ok:.3f}, std-1.5 {ks_wrong_scale:.1e}, ±0.8 {ks_constant:.1e}"
+)
 print(f"steganalyser AUC: correct {auc_ok:.3f}, std-3 break {auc_broken:.3f}")
-print(f"|ζ| rank correlation between two images: key reused {reuse:.2f}, fresh keys {fresh:.2f}")
+print(
+    f"|ζ| rank correlation between two images: key reused {reuse:.2f}, fresh keys {fresh:.2f}"
+)
 
 # %% tags=["claim"]
 # fails if: the signs leaked into the magnitudes (scale, clipping on one branch): the broken
 # embedders below are rejected by the same test at p < 1e-300
 assert ks_wrong_scale < 1e-300 and ks_constant < 1e-300, "KS has no power"
 icml26.claim(
-    "10.1", "injected stego noise is N(0,1): KS p-value", ks_ok, at_least=0.01, kind="theorem"
+    "10.1",
+    "injected stego noise is N(0,1): KS p-value",
+    ks_ok,
+    at_least=0.01,
+    kind="theorem",
 )
 
 # %% tags=["claim"]
@@ -495,7 +524,10 @@ icml26.claim(
 # must be detected (AUC > 0.8) by the same steganalyser
 assert auc_broken > 0.8, f"steganalyser has no power (AUC {auc_broken:.3f})"
 icml26.claim(
-    "10.2", f"steganalyser on {N_SEC}/{N_SEC} images: |AUC − 0.5|", abs(auc_ok - 0.5), at_most=0.05
+    "10.2",
+    f"steganalyser on {N_SEC}/{N_SEC} images: |AUC − 0.5|",
+    abs(auc_ok - 0.5),
+    at_most=0.05,
 )
 
 # %% [markdown]
@@ -536,13 +568,19 @@ for r, c, img, label in panels:
 ax = fig.add_subplot(grid[:, 7])
 q = np.linspace(0.001, 0.999, 200)
 ax.plot(stats.norm.ppf(q), np.quantile(recovered, q), label="ASIR (antipodal)")
-ax.plot(stats.norm.ppf(q), np.quantile((1.5 * signs * z[stego_idx]).numpy(), q), label="std 1.5")
+ax.plot(
+    stats.norm.ppf(q),
+    np.quantile((1.5 * signs * z[stego_idx]).numpy(), q),
+    label="std 1.5",
+)
 ax.plot(stats.norm.ppf(q), np.quantile((0.8 * signs).numpy(), q), label="±0.8")
 ax.plot([-3, 3], [-3, 3], "k:", lw=0.8)
 ax.set_xlabel("N(0,1) quantile")
 ax.set_ylabel("injected noise quantile")
 ax.legend(fontsize=7)
-fig.suptitle("Stego digits look like cover digits; the injected noise is exactly Gaussian")
+fig.suptitle(
+    "Stego digits look like cover digits; the injected noise is exactly Gaussian"
+)
 plt.show()
 
 # %% [markdown]
@@ -568,7 +606,9 @@ for k, r in enumerate(TAU_RATIOS):
         ("independent", stego.independent_noise(msg, z0, z1), z0, z1),
     ):
         received = m_ber + sig_ber * zeta + noise
-        decoded = stego.nearest_hypothesis(received, m_ber + sig_ber * h0, m_ber + sig_ber * h1)
+        decoded = stego.nearest_hypothesis(
+            received, m_ber + sig_ber * h0, m_ber + sig_ber * h1
+        )
         ber[name].append(float((decoded != msg).double().mean()))
 theory = {
     "antipodal": stego.ber_antipodal(TAU_RATIOS),
@@ -581,7 +621,9 @@ zscores = [
     for b, p in zip(ber[name], theory[name], strict=True)
 ]
 for name in ber:
-    print(f"{name:12s} measured {np.round(ber[name], 4)}  theory {np.round(theory[name], 4)}")
+    print(
+        f"{name:12s} measured {np.round(ber[name], 4)}  theory {np.round(theory[name], 4)}"
+    )
 print(f"σ at t* = {T_BER}: {sig_ber:.4f}; largest |z|: {max(zscores):.2f}")
 
 # %% tags=["claim"]
@@ -597,7 +639,9 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: antipodal pairs did not separate better than independent ones at some τ
-violations = sum(a >= b for a, b in zip(ber["antipodal"], ber["independent"], strict=True))
+violations = sum(
+    a >= b for a, b in zip(ber["antipodal"], ber["independent"], strict=True)
+)
 icml26.claim(
     "10.4",
     "antipodal BER < independent BER: τ where it fails",
@@ -610,7 +654,11 @@ icml26.claim(
 fig, ax = plt.subplots(figsize=(6.0, 3.6))
 grid_r = np.geomspace(0.1, 4, 100)
 for k, name in enumerate(ber):
-    curve = stego.ber_antipodal(grid_r) if name == "antipodal" else stego.ber_independent(grid_r)
+    curve = (
+        stego.ber_antipodal(grid_r)
+        if name == "antipodal"
+        else stego.ber_independent(grid_r)
+    )
     ax.plot(grid_r, curve, color=icml26.plotting.color(k), label=f"{name}: theory")
     se = 3 * np.sqrt(theory[name] * (1 - theory[name]) / n_bits)
     ax.errorbar(
@@ -645,13 +693,19 @@ plt.show()
 x_T = torch.randn(N_SEP, 64, generator=gen(30))
 key = torch.randn(NUM_STEPS, N_SEP, 64, generator=gen(31))
 # one keyed trajectory (the shared sampler, η = 1); each t* branches off it
-_, keyed = dm.ddim_sample(model, x_T, abar, NUM_STEPS, eta=1.0, noise=key, return_trajectory=True)
+_, keyed = dm.ddim_sample(
+    model, x_T, abar, NUM_STEPS, eta=1.0, noise=key, return_trajectory=True
+)
 ratio_in, ratio_out, gain = {}, {}, {}
 for k, ts in enumerate(icml26.progress(T_GRID, desc="t*")):
     m_s, sig = stego.embedding_mean(model, keyed[NUM_STEPS - ts], abar, NUM_STEPS, ts)
     z0, z1 = torch.randn(2, N_SEP, 64, generator=gen(50 + k))
     out = stego.finish(
-        model, torch.cat([m_s + sig * z0, m_s - sig * z0, m_s + sig * z1]), abar, NUM_STEPS, ts
+        model,
+        torch.cat([m_s + sig * z0, m_s - sig * z0, m_s + sig * z1]),
+        abar,
+        NUM_STEPS,
+        ts,
     )
     a0, a1, i1 = out.split(N_SEP)
     ratio_in[ts] = float((4 * z0**2).sum() / ((z0 - z1) ** 2).sum())
@@ -690,7 +744,9 @@ early = [2, 3, 4, 5, 7]
 bad = sum(gain[a] <= gain[b] for a, b in itertools.pairwise(early)) + sum(
     gain[ts] >= 0.7 for ts in early[1:]
 )
-icml26.claim("10.7", "gain falls over t* = 2…7 and < 0.7 for t* ≥ 3: violations", bad, at_most=0)
+icml26.claim(
+    "10.7", "gain falls over t* = 2…7 and < 0.7 for t* ≥ 3: violations", bad, at_most=0
+)
 
 # %% [markdown]
 # A simpler statement — the gain decreases over $t^\star \in \{1, 5, 10, 20\}$ — is false.
@@ -778,7 +834,9 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: the correlation were real but weak (a flat error profile across distances)
 gap = min(err_by_decile[t][0] - err_by_decile[t][-1] for t in (0.0, 0.02))
-icml26.claim("10.9", "error rate, lowest − highest distance decile (τ ≤ 0.02)", gap, at_least=0.3)
+icml26.claim(
+    "10.9", "error rate, lowest − highest distance decile (τ ≤ 0.02)", gap, at_least=0.3
+)
 
 # %% [markdown]
 # ### Iterative recovery (claims 10.10–10.14, note id asir-iterative-recovery)
@@ -819,12 +877,17 @@ for k, tau in enumerate(TAUS):
 
 # %% tags=["claim"]
 # fails if: the relaxed joint fit did not undo the decoder's mixing of cells (stuck at the init)
-icml26.claim("10.10", "IR bit accuracy, τ = 0 (8-bit rounding only)", acc_ir[0.0], at_least=0.95)
+icml26.claim(
+    "10.10", "IR bit accuracy, τ = 0 (8-bit rounding only)", acc_ir[0.0], at_least=0.95
+)
 
 # %% tags=["claim"]
 # fails if: IR did little better than the per-cell nearest hypothesis without channel noise
 icml26.claim(
-    "10.11", "IR − nearest hypothesis, τ = 0 (accuracy)", acc_ir[0.0] - acc_base[0.0], at_least=0.10
+    "10.11",
+    "IR − nearest hypothesis, τ = 0 (accuracy)",
+    acc_ir[0.0] - acc_base[0.0],
+    at_least=0.10,
 )
 
 # %% tags=["claim"]
@@ -927,8 +990,12 @@ for sign, want in ((1.0, ours[1]), (-1.0, ours[2])):
         i_star = NUM_STEPS - T_DEMO
         eta = 1.0 if i <= i_star else 0.0
         noise = key[i] if i < i_star else sign * z
-        x = sched.step(model(x, int(t)), t, x, eta=eta, variance_noise=noise).prev_sample
-    icml26.checks.agree(f"diffusers vs ours, hypothesis {sign:+.0f}z", x, want, atol=1e-5)
+        x = sched.step(
+            model(x, int(t)), t, x, eta=eta, variance_noise=noise
+        ).prev_sample
+    icml26.checks.agree(
+        f"diffusers vs ours, hypothesis {sign:+.0f}z", x, want, atol=1e-5
+    )
 print(
     "diffusers DDIMScheduler with variance_noise = ±z reproduces both hypotheses (to 1e-5, float32 ᾱ)"
 )
@@ -941,7 +1008,9 @@ for a in (0.3, 1.0, 3.0):
     val, _ = integrate.quad(
         lambda u, a=a: stats.norm.sf(a * abs(u)) * stats.norm.pdf(u), -np.inf, np.inf
     )
-    icml26.checks.agree(f"E[Q(a|Z|)] at a={a}", val, np.arctan(1 / a) / np.pi, atol=1e-10)
+    icml26.checks.agree(
+        f"E[Q(a|Z|)] at a={a}", val, np.arctan(1 / a) / np.pi, atol=1e-10
+    )
 print("quad(E[Q(a|Z|)]) = arctan(1/a)/π at a = 0.3, 1, 3")
 
 # %% [markdown]

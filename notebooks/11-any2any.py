@@ -255,7 +255,9 @@ gen = torch.Generator().manual_seed(SEED)
 
 # %% tags=["parameters", "hide-input"]
 PAIR_SCALE = icml26.pick(ci=0.004, paper=0.04)  # RST-1M pair counts × this
-TEST_SCENES = icml26.pick(ci=200, paper=1000)  # fresh scenes seen in all five modalities
+TEST_SCENES = icml26.pick(
+    ci=200, paper=1000
+)  # fresh scenes seen in all five modalities
 ORACLE_PAIRS = icml26.pick(ci=500, paper=5000)  # held-out pairs per unseen direction
 LATENT = icml26.pick(ci=16, paper=32)  # d: the shared latent
 AE_HIDDEN = icml26.pick(ci=96, paper=256)
@@ -270,7 +272,9 @@ DRAWS = icml26.pick(ci=2, paper=16)  # noise draws averaged at t = T
 TWIN_K = 6  # latent dimension of the linear-Gaussian twin
 TWIN_SIGMA = 0.5
 TWIN_ITERS = icml26.pick(ci=10, paper=20)  # alternating least squares sweeps
-CM_SAMPLES = icml26.pick(ci=20000, paper=100000)  # fresh samples for the t = T regression
+CM_SAMPLES = icml26.pick(
+    ci=20000, paper=100000
+)  # fresh samples for the t = T regression
 CM_DRAWS = 16  # z_T draws averaged
 
 # %% [markdown]
@@ -324,7 +328,9 @@ plt.show()
 seen, unseen = translation.directions()
 ALL = seen + unseen
 IDX = {m: i for i, m in enumerate(translation.MODALITIES)}
-pairwise_models, unified_components = translation.component_counts(len(translation.MODALITIES))
+pairwise_models, unified_components = translation.component_counts(
+    len(translation.MODALITIES)
+)
 print(f"seen directions {len(seen)}, unseen {len(unseen)}: {unseen}")
 print(f"components: pairwise {pairwise_models}, unified {unified_components}")
 assert (pairwise_models, unified_components) == (20, 11) and len(seen) == 14
@@ -333,7 +339,10 @@ assert (pairwise_models, unified_components) == (20, 11) and len(seen) == 14
 def observe(n, modalities):
     """n fresh scenes, rendered in the given modalities, flattened to vectors."""
     scenes = translation.scene_world(n, generator=gen)
-    return {m: translation.render(scenes, m, generator=gen).flatten(1).float() for m in modalities}
+    return {
+        m: translation.render(scenes, m, generator=gen).flatten(1).float()
+        for m in modalities
+    }
 
 
 t0 = time.process_time()
@@ -351,7 +360,10 @@ G.add_nodes_from(translation.MODALITIES)
 for a, b, count in translation.EDGES:
     G.add_edge(a, b, count=count)
 pos = {
-    m: (math.cos(math.pi / 2 + 2 * math.pi * k / 5), math.sin(math.pi / 2 + 2 * math.pi * k / 5))
+    m: (
+        math.cos(math.pi / 2 + 2 * math.pi * k / 5),
+        math.sin(math.pi / 2 + 2 * math.pi * k / 5),
+    )
     for k, m in enumerate(translation.MODALITIES)
 }
 fig, ax = plt.subplots(figsize=(4.6, 4.0))
@@ -371,7 +383,9 @@ for a, b in nx.non_edges(G):
     (xa, ya), (xb, yb) = pos[a], pos[b]
     ax.plot([xa, xb], [ya, yb], color="0.6", lw=1.2, ls="--", zorder=1)
 for m, (x, y) in pos.items():
-    ax.scatter([x], [y], s=900, color=icml26.plotting.color(2 if m == "PAN" else 1), zorder=2)
+    ax.scatter(
+        [x], [y], s=900, color=icml26.plotting.color(2 if m == "PAN" else 1), zorder=2
+    )
     ax.text(x, y, m, ha="center", va="center", fontsize=9, color="white", zorder=3)
 ax.set_title("seen pairs (width ∝ pairs, 10⁴) and unseen pairs (dashed)")
 ax.set_axis_off()
@@ -485,9 +499,15 @@ def member_parameters(model, m):
 probe = translation.FilmBackbone(3, LATENT, HIDDEN, T_TRAIN)
 with torch.no_grad():
     probe.e_time.normal_()
-    zt, zs = torch.randn(3, 5, LATENT, generator=gen), torch.randn(3, 5, LATENT, generator=gen)
+    zt, zs = (
+        torch.randn(3, 5, LATENT, generator=gen),
+        torch.randn(3, 5, LATENT, generator=gen),
+    )
     tt = torch.randint(0, T_TRAIN, (3, 5), generator=gen)
-    ss, gg = torch.randint(0, 5, (3, 5), generator=gen), torch.randint(0, 5, (3, 5), generator=gen)
+    ss, gg = (
+        torch.randint(0, 5, (3, 5), generator=gen),
+        torch.randint(0, 5, (3, 5), generator=gen),
+    )
     got = probe(zt, zs, tt, ss, gg)
     want = torch.stack(
         [
@@ -558,7 +578,9 @@ pool = translation.Pool.stack(members)
 betas = diffusion.linear_betas(T_TRAIN, 0.01, 0.6)
 abar = diffusion.alphas_cumprod(betas)
 model = translation.FilmBackbone(len(members), LATENT, HIDDEN, T_TRAIN)
-losses = translation.train_backbone(model, pool, abar, steps=STEPS, batch=BATCH, generator=gen)
+losses = translation.train_backbone(
+    model, pool, abar, steps=STEPS, batch=BATCH, generator=gen
+)
 print(
     f"{len(members)} backbones, {STEPS} steps each; ᾱ_T = {float(abar[-1]):.1e}; "
     f"mean loss {losses[0]:.2f} → {np.mean(losses[-50:]):.3f}"
@@ -587,8 +609,16 @@ print(
 M = len(names)
 n_test = TEST_SCENES
 z_src = torch.stack([torch.cat([Z(test[s], s, k) for s, _ in ALL]) for k in AE_SET])
-src_ids = torch.cat([torch.full((n_test,), IDX[s]) for s, _ in ALL]).expand(M, -1).contiguous()
-tgt_ids = torch.cat([torch.full((n_test,), IDX[t]) for _, t in ALL]).expand(M, -1).contiguous()
+src_ids = (
+    torch.cat([torch.full((n_test,), IDX[s]) for s, _ in ALL])
+    .expand(M, -1)
+    .contiguous()
+)
+tgt_ids = (
+    torch.cat([torch.full((n_test,), IDX[t]) for _, t in ALL])
+    .expand(M, -1)
+    .contiguous()
+)
 raw = translation.predict_at_T(
     model, z_src, src_ids, tgt_ids, draws=DRAWS, adapter=False, generator=gen
 )
@@ -612,19 +642,33 @@ psnr_raw, psnr_adapted = scores(raw), scores(adapted)
 PSNR = psnr_adapted  # the paper's model includes the adapters
 mean_image = {
     m: torch.cat(
-        [x for (a, b), pair in train.items() for x, mm in zip(pair, (a, b), strict=True) if mm == m]
+        [
+            x
+            for (a, b), pair in train.items()
+            for x, mm in zip(pair, (a, b), strict=True)
+            if mm == m
+        ]
     ).mean(0)
     for m in translation.MODALITIES
 }
 psnr_mean = np.array(
-    [float(translation.psnr(mean_image[t].expand_as(test[t]), test[t]).mean()) for _, t in ALL]
+    [
+        float(translation.psnr(mean_image[t].expand_as(test[t]), test[t]).mean())
+        for _, t in ALL
+    ]
 )
 unified = PSNR[UNIFIED].mean(0)
 pairwise = np.array(
-    [PSNR[names.index(("pair", d)), di] if d in seen else np.nan for di, d in enumerate(ALL)]
+    [
+        PSNR[names.index(("pair", d)), di] if d in seen else np.nan
+        for di, d in enumerate(ALL)
+    ]
 )
 oracle = np.array(
-    [PSNR[names.index(("oracle", d)), di] if d in unseen else np.nan for di, d in enumerate(ALL)]
+    [
+        PSNR[names.index(("oracle", d)), di] if d in unseen else np.nan
+        for di, d in enumerate(ALL)
+    ]
 )
 for di, (s, t) in enumerate(ALL):
     extra = (
@@ -632,7 +676,9 @@ for di, (s, t) in enumerate(ALL):
         if di < len(seen)
         else f"oracle {oracle[di]:.2f}  independent AEs {PSNR[names.index(('independent', 0)), di]:.2f}"
     )
-    print(f"{s:>3}→{t:<3}  unified {unified[di]:.2f}  {extra}  mean image {psnr_mean[di]:.2f}")
+    print(
+        f"{s:>3}→{t:<3}  unified {unified[di]:.2f}  {extra}  mean image {psnr_mean[di]:.2f}"
+    )
 
 # %% [markdown]
 # One scene translated along all 20 directions by the first unified backbone, now with the
@@ -651,7 +697,10 @@ def sampler(member_z_src, src, tgt):
 with torch.no_grad():
     scene = 0
     zs1 = torch.stack(
-        [torch.stack([Z(test[s][scene : scene + 1], s, k)[0] for s, _ in ALL]) for k in AE_SET]
+        [
+            torch.stack([Z(test[s][scene : scene + 1], s, k)[0] for s, _ in ALL])
+            for k in AE_SET
+        ]
     )
     s1 = torch.tensor([IDX[s] for s, _ in ALL]).expand(M, -1).contiguous()
     g1 = torch.tensor([IDX[t] for _, t in ALL]).expand(M, -1).contiguous()
@@ -664,7 +713,9 @@ grid = {d: X(z0[UNIFIED[0], di : di + 1], d[1], ALIGNED)[0] for di, d in enumera
 
 # DDIM samples vs the t = T mean on 50 test scenes of the seen directions (first unified model)
 with torch.no_grad():
-    rows = torch.cat([torch.arange(di * n_test, di * n_test + 50) for di in range(len(seen))])
+    rows = torch.cat(
+        [torch.arange(di * n_test, di * n_test + 50) for di in range(len(seen))]
+    )
     zz, ss_, gg_ = z_src[:, rows], src_ids[:, rows], tgt_ids[:, rows]
     zsamp = diffusion.ddim_sample(
         sampler(zz, ss_, gg_),
@@ -688,7 +739,8 @@ mean_psnr50 = np.mean(
     [
         float(
             translation.psnr(
-                X(adapted[UNIFIED[0], di * n_test : di * n_test + 50], t, ALIGNED), test[t][:50]
+                X(adapted[UNIFIED[0], di * n_test : di * n_test + 50], t, ALIGNED),
+                test[t][:50],
             ).mean()
         )
         for di, (_, t) in enumerate(seen)
@@ -724,7 +776,9 @@ for r, s in enumerate(mods):
             ax.set_title(f"{t} (truth)", fontsize=8)
         else:
             show(ax, grid[(s, t)], t)
-            ax.set_title(f"{s}→{t}", fontsize=8, color="C3" if (s, t) in unseen else "0.2")
+            ax.set_title(
+                f"{s}→{t}", fontsize=8, color="C3" if (s, t) in unseen else "0.2"
+            )
 fig.suptitle("one scene, all 20 directions: rows source, columns target", fontsize=10)
 plt.show()
 
@@ -747,7 +801,9 @@ plt.show()
 seen_gap = float(np.mean(unified[: len(seen)] - pairwise[: len(seen)]))
 di_pan_rgb, di_rgb_pan = ALL.index(("PAN", "RGB")), ALL.index(("RGB", "PAN"))
 pan_rgb_gap = float(unified[di_pan_rgb] - pairwise[di_pan_rgb])
-scarce_gap = float(np.mean([unified[i] - pairwise[i] for i in (di_pan_rgb, di_rgb_pan)]))
+scarce_gap = float(
+    np.mean([unified[i] - pairwise[i] for i in (di_pan_rgb, di_rgb_pan)])
+)
 print(
     f"unified − pairwise: mean over seen {seen_gap:+.2f} dB, PAN→RGB {pan_rgb_gap:+.2f} dB, "
     f"PAN↔RGB {scarce_gap:+.2f} dB; wins {int((unified[:14] > pairwise[:14]).sum())}/14"
@@ -776,15 +832,29 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: sharing the backbone gives the scarce edge no net gain over its own model
 icml26.claim(
-    "11.3", "unified gain on scarce PAN↔RGB (dB)", scarce_gap, at_least=0.5, kind="reproduction"
+    "11.3",
+    "unified gain on scarce PAN↔RGB (dB)",
+    scarce_gap,
+    at_least=0.5,
+    kind="reproduction",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "PSNR per direction (test scenes, per-image average). Seen directions: unified backbone (mean over seeds) against 14 dedicated latent-space models. Unseen directions: the unified backbone zero-shot, with aligned and with independently trained autoencoders, against an oracle trained on pairs of that direction and the mean-image predictor.", "name": "11-fig-psnr"}}
-fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.2), gridspec_kw={"width_ratios": [14, 7]})
+fig, axes = plt.subplots(
+    1, 2, figsize=(7.5, 3.2), gridspec_kw={"width_ratios": [14, 7]}
+)
 labels = [f"{s}→{t}" for s, t in ALL]
 x = np.arange(len(seen))
-axes[0].bar(x - 0.2, unified[: len(seen)], 0.4, label="unified", color=icml26.plotting.color(0))
-axes[0].bar(x + 0.2, pairwise[: len(seen)], 0.4, label="pairwise", color=icml26.plotting.color(1))
+axes[0].bar(
+    x - 0.2, unified[: len(seen)], 0.4, label="unified", color=icml26.plotting.color(0)
+)
+axes[0].bar(
+    x + 0.2,
+    pairwise[: len(seen)],
+    0.4,
+    label="pairwise",
+    color=icml26.plotting.color(1),
+)
 axes[0].set_xticks(x, labels[: len(seen)], rotation=70, fontsize=7)
 axes[0].set_ylabel("PSNR (dB)")
 axes[0].set_ylim(10, None)
@@ -801,7 +871,11 @@ for k, (vals, lab) in enumerate(
     ]
 ):
     axes[1].bar(
-        x + (k - 1.5) * 0.2, vals, 0.2, label=lab, color=icml26.plotting.color(k if k != 1 else 3)
+        x + (k - 1.5) * 0.2,
+        vals,
+        0.2,
+        label=lab,
+        color=icml26.plotting.color(k if k != 1 else 3),
     )
 axes[1].set_xticks(x, labels[len(seen) :], rotation=70, fontsize=7)
 axes[1].set_ylim(10, None)
@@ -896,19 +970,30 @@ icml26.claim(
 twin = translation.linear_twin(TWIN_K, TWIN_SIGMA, generator=gen)
 twin_pairs = {}
 for a, b, count in translation.EDGES:
-    sample = twin.sample(round(count * 1e4 * PAIR_SCALE), generator=gen, modalities=(a, b))
+    sample = twin.sample(
+        round(count * 1e4 * PAIR_SCALE), generator=gen, modalities=(a, b)
+    )
     twin_pairs[(a, b)] = (sample[a], sample[b])
     twin_pairs[(b, a)] = (sample[b], sample[a])
-enc, dec = translation.fit_shared_linear(twin_pairs, TWIN_K, iters=TWIN_ITERS, generator=gen)
+enc, dec = translation.fit_shared_linear(
+    twin_pairs, TWIN_K, iters=TWIN_ITERS, generator=gen
+)
 twin_test = twin.sample(4000, generator=gen)
 twin_ratio = {}
 for s, t in ALL:
     mse = float(((twin_test[s] @ enc[s].T @ dec[t].T - twin_test[t]) ** 2).mean())
-    bayes = translation.bayes_mse(twin.loadings[s], twin.loadings[t], TWIN_SIGMA, TWIN_SIGMA)
+    bayes = translation.bayes_mse(
+        twin.loadings[s], twin.loadings[t], TWIN_SIGMA, TWIN_SIGMA
+    )
     twin_ratio[(s, t)] = mse / bayes
 worst_unseen = max(twin_ratio[d] for d in unseen)
-print("MSE / Bayes MSE, unseen:", {f"{s}→{t}": round(twin_ratio[(s, t)], 3) for s, t in unseen})
-print(f"seen: {min(twin_ratio[d] for d in seen):.3f} … {max(twin_ratio[d] for d in seen):.3f}")
+print(
+    "MSE / Bayes MSE, unseen:",
+    {f"{s}→{t}": round(twin_ratio[(s, t)], 3) for s, t in unseen},
+)
+print(
+    f"seen: {min(twin_ratio[d] for d in seen):.3f} … {max(twin_ratio[d] for d in seen):.3f}"
+)
 
 # %% tags=["claim"]
 # fails if: the shared latent does not compose across the graph (gauges not tied by the edges)
@@ -979,7 +1064,9 @@ for m in translation.MODALITIES:
     before.append(float(err_raw[UNIFIED][:, rows].mean()))
     after.append(float(err_ad[UNIFIED][:, rows].mean()))
 x = np.arange(len(translation.MODALITIES))
-ax.bar(x - 0.2, before, 0.4, label="backbone $\\hat z_j$", color=icml26.plotting.color(1))
+ax.bar(
+    x - 0.2, before, 0.4, label="backbone $\\hat z_j$", color=icml26.plotting.color(1)
+)
 ax.bar(
     x + 0.2,
     after,
@@ -1008,7 +1095,9 @@ def calibration_gradient(stop_both):
     tt = torch.full((M, 64), T_TRAIN // 2)
     pred = model(zt, z_src[:, rows], tt, src_ids[:, rows], tgt_ids[:, rows])
     first = pred.detach() if stop_both else pred
-    loss = ((first + model.adapt(pred.detach(), tgt_ids[:, rows]) - z_true[rows]) ** 2).mean()
+    loss = (
+        (first + model.adapt(pred.detach(), tgt_ids[:, rows]) - z_true[rows]) ** 2
+    ).mean()
     loss.backward()
     g = max(
         float(p.grad.abs().max()) if p.grad is not None else 0.0
@@ -1026,7 +1115,9 @@ print(
 
 # %% tags=["claim"]
 # fails if: the stop-gradient is missing on the first ẑ_j (negative control: summarised form)
-assert grad_summarised > 0, "negative control: the summarised loss must move the backbone"
+assert grad_summarised > 0, (
+    "negative control: the summarised loss must move the backbone"
+)
 icml26.claim(
     "11.9",
     "max |∂L_calib/∂θ| with stop-gradient on both ẑ_j",
@@ -1070,18 +1161,24 @@ def t_T_regression_error(abar_T, s="SAR", t="RGB"):
     for _ in range(CM_DRAWS):
         noise = torch.randn(fresh[t].shape, generator=gen, dtype=torch.float64)
         pred += (
-            torch.cat([noise, fresh[s], torch.ones(2000, 1, dtype=torch.float64)], 1) @ W / CM_DRAWS
+            torch.cat([noise, fresh[s], torch.ones(2000, 1, dtype=torch.float64)], 1)
+            @ W
+            / CM_DRAWS
         )
     cm = (
         fresh[s]
-        @ translation.conditional_mean_matrix(twin.loadings[s], twin.loadings[t], TWIN_SIGMA).T
+        @ translation.conditional_mean_matrix(
+            twin.loadings[s], twin.loadings[t], TWIN_SIGMA
+        ).T
     )
     return float(torch.linalg.norm(pred - cm) / torch.linalg.norm(cm))
 
 
 icml26.checks.agree(
     "conditional mean: kernel vs reference",
-    translation.conditional_mean_matrix(twin.loadings["SAR"], twin.loadings["RGB"], TWIN_SIGMA),
+    translation.conditional_mean_matrix(
+        twin.loadings["SAR"], twin.loadings["RGB"], TWIN_SIGMA
+    ),
     conditional_mean_reference(
         twin.loadings["SAR"].numpy(), twin.loadings["RGB"].numpy(), TWIN_SIGMA
     ),
@@ -1126,7 +1223,9 @@ from scipy.linalg import orthogonal_procrustes
 from skimage.metrics import peak_signal_noise_ratio, structural_similarity
 
 a_img = test["PAN"][:8].reshape(8, 1, 16, 16).double()
-b_img = (a_img + 0.05 * torch.randn(a_img.shape, generator=gen, dtype=torch.float64)).clamp(0, 1)
+b_img = (
+    a_img + 0.05 * torch.randn(a_img.shape, generator=gen, dtype=torch.float64)
+).clamp(0, 1)
 ours_psnr, ours_ssim = translation.psnr(a_img, b_img), translation.ssim(a_img, b_img)
 sk_psnr = [
     peak_signal_noise_ratio(a.numpy(), b.numpy(), data_range=1.0)
@@ -1140,12 +1239,17 @@ icml26.checks.agree("PSNR vs skimage", ours_psnr, sk_psnr, atol=1e-9)
 icml26.checks.agree("SSIM vs skimage", ours_ssim, sk_ssim, atol=1e-9)
 
 G_check = nx.Graph([(a, b) for a, b, _ in translation.EDGES])
-nx_unseen = {(a, b) for a, b in nx.non_edges(G_check)} | {(b, a) for a, b in nx.non_edges(G_check)}
+nx_unseen = {(a, b) for a, b in nx.non_edges(G_check)} | {
+    (b, a) for a, b in nx.non_edges(G_check)
+}
 assert nx.is_connected(G_check) and nx_unseen == set(unseen)
 
 procrustes = {}
 for k, name in ((ALIGNED, "aligned"), (INDEPENDENT, "independent")):
-    za, zb = Z(test["SAR"], "SAR", k).double().numpy(), Z(test["RGB"], "RGB", k).double().numpy()
+    za, zb = (
+        Z(test["SAR"], "SAR", k).double().numpy(),
+        Z(test["RGB"], "RGB", k).double().numpy(),
+    )
     R, _ = orthogonal_procrustes(za, zb)
     procrustes[name] = (
         np.linalg.norm(za @ R - zb) / np.linalg.norm(zb),
@@ -1166,7 +1270,9 @@ cm_pred = (
     ).T
 )
 ols_err = np.linalg.norm(fresh["SAR"].numpy() @ ols - cm_pred) / np.linalg.norm(cm_pred)
-print(f"least squares on 10⁵ samples vs closed form: relative prediction error {ols_err:.3f}")
+print(
+    f"least squares on 10⁵ samples vs closed form: relative prediction error {ols_err:.3f}"
+)
 assert ols_err < 0.05
 
 # %% [markdown]

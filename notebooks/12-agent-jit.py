@@ -311,16 +311,22 @@ def stream(offset: int) -> np.random.Generator:
 
 
 # %% tags=["parameters", "hide-input"]
-N_PROTOCOL_PLANS = icml26.pick(ci=2000, paper=20000)  # sampled plans checked and run (12.1)
+N_PROTOCOL_PLANS = icml26.pick(
+    ci=2000, paper=20000
+)  # sampled plans checked and run (12.1)
 TRIPS = (2, 6)  # loop trip counts at run time (12.1), inclusive
-EPS_ORDER = icml26.pick(ci=0.175, paper=0.175)  # ordering-error probability per adjacent pair
+EPS_ORDER = icml26.pick(
+    ci=0.175, paper=0.175
+)  # ordering-error probability per adjacent pair
 EPS_DROP = icml26.pick(ci=0.05, paper=0.05)  # dropped navigation step (12.1 only)
 FIX_PROB = 0.7  # an error is fixed in a repair round with this probability
 REPAIR_ROUNDS = 2  # R
 CANDIDATES_K = 3  # k plans sampled in parallel
 PASSK_LENGTHS = [3, 7, 11, 15, 19]  # L of the chain tasks (12.2)
 PASSK_SAMPLES = icml26.pick(ci=3000, paper=30000)  # drafts per length
-PASSK_TRIALS = icml26.pick(ci=600, paper=10000)  # repaired pass@3 trials at L = 19 (12.3)
+PASSK_TRIALS = icml26.pick(
+    ci=600, paper=10000
+)  # repaired pass@3 trials at L = 19 (12.3)
 N_TASKS, RUNS = 37, 3  # the paper's 37 tasks, 3 runs each
 RANK_CANDIDATES = 8  # candidate plans per task (12.4–12.6)
 GAMMA, C_TOOL, C_EVAL = 10.0, 1.0, 3.0
@@ -361,9 +367,19 @@ icml26.plotting.diagram(
         ("j_run", "j_fix", "fails"),
         ("j_fix", "j_llm", ""),
     ],
-    colors={"l_llm": 1, "l_act": 0, "l_obs": 0, "j_llm": 1, "j_chk": 2, "j_run": 0, "j_fix": 3},
+    colors={
+        "l_llm": 1,
+        "l_act": 0,
+        "l_obs": 0,
+        "j_llm": 1,
+        "j_chk": 2,
+        "j_run": 0,
+        "j_fix": 3,
+    },
 )
-ax.set_title("Agent loop (one call per action) against JIT planning (one call per plan)")
+ax.set_title(
+    "Agent loop (one call per action) against JIT planning (one call per plan)"
+)
 plt.show()
 
 
@@ -381,10 +397,23 @@ plt.show()
 # of a store before ordering the cheapest.
 
 # %%
-ORDER_FLOW = ["login(user='ana')", "search(query='tacos')", "open_store(store='taco bell')"]
+ORDER_FLOW = [
+    "login(user='ana')",
+    "search(query='tacos')",
+    "open_store(store='taco bell')",
+]
 for k in range(3):
-    ORDER_FLOW += [f"open_item(item='item{k}')", "add_to_cart(qty=1)", "back_to_store()"]
-ORDER_FLOW += ["open_item(item='item3')", "add_to_cart(qty=1)", "go_cart()", "checkout()"]
+    ORDER_FLOW += [
+        f"open_item(item='item{k}')",
+        "add_to_cart(qty=1)",
+        "back_to_store()",
+    ]
+ORDER_FLOW += [
+    "open_item(item='item3')",
+    "add_to_cart(qty=1)",
+    "go_cart()",
+    "checkout()",
+]
 ORDER_FLOW += ["set_address(address='1 Main St')", "confirm_address()", "place_order()"]
 TAIL = ORDER_FLOW[-6:]  # from add_to_cart to place_order
 
@@ -445,7 +474,9 @@ def check_reference(plan: tuple, manifest: dict) -> bool:
     return True
 
 
-def d3_reference(lat: np.ndarray, prefix_len: int, sub_lens: list, delta_p: float, delta_h: float):
+def d3_reference(
+    lat: np.ndarray, prefix_len: int, sub_lens: list, delta_p: float, delta_h: float
+):
     """Serial, parallel and hedged latency of one task for one draw; lat is (workers, elements)."""
     totals = []
     for worker in lat:
@@ -469,7 +500,9 @@ def d3_reference(lat: np.ndarray, prefix_len: int, sub_lens: list, delta_p: floa
 mix = jit.random_schedule(SCHED_TASKS, stream(1))
 sched = mix.schedule
 DELTA_P = 3.0 * np.sqrt(mix.m)  # spin-up of m browser contexts (s)
-lat_check = jit.draw_latencies(mix.median, mix.sigma, mix.p_stall, (4, N_HEDGE), stream(2))
+lat_check = jit.draw_latencies(
+    mix.median, mix.sigma, mix.p_stall, (4, N_HEDGE), stream(2)
+)
 kernel_d3 = jit.strategy_latencies(lat_check, sched, DELTA_P, DELTA_H)
 seg_len = np.diff(np.append(sched.segment_start, sched.n_elements))
 el_start = np.append(sched.segment_start, sched.n_elements)
@@ -487,7 +520,9 @@ for t in range(sched.n_tasks):
             DELTA_H,
         )
 icml26.checks.agree("strategy_latencies vs d3_reference", kernel_d3, ref_d3, atol=1e-9)
-print(f"{sched.n_tasks} tasks, {sched.n_elements} UI elements: kernel = reference on 4 draws")
+print(
+    f"{sched.n_tasks} tasks, {sched.n_elements} UI elements: kernel = reference on 4 draws"
+)
 
 # %% [markdown]
 # ## Experiments
@@ -526,7 +561,10 @@ assert all(not jit.check_plan(p, MANIFEST) for p in gold_parsed.values())
 
 r1 = stream(11)
 loose = jit.loosen(MANIFEST, ("open_item", "add_to_cart"))
-rows, names = [], []  # (flagged, flagged by the loosened manifest, fails, fails with 1 item)
+rows, names = (
+    [],
+    [],
+)  # (flagged, flagged by the loosened manifest, fails, fails with 1 item)
 for i in range(N_PROTOCOL_PLANS):
     name = list(GOLD_PLANS)[i % len(GOLD_PLANS)]
     gold = chain(int(r1.integers(3, 20))) if name == "order flow" else gold_parsed[name]
@@ -544,14 +582,26 @@ for i in range(N_PROTOCOL_PLANS):
         )
     )
 flag, flag_loose, fails, fails_one = np.array(rows).T
-tp, fp, fn = int((flag & fails).sum()), int((flag & ~fails).sum()), int((~flag & fails).sum())
+tp, fp, fn = (
+    int((flag & fails).sum()),
+    int((flag & ~fails).sum()),
+    int((~flag & fails).sum()),
+)
 fn_loose = int((~flag_loose & fails).sum())
 fp_one = int((flag & ~fails_one).sum())
-print(f"{N_PROTOCOL_PLANS} plans: {int(fails.sum())} fail at run time, {int(flag.sum())} flagged")
+print(
+    f"{N_PROTOCOL_PLANS} plans: {int(fails.sum())} fail at run time, {int(flag.sum())} flagged"
+)
 print(f"precision {tp / max(tp + fp, 1):.3f}, recall {tp / max(tp + fn, 1):.3f}")
-print(f"control, loosened manifest: {fn_loose} failing plans pass the check (false negatives)")
-fp_names = sorted({n for n, f, ok1 in zip(names, flag, ~fails_one, strict=True) if f and ok1})
-print(f"control, one item per loop: {fp_one} flagged plans run fine (false positives): {fp_names}")
+print(
+    f"control, loosened manifest: {fn_loose} failing plans pass the check (false negatives)"
+)
+fp_names = sorted(
+    {n for n, f, ok1 in zip(names, flag, ~fails_one, strict=True) if f and ok1}
+)
+print(
+    f"control, one item per loop: {fp_one} flagged plans run fine (false positives): {fp_names}"
+)
 
 # %% tags=["claim"]
 # fails if: the checker misses a violation (wrong contract direction, no loop invariant, join
@@ -585,7 +635,9 @@ for L in PASSK_LENGTHS:
     gold = chain(L)
     valid = np.array(
         [
-            not jit.check_plan(jit.sample_draft(gold, MANIFEST, r2, EPS_ORDER).plan(), MANIFEST)
+            not jit.check_plan(
+                jit.sample_draft(gold, MANIFEST, r2, EPS_ORDER).plan(), MANIFEST
+            )
             for _ in range(PASSK_SAMPLES)
         ]
     )
@@ -632,7 +684,9 @@ gold19 = chain(19)
 
 def plan_with_repair(rounds: int) -> tuple[bool, int]:
     """k candidates in parallel, each repaired up to `rounds` times; (any valid, rounds used)."""
-    drafts = [jit.sample_draft(gold19, MANIFEST, r3, EPS_ORDER) for _ in range(CANDIDATES_K)]
+    drafts = [
+        jit.sample_draft(gold19, MANIFEST, r3, EPS_ORDER) for _ in range(CANDIDATES_K)
+    ]
     for used in range(rounds + 1):
         programs = [jit.parse_plan(jit.render_plan(d.plan())) for d in drafts]
         if any(not jit.check_plan(p, MANIFEST) for p in programs):
@@ -649,13 +703,20 @@ print(
     f"pass@3 at L=19: without repair {no_repair:.3f}, "
     f"with ≤ {REPAIR_ROUNDS} rounds {with_repair:.3f}"
 )
-print(f"closed form: {jit.pass_at_k(jit.valid_probability(EPS_ORDER, 19), 3):.3f} and {p_rep:.3f}")
+print(
+    f"closed form: {jit.pass_at_k(jit.valid_probability(EPS_ORDER, 19), 3):.3f} and {p_rep:.3f}"
+)
 
 # %% tags=["claim"]
 # fails if: violations are not fed back (the ablation: no repair) or the repair rounds are
 # too few for the error rate; the ablation must stay below 0.3
 assert no_repair < 0.3
-icml26.claim("12.3", "pass@3 of the 19-call plan with ≤ 2 repair rounds", with_repair, at_least=0.9)
+icml26.claim(
+    "12.3",
+    "pass@3 of the 19-call plan with ≤ 2 repair rounds",
+    with_repair,
+    at_least=0.9,
+)
 
 # %% [markdown]
 # pass@$k$ as a function of $k$, for a short and the long task, with and without repair (lines:
@@ -676,7 +737,9 @@ for i, (L, rounds) in enumerate([(7, 0), (19, 0), (7, 2), (19, 2)]):
 for L, _, _, g, _ in passk_rows:
     if L in (7, 19):
         ax.plot(3, g, "o", color=icml26.plotting.color(0 if L == 7 else 1))
-ax.plot(3, with_repair, "s", color=icml26.plotting.color(1), label="measured, L = 19, R = 2")
+ax.plot(
+    3, with_repair, "s", color=icml26.plotting.color(1), label="measured, L = 19, R = 2"
+)
 ax.axhline(0.09, color="grey", lw=0.8, ls=":")
 ax.text(7.2, 0.11, "paper, no protocol: 9 %", fontsize=8, color="grey")
 ax.set(
@@ -718,7 +781,9 @@ def candidate_code(source: str, eval_in_loop: bool, redundant: int) -> str:
             "    price = read_price()",
         ]
         lines += ["    price = read_price()"] * (redundant >= 1)
-        lines += ["    verdict = ai_eval(prompt='cheapest so far?', data=item)"] * eval_in_loop
+        lines += [
+            "    verdict = ai_eval(prompt='cheapest so far?', data=item)"
+        ] * eval_in_loop
         lines += ["    back_to_store()"]
     else:
         lines += ["menu = read_menu()"] * (redundant >= 1)
@@ -729,7 +794,10 @@ def candidate_code(source: str, eval_in_loop: bool, redundant: int) -> str:
             ]
         else:
             lines += ["menu = read_menu()"]
-    lines += ["best = ai_eval(prompt='pick the cheapest', data='notes')", "open_item(item=best)"]
+    lines += [
+        "best = ai_eval(prompt='pick the cheapest', data='notes')",
+        "open_item(item=best)",
+    ]
     return "\n".join(lines + TAIL)
 
 
@@ -776,19 +844,27 @@ print(f"worst / best candidate latency: median {np.median(spread):.1f}, range "
 # fails if: γ^d misstates the trip counts badly (true counts 1–20) or C_eval/C_tool is far
 # from the real latency ratio; the pooled correlation (printed above) is the wrong measure
 icml26.claim(
-    "12.4", "median within-task Spearman ρ(C(P), latency), 37 tasks", np.median(rhos), at_least=0.8
+    "12.4",
+    "median within-task Spearman ρ(C(P), latency), 37 tasks",
+    np.median(rhos),
+    at_least=0.8,
 )
 
 # %% tags=["claim"]
 # fails if: the cheapest plan by C(P) is not among the fastest (e.g. γ too small to penalise
 # model calls inside loops)
 icml26.claim(
-    "12.5", "max over tasks of latency(argmin C) / fastest latency", argmin_ratio.max(), at_most=1.1
+    "12.5",
+    "max over tasks of latency(argmin C) / fastest latency",
+    argmin_ratio.max(),
+    at_most=1.1,
 )
 
 # %% tags=["claim"]
 # fails if: the candidates do not differ enough for the choice to matter (paper: 5.3×)
-icml26.claim("12.6", "median worst/best candidate latency ratio", np.median(spread), at_least=3.0)
+icml26.claim(
+    "12.6", "median worst/best candidate latency ratio", np.median(spread), at_least=3.0
+)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Within a task, cost and latency rise together.", "name": "12-fig-2"}}
 fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -796,10 +872,14 @@ sc = None
 for t, c, lat_ in rank_rows:
     o = np.argsort(c)
     ax.plot(c[o], lat_[o], color="grey", lw=0.4, alpha=0.5, zorder=1)
-    sc = ax.scatter(c, lat_, c=np.full(c.size, t), cmap="viridis", vmin=1, vmax=20, s=14, alpha=0.8)
+    sc = ax.scatter(
+        c, lat_, c=np.full(c.size, t), cmap="viridis", vmin=1, vmax=20, s=14, alpha=0.8
+    )
     j = np.argmin(c)
     ax.scatter(c[j], lat_[j], facecolors="none", edgecolors="red", s=60, lw=1)
-ax.scatter([], [], facecolors="none", edgecolors="red", s=60, label="argmin C(P) of each task")
+ax.scatter(
+    [], [], facecolors="none", edgecolors="red", s=60, label="argmin C(P) of each task"
+)
 ax.set(
     xscale="log",
     yscale="log",
@@ -863,7 +943,9 @@ def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict
     el_median = {n: el_scale * v for n, v in el_raw.items()}
 
     def llm(size: int, factor: float = 1.0) -> np.ndarray:
-        return jit.draw_latencies(np.array([llm_median * factor]), [SIGMA], [0.0], (size,), r)[:, 0]
+        return jit.draw_latencies(
+            np.array([llm_median * factor]), [SIGMA], [0.0], (size,), r
+        )[:, 0]
 
     def act(medians: np.ndarray) -> float:
         n = medians.size
@@ -873,20 +955,33 @@ def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict
 
     def run_loop(tools: list, cached: bool) -> tuple[float, float, bool]:
         """(LLM time, action time, success) of the step-by-step agent."""
-        parts = [el_median[t].mean(keepdims=True) if cached else el_median[t] for t in tools]
+        parts = [
+            el_median[t].mean(keepdims=True) if cached else el_median[t] for t in tools
+        ]
         med = np.concatenate(parts)
-        return llm(med.size).sum(), act(med), bool(r.random() < (1 - STEP_FAIL) ** med.size)
+        return (
+            llm(med.size).sum(),
+            act(med),
+            bool(r.random() < (1 - STEP_FAIL) ** med.size),
+        )
 
     def run_jit(L: int) -> tuple[float, float, bool]:
         """(LLM time, action time, success) of JIT-Planner on the first L steps of the flow."""
-        drafts = [jit.sample_draft(chain(L), MANIFEST, r, EPS_ORDER) for _ in range(CANDIDATES_K)]
+        drafts = [
+            jit.sample_draft(chain(L), MANIFEST, r, EPS_ORDER)
+            for _ in range(CANDIDATES_K)
+        ]
         t_llm = 0.0
         for _ in range(REPAIR_ROUNDS + 1):
             t_llm += llm(CANDIDATES_K, factor=2.0).max()  # k plans written in parallel
             valid = [d.plan() for d in drafts if not jit.check_plan(d.plan(), MANIFEST)]
             if valid:
                 plan = min(valid, key=lambda p: jit.plan_cost(p, MANIFEST, GAMMA))
-                return t_llm, act(np.array([el_median[c.name].mean() for c in plan])), True
+                return (
+                    t_llm,
+                    act(np.array([el_median[c.name].mean() for c in plan])),
+                    True,
+                )
             drafts = [jit.repair(d, r, FIX_PROB) for d in drafts]
         return t_llm, 0.0, False
 
@@ -899,10 +994,14 @@ def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict
     return {k: np.array(v, dtype=float) for k, v in out.items()}
 
 
-runs = {c: simulate(*CALIBRATIONS[c], stream(15 + i)) for i, c in enumerate(CALIBRATIONS)}
+runs = {
+    c: simulate(*CALIBRATIONS[c], stream(15 + i)) for i, c in enumerate(CALIBRATIONS)
+}
 res = runs["A"]
 for c, (llm_med, scale_) in CALIBRATIONS.items():
-    print(f"calibration {c}: model median {llm_med:.2f} s per step, UI latencies ×{scale_:.2f}")
+    print(
+        f"calibration {c}: model median {llm_med:.2f} s per step, UI latencies ×{scale_:.2f}"
+    )
     for k, v in runs[c].items():
         tot = v[:, 0] + v[:, 1]
         print(f"  {k:20s} mean {tot.mean():6.1f} s  (LLM {v[:, 0].mean():5.1f} s, actions "
@@ -911,7 +1010,9 @@ for c, (llm_med, scale_) in CALIBRATIONS.items():
 
 
 def speedup_of(r_: dict) -> float:
-    return r_["agent loop"][:, :2].sum(1).mean() / r_["JIT-Planner"][:, :2].sum(1).mean()
+    return (
+        r_["agent loop"][:, :2].sum(1).mean() / r_["JIT-Planner"][:, :2].sum(1).mean()
+    )
 
 
 loop_tot = res["agent loop"][:, :2].sum(1)
@@ -934,12 +1035,16 @@ llm_median, el_median = (
 # %% tags=["claim"]
 # fails if: cached tools replay every element (action time unchanged; Amdahl caps the
 # speed-up at 3.7×) or planning and repair calls cost as much as the loop's calls
-icml26.claim("12.7", "agent-loop latency / JIT-Planner latency (means)", speedup, at_least=5.0)
+icml26.claim(
+    "12.7", "agent-loop latency / JIT-Planner latency (means)", speedup, at_least=5.0
+)
 
 # %% tags=["claim"]
 # fails if: repair cannot make long plans valid, so JIT fails more often than the loop's
 # per-step errors (0.02 per step) make the loop fail
-icml26.claim("12.8", "JIT-Planner success − agent-loop success", success_gain, at_least=0.0)
+icml26.claim(
+    "12.8", "JIT-Planner success − agent-loop success", success_gain, at_least=0.0
+)
 
 # %% [markdown]
 # The figure shows one task of 12 steps as a timeline (top: what each agent does, in order), and
@@ -967,7 +1072,9 @@ ax0.annotate("check, then run 12 cached tools", (2 * llm_median + 2, -0.25), xyt
 t1 = 2 * llm_median + 0.3
 for tool in demo_tools:
     d = el_median[tool].mean()
-    ax0.barh(0, d, left=t1, color=icml26.plotting.color(1), height=0.5, edgecolor="white")
+    ax0.barh(
+        0, d, left=t1, color=icml26.plotting.color(1), height=0.5, edgecolor="white"
+    )
     t1 += d
 ax0.set(
     yticks=[0, 1],
@@ -979,7 +1086,9 @@ ax0.legend(
     handles=[
         Patch(color=icml26.plotting.color(0), label="LLM call (one per UI element)"),
         Patch(color=icml26.plotting.color(1), label="UI action"),
-        Patch(color=icml26.plotting.color(2), label="plan generation (k = 3 in parallel)"),
+        Patch(
+            color=icml26.plotting.color(2), label="plan generation (k = 3 in parallel)"
+        ),
     ],
     loc="lower right",
     fontsize=8,
@@ -988,7 +1097,9 @@ ax0.set_ylim(-0.9, 1.5)
 ax1 = fig.add_subplot(gs[1, 0])
 bins = np.logspace(np.log10(5), np.log10(max(loop_tot.max(), 1) * 1.1), 30)
 for i, (k, v) in enumerate(res.items()):
-    ax1.hist(v[:, :2].sum(1), bins=bins, alpha=0.55, color=icml26.plotting.color(i), label=k)
+    ax1.hist(
+        v[:, :2].sum(1), bins=bins, alpha=0.55, color=icml26.plotting.color(i), label=k
+    )
 ax1.set(xscale="log", xlabel="task latency (s)", ylabel="runs", title="Latency per run")
 ax1.legend(fontsize=7)
 ax2 = fig.add_subplot(gs[1, 1])
@@ -1042,7 +1153,8 @@ table1 = {  # (latency s, success %) from the paper's Table 1 (arXiv v2)
 means = {k: np.mean(list(v.values()), axis=0) for k, v in table1.items()}
 bu, jp = means["Browser-Use"], means["JIT-Planner"]
 per_model = [
-    table1["Browser-Use"][m][0] / table1["JIT-Planner"][m][0] for m in table1["JIT-Planner"]
+    table1["Browser-Use"][m][0] / table1["JIT-Planner"][m][0]
+    for m in table1["JIT-Planner"]
 ]
 bound = jit.amdahl_bound(LLM_SHARE)
 implied_cut = (1 - LLM_SHARE) * bu[0] / jp[0]
@@ -1066,7 +1178,10 @@ print(
 # 1/(1 − 0.73)); the measured value is the action-time cut the numbers force
 assert bu[0] / jp[0] > bound
 icml26.claim(
-    "12.9", "action-time cut implied by Table 1 and the 73 % LLM share", implied_cut, at_least=2.8
+    "12.9",
+    "action-time cut implied by Table 1 and the 73 % LLM share",
+    implied_cut,
+    at_least=2.8,
 )
 
 # %% [markdown]
@@ -1104,7 +1219,9 @@ print(f"MC selection: {realised:.0f} s; per-task oracle {oracle:.0f} s; agreemen
       f"oracle's choice on {(chosen == best).mean():.1%} of tasks")  # fmt: skip
 
 # %% tags=["nbval-ignore-output"]
-print(f"MC selection for {sched.n_tasks} tasks × 3 strategies × {M_SELECT} draws: {t_select:.2f} s")
+print(
+    f"MC selection for {sched.n_tasks} tasks × 3 strategies × {M_SELECT} draws: {t_select:.2f} s"
+)
 
 # %% tags=["claim"]
 # fails if: too few draws, tails fitted badly, or no common random numbers, so noise decides
@@ -1118,14 +1235,20 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: one fixed strategy is as good as selecting per task (then selection is pointless)
 icml26.claim(
-    "12.11", "best fixed strategy total / MC-selection total", fixed.min() / realised, at_least=1.0
+    "12.11",
+    "best fixed strategy total / MC-selection total",
+    fixed.min() / realised,
+    at_least=1.0,
 )
 
 # %% tags=["claim"]
 # fails if: the task mix lets one strategy dominate (e.g. no spin-up cost for parallel,
 # δ_h so small that hedging always wins)
 icml26.claim(
-    "12.12", "smallest share of tasks on which a strategy is best", share.min(), at_least=0.1
+    "12.12",
+    "smallest share of tasks on which a strategy is best",
+    share.min(),
+    at_least=0.1,
 )
 
 # %% [markdown]
@@ -1146,7 +1269,9 @@ for ax, p in zip(axes, (0.0, 0.1, 0.3), strict=True):
         k_ = best[sel] == s
         ax.scatter(xs_[k_], gap[k_], color=cols[s], s=14, label=jit.STRATEGIES[s])
     wrong = chosen[sel] != best[sel]
-    ax.scatter(xs_[wrong], gap[wrong], marker="x", color="black", s=30, label="MC ≠ oracle")
+    ax.scatter(
+        xs_[wrong], gap[wrong], marker="x", color="black", s=30, label="MC ≠ oracle"
+    )
     ax.set(title=f"p_st = {p}", xlabel="sub-tasks m", yscale="log")
 axes[0].set_ylabel("runner-up / best expected latency − 1")
 axes[0].legend(fontsize=7, loc="lower right")
@@ -1176,7 +1301,9 @@ r7 = stream(19)
 rel_err, curves = [], {}
 for p in (0.0, 0.1, 0.3):
     for n in (2, 3, 5):
-        x = jit.draw_latencies(np.ones(n), np.full(n, SIGMA), np.full(n, p), (HEDGE_MC,), r7)
+        x = jit.draw_latencies(
+            np.ones(n), np.full(n, SIGMA), np.full(n, p), (HEDGE_MC,), r7
+        )
         q_min, q_max = jit.order_statistic_means(1.0, SIGMA, n, p)
         rel_err += [abs(x.min(1).mean() / q_min - 1), abs(x.max(1).mean() / q_max - 1)]
     curves[p] = [jit.order_statistic_means(1.0, SIGMA, n, p) for n in range(1, 9)]
@@ -1198,14 +1325,34 @@ fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.6))
 ns = np.arange(1, 9)
 for i, p in enumerate(curves):
     c = np.array(curves[p])
-    ax0.plot(ns, c[:, 0], marker="o", color=icml26.plotting.color(i), label=f"E[min], p_st = {p}")
-    ax0.plot(ns, c[:, 1], ls="--", color=icml26.plotting.color(i), label=f"E[max], p_st = {p}")
+    ax0.plot(
+        ns,
+        c[:, 0],
+        marker="o",
+        color=icml26.plotting.color(i),
+        label=f"E[min], p_st = {p}",
+    )
+    ax0.plot(
+        ns,
+        c[:, 1],
+        ls="--",
+        color=icml26.plotting.color(i),
+        label=f"E[max], p_st = {p}",
+    )
 ax0.set(xlabel="workers n", ylabel="expected latency (s)", yscale="log",
         title="Hedging cuts stalls; parallel waits for them")  # fmt: skip
 ax0.legend(fontsize=7)
-x_off = offline[:, np.argmax(mix.p_stall)]  # an element with stalls: 200 offline samples
+x_off = offline[
+    :, np.argmax(mix.p_stall)
+]  # an element with stalls: 200 offline samples
 grid = np.logspace(-1.5, 1.7, 300)
-ax1.hist(x_off, bins=np.logspace(-1.5, 1.7, 40), density=True, alpha=0.5, label="offline samples")
+ax1.hist(
+    x_off,
+    bins=np.logspace(-1.5, 1.7, 40),
+    density=True,
+    alpha=0.5,
+    label="offline samples",
+)
 i_el = np.argmax(mix.p_stall)
 ax1.plot(
     grid,
@@ -1257,7 +1404,9 @@ def simpy_makespans(
     def parallel(env):
         yield env.process(worker(env, lat[0][:prefix_len]))
         yield env.timeout(delta_p)
-        subs = [env.process(worker(env, lat[0][a:b])) for a, b in itertools.pairwise(starts)]
+        subs = [
+            env.process(worker(env, lat[0][a:b])) for a, b in itertools.pairwise(starts)
+        ]
         yield simpy.AllOf(env, subs)
 
     env.process(parallel(env))
@@ -1376,10 +1525,16 @@ print(f"critical path of task 0: {crit:.2f} s = parallel latency of D3")
 n_calls = 0
 for plan in [compare_plan, nested, chain(19), *gold_parsed.values()]:
     for node in unroll_twice(jit.parse_plan(jit.render_plan(plan))):
-        args = {k: (f"<{v.name}>" if isinstance(v, jit.Var) else v) for k, v in node.kwargs}
+        args = {
+            k: (f"<{v.name}>" if isinstance(v, jit.Var) else v) for k, v in node.kwargs
+        }
         jsonschema.validate(args, MANIFEST[node.name].schema)
         n_calls += 1
-bad_calls = [("add_to_cart", {"qty": 0}), ("search", {}), ("open_item", {"item": "x", "n": 2})]
+bad_calls = [
+    ("add_to_cart", {"qty": 0}),
+    ("search", {}),
+    ("open_item", {"item": "x", "n": 2}),
+]
 rejected = 0
 for name, args in bad_calls:
     try:
@@ -1387,7 +1542,9 @@ for name, args in bad_calls:
     except jsonschema.ValidationError:
         rejected += 1
 assert rejected == len(bad_calls)
-print(f"{n_calls} calls validate against their schemas; {rejected} malformed calls rejected")
+print(
+    f"{n_calls} calls validate against their schemas; {rejected} malformed calls rejected"
+)
 
 # %% [markdown]
 # **scipy: the lognormal fit.** `fit_lognormal` is the closed-form maximum-likelihood estimate
@@ -1398,10 +1555,15 @@ print(f"{n_calls} calls validate against their schemas; {rejected} malformed cal
 for e in range(3):
     s_, loc_, scale_ = scipy.stats.lognorm.fit(offline[:, e], floc=0)
     icml26.checks.agree(
-        "fit_lognormal vs lognorm.fit", [fit_sig[e], fit_med[e]], [s_, scale_], atol=1e-6
+        "fit_lognormal vs lognorm.fit",
+        [fit_sig[e], fit_med[e]],
+        [s_, scale_],
+        atol=1e-6,
     )
 s_free, loc_free, _ = scipy.stats.lognorm.fit(offline[:, 0])
-print(f"floc=0: σ = {fit_sig[0]:.3f}; free location: σ = {s_free:.3f}, loc = {loc_free:.3f}")
+print(
+    f"floc=0: σ = {fit_sig[0]:.3f}; free location: σ = {s_free:.3f}, loc = {loc_free:.3f}"
+)
 
 # %% [markdown]
 # ## Limits of this reproduction

@@ -263,15 +263,23 @@ DEVICE = icml26.device()
 N_MAPS = icml26.pick(ci=1000, paper=20000)  # test maps per world
 SIZE = icml26.pick(ci=6, paper=6)  # n × n lakes
 P_FROZEN = icml26.pick(ci=0.8, paper=0.8)  # gymnasium's p
-HIDE = icml26.pick(ci=0.5, paper=0.5)  # h: probability that a hole is hidden from the Thinker
+HIDE = icml26.pick(
+    ci=0.5, paper=0.5
+)  # h: probability that a hole is hidden from the Thinker
 CRACK = icml26.pick(ci=0.3, paper=0.3)  # c: Observer's false-hole rate in world B
 WIDTH = icml26.pick(ci=3, paper=3)  # K (the paper's default)
 DEPTH = icml26.pick(ci=14, paper=14)  # D moves (a 6×6 path needs ≥ 10)
 BETA, MU, W_H = 2.0, 0.5, 0.2  # from the released code
-FIXED = np.round(np.linspace(0.0, 1.0, icml26.pick(ci=11, paper=21)), 2)  # fixed w_p grid
+FIXED = np.round(
+    np.linspace(0.0, 1.0, icml26.pick(ci=11, paper=21)), 2
+)  # fixed w_p grid
 N_BOOT = icml26.pick(ci=2000, paper=10000)  # paired bootstrap resamples
-N_CHECK = icml26.pick(ci=150, paper=1000)  # maps on which kernel and reference are compared
-SFT_TRAIN_MAPS = icml26.pick(ci=2000, paper=20000)  # maps the verification samples come from
+N_CHECK = icml26.pick(
+    ci=150, paper=1000
+)  # maps on which kernel and reference are compared
+SFT_TRAIN_MAPS = icml26.pick(
+    ci=2000, paper=20000
+)  # maps the verification samples come from
 SFT_SAMPLES = icml26.pick(ci=14000, paper=14000)  # the paper's navigation SFT count
 SFT_HIDE = icml26.pick(ci=0.8, paper=0.8)  # h of world B′, where SFT has room to help
 SKIP = [0.3, 0.5, 0.7, 0.8, 0.9, 0.95]  # observer-skipping thresholds δ
@@ -310,7 +318,9 @@ for x, y, text, color in boxes.values():
 def arrow(p, q, text=""):
     ax.annotate("", q, p, arrowprops={"arrowstyle": "->", "color": "0.2", "lw": 1.2})
     if text:
-        ax.text((p[0] + q[0]) / 2, (p[1] + q[1]) / 2 + 0.12, text, fontsize=7.5, ha="center")
+        ax.text(
+            (p[0] + q[0]) / 2, (p[1] + q[1]) / 2 + 0.12, text, fontsize=7.5, ha="center"
+        )
 
 
 arrow((2.2, 2.3), (2.3, 3.2))
@@ -343,7 +353,9 @@ ax.text(
     ha="center",
     color="0.4",
 )
-ax.set_title("One depth of V-ABS: imagine, weigh, execute, observe, select", fontsize=10, pad=14)
+ax.set_title(
+    "One depth of V-ABS: imagine, weigh, execute, observe, select", fontsize=10, pad=14
+)
 plt.show()
 
 # %% [markdown]
@@ -375,7 +387,9 @@ def vabs_reference(
     Returns (reached the goal, ended in a hole, number of Observer calls).
     """
     goal, reverse = len(hole) - 1, (2, 3, 0, 1)
-    beam_nodes = [(0.0, 0, -1, {0})]  # (cumulative score G, state, last action, visited)
+    beam_nodes = [
+        (0.0, 0, -1, {0})
+    ]  # (cumulative score G, state, last action, visited)
     best_mean, best_state, observer_calls = -np.inf, None, 0
     for t in range(1, depth + 1):
         pool = []
@@ -388,27 +402,43 @@ def vabs_reference(
                 and (last < 0 or a != reverse[last])
             ]
             p = np.array([prior[v, a] for a in cands]) / sum(prior[v, a] for a in cands)
-            H = -sum(x * np.log(x) for x in p if x > 0) / np.log(len(p)) if len(p) > 1 else 0.0
+            H = (
+                -sum(x * np.log(x) for x in p if x > 0) / np.log(len(p))
+                if len(p) > 1
+                else 0.0
+            )
             w_p = 1.0 / (1.0 + np.exp(beta * (H - mu))) if weight is None else weight
             if skip_below is not None and H < skip_below:
                 w_p = 1.0  # skip the Observer: trust the confident Thinker
             else:
                 observer_calls += len(cands)
             for a in cands:
-                step = w_p * prior[v, a] + (1 - w_p) * observer[v, a] + w_h * heuristic[v, a]
+                step = (
+                    w_p * prior[v, a]
+                    + (1 - w_p) * observer[v, a]
+                    + w_h * heuristic[v, a]
+                )
                 v2 = next_state[v, a]
                 pool.append((G + step / (1 + w_h), v2, a, visited | {v2}))
-        pool = sorted(pool, key=lambda node: -node[0])[:width]  # stable: ties keep order
+        pool = sorted(pool, key=lambda node: -node[0])[
+            :width
+        ]  # stable: ties keep order
         beam_nodes = []
         for G, v2, a, visited in pool:
-            if hole[v2] or v2 == goal:  # finished: the goal, or a hole the Actor fell into
+            if (
+                hole[v2] or v2 == goal
+            ):  # finished: the goal, or a hole the Actor fell into
                 if G / t > best_mean:
                     best_mean, best_state = G / t, v2
             else:
                 beam_nodes.append((G, v2, a, visited))
         if any(v2 == goal for _, v2, _, _ in pool) or not beam_nodes:
             break
-    return best_state == goal, best_state is not None and bool(hole[best_state]), observer_calls
+    return (
+        best_state == goal,
+        best_state is not None and bool(hole[best_state]),
+        observer_calls,
+    )
 
 
 # %% [markdown]
@@ -430,7 +460,9 @@ holes = torch.from_numpy(beam.random_maps(N_MAPS, SIZE, P_FROZEN, seed=SEED)).to
 def world(crack, informative=True, seed=SEED):
     """World A (crack = 0) or B; the same seed gives A and B the same Thinker and hidden holes."""
     g = torch.Generator().manual_seed(seed)
-    return beam.make_world(holes, hide=HIDE, crack=crack, informative=informative, generator=g)
+    return beam.make_world(
+        holes, hide=HIDE, crack=crack, informative=informative, generator=g
+    )
 
 
 world_a, world_b = world(0.0), world(CRACK)
@@ -461,14 +493,24 @@ for w in (world_a, world_b):
     for kw in settings:
         res = beam.beam_search(w, width=WIDTH, depth=DEPTH, **kw)
         ref = np.array(
-            [vabs_reference(*tables(w, b), width=WIDTH, depth=DEPTH, **kw) for b in range(N_CHECK)]
+            [
+                vabs_reference(*tables(w, b), width=WIDTH, depth=DEPTH, **kw)
+                for b in range(N_CHECK)
+            ]
         )
-        icml26.checks.agree(f"success {kw}", res.success[:N_CHECK].cpu(), ref[:, 0], atol=0)
+        icml26.checks.agree(
+            f"success {kw}", res.success[:N_CHECK].cpu(), ref[:, 0], atol=0
+        )
         icml26.checks.agree(f"fell {kw}", res.fell[:N_CHECK].cpu(), ref[:, 1], atol=0)
         icml26.checks.agree(
-            f"observer calls {kw}", res.observer_calls[:N_CHECK].cpu(), ref[:, 2], atol=0
+            f"observer calls {kw}",
+            res.observer_calls[:N_CHECK].cpu(),
+            ref[:, 2],
+            atol=0,
         )
-print(f"kernel = reference on {N_CHECK} maps of worlds A and B, for {len(settings)} settings each")
+print(
+    f"kernel = reference on {N_CHECK} maps of worlds A and B, for {len(settings)} settings each"
+)
 
 # %% tags=["nbval-ignore-output"]
 t0 = time.perf_counter()
@@ -493,7 +535,9 @@ print(
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "One map of world B: black cells are holes the Thinker imagines, red-crossed cells holes it does not, grey cells cracked ice that the Observer mistakes for holes. Left, every child kept in V-ABS's beam, by depth; right, the paths V-ABS and the prior-only beam return.", "name": "13-fig-map"}}
 prior_only_b = beam.beam_search(world_b, width=WIDTH, depth=DEPTH, weight=1.0)
 vabs_b = beam.beam_search(world_b, width=WIDTH, depth=DEPTH, trace=True)
-case = torch.nonzero(prior_only_b.fell_hidden & vabs_b.success & (world_b.cracked.sum(1) > 0))
+case = torch.nonzero(
+    prior_only_b.fell_hidden & vabs_b.success & (world_b.cracked.sum(1) > 0)
+)
 ex = int(case[0, 0]) if len(case) else 0
 
 
@@ -518,7 +562,9 @@ def draw_map(ax, w, b, title):
             face = "0.75"
         ax.add_patch(Rectangle((c, r), 1, 1, facecolor=face, edgecolor="0.6", lw=0.6))
         if bool(w.hidden[b, s]):
-            ax.add_patch(Rectangle((c, r), 1, 1, facecolor="none", edgecolor="red", lw=1.5))
+            ax.add_patch(
+                Rectangle((c, r), 1, 1, facecolor="none", edgecolor="red", lw=1.5)
+            )
             ax.plot([c + 0.15, c + 0.85], [r + 0.15, r + 0.85], color="red", lw=1.5)
             ax.plot([c + 0.15, c + 0.85], [r + 0.85, r + 0.15], color="red", lw=1.5)
     ax.text(0.5, 0.5, "S", ha="center", va="center", fontsize=12, weight="bold")
@@ -543,17 +589,31 @@ for d, step in enumerate(vabs_b.trace):
                 "",
                 (x1, y1),
                 (x0, y0),
-                arrowprops={"arrowstyle": "->", "color": cmap(d / len(vabs_b.trace)), "lw": 1.3},
+                arrowprops={
+                    "arrowstyle": "->",
+                    "color": cmap(d / len(vabs_b.trace)),
+                    "lw": 1.3,
+                },
             )
 draw_map(ax1, world_b, ex, "Returned paths")
 path = np.array([xy(s, SIZE) for s in returned_path(vabs_b, ex)])
 ax1.plot(path[:, 0], path[:, 1], color=icml26.plotting.color(0), lw=3.5, label="V-ABS")
 po = beam.beam_search(world_b, width=WIDTH, depth=DEPTH, weight=1.0, trace=True)
 path = np.array([xy(s, SIZE) for s in returned_path(po, ex)])
-ax1.plot(path[:, 0], path[:, 1], color=icml26.plotting.color(1), lw=2, ls="--", label="prior only")
-ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=2, fontsize=8, frameon=False)
+ax1.plot(
+    path[:, 0],
+    path[:, 1],
+    color=icml26.plotting.color(1),
+    lw=2,
+    ls="--",
+    label="prior only",
+)
+ax1.legend(
+    loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=2, fontsize=8, frameon=False
+)
 fig.suptitle(
-    "Prior-only imagination walks into a hidden hole; V-ABS's Observer catches it", fontsize=10
+    "Prior-only imagination walks into a hidden hole; V-ABS's Observer catches it",
+    fontsize=10,
 )
 plt.show()
 
@@ -596,7 +656,9 @@ def run_all(w):
     )
     g = torch.Generator().manual_seed(SEED)
     out["shuffled"] = (
-        beam.beam_search(w, width=WIDTH, depth=DEPTH, beta=BETA, mu=MU, w_h=W_H, shuffle_entropy=g)
+        beam.beam_search(
+            w, width=WIDTH, depth=DEPTH, beta=BETA, mu=MU, w_h=W_H, shuffle_entropy=g
+        )
         .success.cpu()
         .numpy()
     )
@@ -612,7 +674,9 @@ runs = {
         ("B, uninformative", world_b_un),
     ]
 }
-print("success rate    greedy  prior-only  observer-only  best fixed (w_p)  V-ABS  shuffled-H")
+print(
+    "success rate    greedy  prior-only  observer-only  best fixed (w_p)  V-ABS  shuffled-H"
+)
 for name, r in runs.items():
     best = max(FIXED, key=lambda wp: r[float(wp)].mean())
     print(
@@ -638,7 +702,9 @@ def weight_violations(wp_of, beta=BETA, mu=MU):
     H = torch.linspace(0, 1, 2001, dtype=torch.float64)
     wp = wp_of(H)
     v = int((wp.diff() >= 0).sum())  # strictly decreasing
-    v += int(abs(float(wp_of(torch.tensor([mu], dtype=torch.float64))[0]) - 0.5) > 1e-12)
+    v += int(
+        abs(float(wp_of(torch.tensor([mu], dtype=torch.float64))[0]) - 0.5) > 1e-12
+    )
     x = torch.linspace(0, 0.5, 101, dtype=torch.float64)
     v += int(((wp_of(mu + x) + wp_of(mu - x) - 1).abs() > 1e-12).sum())
     lo, hi = expit(-beta * (1 - mu)), expit(beta * mu)
@@ -652,7 +718,10 @@ w_met = torch.cat([s["w_p"][s["alive"]] for s in vabs_b.trace])
 viol = weight_violations(lambda H: beam.adaptive_weight(H, BETA, MU))
 viol += int(
     (
-        (w_met.cpu() - torch.from_numpy(expit(-BETA * (H_met.cpu().numpy() - MU)))).abs() > 1e-12
+        (
+            w_met.cpu() - torch.from_numpy(expit(-BETA * (H_met.cpu().numpy() - MU)))
+        ).abs()
+        > 1e-12
     ).sum()
 )
 assert weight_violations(lambda H: torch.sigmoid(BETA * (H - MU))) > 0  # the sign error
@@ -701,7 +770,8 @@ ax0.legend(fontsize=7.5)
 node_near = torch.cat(
     [
         world_b.near_hidden[
-            torch.arange(N_MAPS, device=DEVICE)[:, None].expand_as(s["state"]), s["state"]
+            torch.arange(N_MAPS, device=DEVICE)[:, None].expand_as(s["state"]),
+            s["state"],
         ][s["alive"]]
         for s in vabs_b.trace
     ]
@@ -765,12 +835,20 @@ print(
 # %% tags=["claim"]
 # fails if: the beam cannot recover from the Thinker's first choice (no gain from search)
 icml26.claim(
-    "13.2", "prior-only beam − direct greedy, success (world A)", search_gain[0], at_least=0.10
+    "13.2",
+    "prior-only beam − direct greedy, success (world A)",
+    search_gain[0],
+    at_least=0.10,
 )
 
 # %% tags=["claim"]
 # fails if: the Observer's feedback does not correct the Thinker's imagination errors
-icml26.claim("13.3", "V-ABS − prior-only beam, success (world A)", feedback_gain[0], at_least=0.10)
+icml26.claim(
+    "13.3",
+    "V-ABS − prior-only beam, success (world A)",
+    feedback_gain[0],
+    at_least=0.10,
+)
 
 # %% [markdown]
 # ### 13.4–13.8 · Adaptive against the best fixed weight (note: vabs-adaptive, -negative-control)
@@ -850,7 +928,11 @@ def node_weights(w, result):
         wp.append(s["w_p"][m])
         near.append(w.near_hidden[rows.expand_as(s["state"]), s["state"]][m])
         H.append(s["H"][m])
-    return (torch.cat(wp).cpu().numpy(), torch.cat(near).cpu().numpy(), torch.cat(H).cpu().numpy())
+    return (
+        torch.cat(wp).cpu().numpy(),
+        torch.cat(near).cpu().numpy(),
+        torch.cat(H).cpu().numpy(),
+    )
 
 
 wp_b, near_b, _ = node_weights(world_b, vabs_b)
@@ -870,12 +952,17 @@ print(f"uninformative world B: gap {gap_u:.3f}, Mann–Whitney p = {p_mech_u:.2f
 # %% tags=["claim"]
 # fails if: the entropy does not flag the nodes where imagination is wrong (no mechanism)
 icml26.claim(
-    "13.6", "Mann–Whitney p, w_p larger where no hole is hidden (world B)", p_mech, at_most=0.01
+    "13.6",
+    "Mann–Whitney p, w_p larger where no hole is hidden (world B)",
+    p_mech,
+    at_most=0.01,
 )
 
 # %% tags=["claim"]
 # fails if: the w_p gap comes from something else than the Thinker's flatness at hidden holes
-icml26.claim("13.7", "w_p gap, uninformative / informative world B", gap_u / gap_b, at_most=0.5)
+icml26.claim(
+    "13.7", "w_p gap, uninformative / informative world B", gap_u / gap_b, at_most=0.5
+)
 
 # %%
 rbu = runs["B, uninformative"]
@@ -889,12 +976,16 @@ print(
 
 # %% tags=["claim"]
 # fails if: V-ABS gains (or loses) a lot even though entropy carries no information on errors
-icml26.claim("13.8", "|V-ABS − best fixed|, uninformative world B", abs(control[0]), at_most=0.02)
+icml26.claim(
+    "13.8", "|V-ABS − best fixed|, uninformative world B", abs(control[0]), at_most=0.02
+)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Success rate of fixed-weight beam searches against the prior weight $w_p$, with V-ABS, V-ABS with shuffled entropy and direct greedy as lines; left with informative entropy, right with the Thinker's sharpness independent of the hidden holes (claims 13.4, 13.5, 13.8).", "name": "13-fig-fixed"}}
 fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.3), sharey=True)
 for ax, (name, r) in zip(
-    axes, [("B", runs["B"]), ("B, uninformative", runs["B, uninformative"])], strict=True
+    axes,
+    [("B", runs["B"]), ("B, uninformative", runs["B, uninformative"])],
+    strict=True,
 ):
     ax.plot(
         FIXED,
@@ -930,7 +1021,8 @@ for ax, (name, r) in zip(
 axes[0].set_ylabel("success rate (fraction of maps)")
 axes[0].legend(fontsize=7, loc="lower left")
 fig.suptitle(
-    "Both extremes fail in world B; V-ABS sits at or just above the best constant", fontsize=10
+    "Both extremes fail in world B; V-ABS sits at or just above the best constant",
+    fontsize=10,
 )
 plt.show()
 
@@ -988,13 +1080,19 @@ print(
 # %% tags=["claim"]
 # fails if: prior and observer disagree as much everywhere (no IAO bias at imagination errors)
 icml26.claim(
-    "13.9", "Mann–Whitney p, 1 − τ larger next to hidden holes (world A)", p_iao, at_most=0.01
+    "13.9",
+    "Mann–Whitney p, 1 − τ larger next to hidden holes (world A)",
+    p_iao,
+    at_most=0.01,
 )
 
 # %% tags=["claim"]
 # fails if: feedback does not repair the failures caused by imagination errors
 icml26.claim(
-    "13.10", "fraction of prior-only hidden-hole failures V-ABS solves", fixed_frac, at_least=0.5
+    "13.10",
+    "fraction of prior-only hidden-hole failures V-ABS solves",
+    fixed_frac,
+    at_least=0.5,
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The IAO bias, measured as the rank disagreement $1 - \\tau_b$ between prior and observer over the candidates of a node: much larger next to hidden holes (claim 13.9).", "name": "13-fig-iao"}}
@@ -1047,12 +1145,19 @@ plt.show()
 # hidden holes ($h = 0.8$, "world B′"), where V-ABS before SFT stays below 0.90.
 
 # %%
-holes_train = torch.from_numpy(beam.random_maps(SFT_TRAIN_MAPS, SIZE, P_FROZEN, seed=10**6))
+holes_train = torch.from_numpy(
+    beam.random_maps(SFT_TRAIN_MAPS, SIZE, P_FROZEN, seed=10**6)
+)
 train = beam.make_world(
-    holes_train, hide=SFT_HIDE, crack=CRACK, generator=torch.Generator().manual_seed(SEED + 1)
+    holes_train,
+    hide=SFT_HIDE,
+    crack=CRACK,
+    generator=torch.Generator().manual_seed(SEED + 1),
 )
 X_all = beam.sft_features(train)
-ok = (~train.hole[:, :, None] & ~train.wall[None]).expand_as(train.q)  # safe state, on-grid move
+ok = (~train.hole[:, :, None] & ~train.wall[None]).expand_as(
+    train.q
+)  # safe state, on-grid move
 X_ok, y_ok = X_all[ok].numpy(), (train.q[ok] == 1).numpy()
 idx = rng.choice(len(y_ok), SFT_SAMPLES, replace=False)
 sft = LogisticRegression(C=1.0, max_iter=2000).fit(X_ok[idx], y_ok[idx])
@@ -1070,12 +1175,16 @@ drop = 1 - H_post.mean() / H_pre.mean()
 sft_gain = paired_ci(post_s.success.cpu().numpy(), pre_s.success.cpu().numpy())
 po_pre = beam.beam_search(world_s, width=WIDTH, depth=DEPTH, weight=1.0).success
 po_post = beam.beam_search(world_s_sft, width=WIDTH, depth=DEPTH, weight=1.0).success
-print(f"V-ABS before SFT: {pre_s.success.double().mean():.3f} (≤ 0.90 leaves room for the claim)")
+print(
+    f"V-ABS before SFT: {pre_s.success.double().mean():.3f} (≤ 0.90 leaves room for the claim)"
+)
 print(
     "SFT coefficients [prior logit, next is hole, holes around, progress]:",
     np.round(sft.coef_[0], 2),
 )
-print(f"mean H at expanded nodes {H_pre.mean():.3f} → {H_post.mean():.3f} ({drop:.0%} lower)")
+print(
+    f"mean H at expanded nodes {H_pre.mean():.3f} → {H_post.mean():.3f} ({drop:.0%} lower)"
+)
 print(
     f"V-ABS {pre_s.success.double().mean():.3f} → {post_s.success.double().mean():.3f}; "
     f"prior-only beam {po_pre.double().mean():.3f} → {po_post.double().mean():.3f}; "
@@ -1085,12 +1194,17 @@ print(
 # %% tags=["claim"]
 # fails if: fine-tuning on verification samples does not make the prior more confident
 icml26.claim(
-    "13.11", "relative drop of mean prior entropy after SFT (world B′)", drop, at_least=0.10
+    "13.11",
+    "relative drop of mean prior entropy after SFT (world B′)",
+    drop,
+    at_least=0.10,
 )
 
 # %% tags=["claim"]
 # fails if: a more confident prior does not help the search (or hurts it)
-icml26.claim("13.12", "V-ABS success after − before SFT (world B′)", sft_gain[0], at_least=0.03)
+icml26.claim(
+    "13.12", "V-ABS success after − before SFT (world B′)", sft_gain[0], at_least=0.03
+)
 
 # %% [markdown]
 # The fitted verifier puts a large negative weight on "the next cell is a hole" and a small one
@@ -1109,7 +1223,10 @@ icml26.claim("13.12", "V-ABS success after − before SFT (world B′)", sft_gai
 
 # %%
 skip_rows = []
-for name, w, base in [("A", world_a, runs["A"]["vabs"]), ("B", world_b, runs["B"]["vabs"])]:
+for name, w, base in [
+    ("A", world_a, runs["A"]["vabs"]),
+    ("B", world_b, runs["B"]["vabs"]),
+]:
     calls = beam.beam_search(w, width=WIDTH, depth=DEPTH).observer_calls.sum().item()
     for delta in SKIP:
         r = beam.beam_search(w, width=WIDTH, depth=DEPTH, skip_below=delta)
@@ -1143,14 +1260,19 @@ icml26.claim(
 # %% tags=["claim"]
 # fails if: the skipped Observer was needed (confident priors are wrong)
 icml26.claim(
-    "13.14", f"success lost by skipping at H < {SKIP_CLAIM} (world A)", loss_claim, at_most=0.01
+    "13.14",
+    f"success lost by skipping at H < {SKIP_CLAIM} (world A)",
+    loss_claim,
+    at_most=0.01,
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Success against Observer calls per map when the Observer is skipped at nodes with $H < \\delta$ (rightmost point: no skipping); claims 13.13 and 13.14 are for world A at $\\delta = 0.8$.", "name": "13-fig-skip"}}
 fig, ax = plt.subplots(figsize=(6.0, 3.2))
 for i, name in enumerate(["A", "B"]):
     pts = np.array([(c, s) for n_, _, _, _, c, s in skip_rows if n_ == name])
-    full = beam.beam_search(world_a if name == "A" else world_b, width=WIDTH, depth=DEPTH)
+    full = beam.beam_search(
+        world_a if name == "A" else world_b, width=WIDTH, depth=DEPTH
+    )
     ax.plot(
         np.r_[full.observer_calls.double().mean().item(), pts[:, 0]],
         np.r_[full.success.double().mean().item(), pts[:, 1]],
@@ -1160,7 +1282,13 @@ for i, name in enumerate(["A", "B"]):
         label=f"world {name}",
     )
     for (c, s), delta in zip(pts, SKIP, strict=True):
-        ax.annotate(f"δ={delta}", (c, s), fontsize=6.5, xytext=(2, 3), textcoords="offset points")
+        ax.annotate(
+            f"δ={delta}",
+            (c, s),
+            fontsize=6.5,
+            xytext=(2, 3),
+            textcoords="offset points",
+        )
 ax.set(
     xlabel="Observer calls per map",
     ylabel="success rate",
@@ -1228,7 +1356,9 @@ dist = beam.goal_distance(holes[:50]).cpu().numpy()
 bfs_err = 0
 for b in range(50):
     g = nx.grid_2d_graph(SIZE, SIZE)
-    g.remove_nodes_from([(r, c) for r in range(SIZE) for c in range(SIZE) if holes[b, r, c]])
+    g.remove_nodes_from(
+        [(r, c) for r in range(SIZE) for c in range(SIZE) if holes[b, r, c]]
+    )
     lengths = nx.single_source_shortest_path_length(g, (SIZE - 1, SIZE - 1))
     for (r, c), d in lengths.items():
         bfs_err += int(dist[b, r * SIZE + c] != d)
@@ -1293,7 +1423,9 @@ ci_scipy = stats.bootstrap(
     random_state=np.random.default_rng(SEED),
     batch=max(1, 2_000_000 // len(d_ab)),
 ).confidence_interval
-assert abs(ci_scipy.low - adaptive[1]) < 0.01 and abs(ci_scipy.high - adaptive[2]) < 0.01
+assert (
+    abs(ci_scipy.low - adaptive[1]) < 0.01 and abs(ci_scipy.high - adaptive[2]) < 0.01
+)
 print(
     f"entropy, weight and Kendall τ-b agree with scipy; bootstrap CI ours "
     f"[{adaptive[1]:+.3f}, {adaptive[2]:+.3f}], scipy [{ci_scipy.low:+.3f}, {ci_scipy.high:+.3f}]"

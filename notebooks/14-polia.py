@@ -147,7 +147,9 @@ icml26.plotting.use_book_style()
 SEEDS = icml26.pick(ci=10, paper=20)  # independent policies per method
 ITERS = icml26.pick(ci=300, paper=600)  # training iterations
 PROMPTS = icml26.pick(ci=8, paper=8)  # prompts per iteration
-MEMBERS = icml26.pick(ci=16, paper=16)  # N candidates per prompt (the paper's 3B setting)
+MEMBERS = icml26.pick(
+    ci=16, paper=16
+)  # N candidates per prompt (the paper's 3B setting)
 OBJECTS = icml26.pick(ci=6, paper=6)  # objects per scene
 LR = icml26.pick(ci=0.01, paper=0.01)  # Adam step size (0.05 diverges: boxes drift off)
 N_CHECK = icml26.pick(ci=200, paper=2000)  # random groups for the exact checks
@@ -222,7 +224,9 @@ def intrinsic_reference(rewards, keys, conf, cited, eps=1e-4):
 # %%
 def random_groups(n, members, objects, gen):
     """Random rewards, evidence sets (few distinct keys), confidences, cited masks."""
-    R = (torch.rand(n, members, generator=gen, dtype=torch.float64) * 2).round(decimals=1)
+    R = (torch.rand(n, members, generator=gen, dtype=torch.float64) * 2).round(
+        decimals=1
+    )
     cited = torch.rand(n, 3, objects, generator=gen) < 0.5
     pick = torch.randint(0, 3, (n, members), generator=gen)
     cited = torch.gather(cited, 1, pick[..., None].expand(n, members, objects))
@@ -234,7 +238,9 @@ def random_groups(n, members, objects, gen):
 gen = torch.Generator().manual_seed(SEED)
 R, keys, conf, cited = random_groups(N_CHECK, MEMBERS, OBJECTS, gen)
 A_int = polia.intrinsic_advantages(R, keys, conf, cited)
-ref = torch.tensor(intrinsic_reference(R.tolist(), keys.tolist(), conf.tolist(), cited.tolist()))
+ref = torch.tensor(
+    intrinsic_reference(R.tolist(), keys.tolist(), conf.tolist(), cited.tolist())
+)
 icml26.checks.agree("intrinsic advantage: kernel vs reference", A_int, ref, atol=1e-9)
 boxes = torch.rand(50, 2, 4, generator=gen, dtype=torch.float64)
 boxes = torch.cat(
@@ -243,7 +249,9 @@ boxes = torch.cat(
 got = polia.box_iou(boxes[:, :1], boxes[:, 1:])[:, 0, 0]
 want = torch.tensor([iou_reference(*bb.tolist()) for bb in boxes])
 icml26.checks.agree("IoU: kernel vs reference", got, want, atol=1e-12)
-print(f"kernel = reference on {N_CHECK} random prompts × {MEMBERS} candidates and 50 box pairs")
+print(
+    f"kernel = reference on {N_CHECK} random prompts × {MEMBERS} candidates and 50 box pairs"
+)
 
 # %% tags=["nbval-ignore-output"]
 t0 = time.perf_counter()
@@ -252,7 +260,9 @@ t_ref = time.perf_counter() - t0
 t0 = time.perf_counter()
 polia.intrinsic_advantages(R, keys, conf, cited)
 t_ker = time.perf_counter() - t0
-print(f"intrinsic advantages: reference {t_ref * 1e3:.0f} ms, kernel {t_ker * 1e3:.1f} ms")
+print(
+    f"intrinsic advantages: reference {t_ref * 1e3:.0f} ms, kernel {t_ker * 1e3:.1f} ms"
+)
 
 # %% [markdown]
 # ## The advantage's properties (claim polia-advantage-properties)
@@ -266,13 +276,17 @@ print(f"intrinsic advantages: reference {t_ref * 1e3:.0f} ms, kernel {t_ker * 1e
 viol = 0
 same = keys[:, :, None] == keys[:, None, :]
 for o in range(OBJECTS):
-    sums = (same.double() * A_int[:, None, :, o]).sum(-1)  # sum over each member's group
+    sums = (same.double() * A_int[:, None, :, o]).sum(
+        -1
+    )  # sum over each member's group
     viol += int((sums.abs() > 1e-9).sum())
 R_eq = torch.full_like(R, 1.5)
 A_eq = polia.intrinsic_advantages(R_eq, keys, conf, cited, eps=0.0)
 A_s = polia.intrinsic_advantages(torch.ones_like(R), keys, conf, cited, eps=0.0)
 viol += int(((A_eq - A_s).abs() > 1e-9).sum())
-viol += int((polia.intrinsic_advantages(torch.zeros_like(R), keys, conf, cited) != 0).sum())
+viol += int(
+    (polia.intrinsic_advantages(torch.zeros_like(R), keys, conf, cited) != 0).sum()
+)
 A0 = polia.intrinsic_advantages(R, keys, conf, cited, eps=0.0)
 A3 = polia.intrinsic_advantages(3.0 * R, keys, conf, cited, eps=0.0)
 viol += int(((A0 - A3).abs() > 1e-9).sum())
@@ -284,7 +298,9 @@ print(f"violations over {N_CHECK} prompts × {OBJECTS} objects: {viol}")
 
 # %% tags=["claim"]
 # fails if: groups are normalised over the wrong members, A_int leaks outside S_i, or std is biased
-icml26.claim("14.1", "violations of the advantage properties", viol, at_most=0, kind="theorem")
+icml26.claim(
+    "14.1", "violations of the advantage properties", viol, at_most=0, kind="theorem"
+)
 
 # %% [markdown]
 # ## Training the count-and-ground policy
@@ -347,7 +363,9 @@ d_iou = last(runs["POLIA"].iou) - last(runs["GRPO"].iou)
 p_iou = stats.wilcoxon(d_iou, alternative="greater").pvalue
 d_acc = last(runs["POLIA"].grounded) - last(runs["GRPO"].grounded)
 p_acc = stats.wilcoxon(d_acc, alternative="greater").pvalue
-ci = stats.bootstrap((d_iou,), np.mean, n_resamples=2000, random_state=SEED).confidence_interval
+ci = stats.bootstrap(
+    (d_iou,), np.mean, n_resamples=2000, random_state=SEED
+).confidence_interval
 print(
     f"IoU gain {d_iou.mean():+.3f}, 95% bootstrap CI [{ci.low:+.3f}, {ci.high:+.3f}], Wilcoxon p = {p_iou:.4f}"
 )
@@ -356,19 +374,31 @@ print(f"grounded accuracy gain {d_acc.mean():+.3f}, Wilcoxon p = {p_acc:.4f}")
 # %% tags=["claim"]
 # fails if: per-object credit does not improve localisation beyond the answer advantage
 icml26.claim(
-    "14.2", "IoU gain of POLIA over GRPO", float(d_iou.mean()), at_least=0.10, kind="reproduction"
+    "14.2",
+    "IoU gain of POLIA over GRPO",
+    float(d_iou.mean()),
+    at_least=0.10,
+    kind="reproduction",
 )
 
 # %% tags=["claim"]
 # fails if: the IoU gain is not consistent over seeds
 icml26.claim(
-    "14.3", "Wilcoxon p, POLIA IoU > GRPO IoU", float(p_iou), at_most=0.05, kind="reproduction"
+    "14.3",
+    "Wilcoxon p, POLIA IoU > GRPO IoU",
+    float(p_iou),
+    at_most=0.05,
+    kind="reproduction",
 )
 
 # %% tags=["claim"]
 # fails if: better boxes do not translate into more grounded correct answers
 icml26.claim(
-    "14.4", "Wilcoxon p, POLIA grounded acc > GRPO", float(p_acc), at_most=0.05, kind="reproduction"
+    "14.4",
+    "Wilcoxon p, POLIA grounded acc > GRPO",
+    float(p_acc),
+    at_most=0.05,
+    kind="reproduction",
 )
 
 # %% [markdown]
@@ -382,7 +412,9 @@ icml26.claim(
 
 # %%
 mean_r = {m: float(last(r.reward).mean()) for m, r in runs.items()}
-order_viol = int(mean_r["POLIA"] < mean_r["GRPO"]) + int(mean_r["GRPO"] < mean_r["w/o A_ext"])
+order_viol = int(mean_r["POLIA"] < mean_r["GRPO"]) + int(
+    mean_r["GRPO"] < mean_r["w/o A_ext"]
+)
 g = runs["POLIA"].groups.mean(1).numpy()
 g_ratio = float(g[-10:].mean() / g[:10].mean())
 unm = {m: float(last(r.unmatched).mean()) for m, r in runs.items()}
@@ -396,7 +428,11 @@ print("unmatched-box share:", {m: round(v, 3) for m, v in unm.items()})
 # %% tags=["claim"]
 # fails if: removing A_ext does not hurt most, or A_int lowers the reward
 icml26.claim(
-    "14.5", "violations of full ≥ w/o A_int ≥ w/o A_ext", order_viol, at_most=0, kind="reproduction"
+    "14.5",
+    "violations of full ≥ w/o A_int ≥ w/o A_ext",
+    order_viol,
+    at_most=0,
+    kind="reproduction",
 )
 
 # %% tags=["claim"]
@@ -426,7 +462,13 @@ icml26.claim(
 p = int(torch.argmax(torch.tensor([len(set(k.tolist())) for k in keys])))
 fig, ax = plt.subplots(figsize=(7.4, 2.8))
 x = np.arange(MEMBERS)
-ax.bar(x - 0.2, A_ext[p].numpy(), width=0.4, color="0.6", label="$A^{\\rm ext}_i$ (all tokens)")
+ax.bar(
+    x - 0.2,
+    A_ext[p].numpy(),
+    width=0.4,
+    color="0.6",
+    label="$A^{\\rm ext}_i$ (all tokens)",
+)
 grp = {k: j for j, k in enumerate(sorted(set(keys[p].tolist())))}
 for o in range(OBJECTS):
     ax.scatter(
@@ -435,9 +477,15 @@ for o in range(OBJECTS):
         c=[f"C{grp[k]}" for k in keys[p].tolist()],
         s=14 * cited[p, :, o].numpy(),
     )
-ax.scatter([], [], c="C0", s=14, label="$A^{\\rm int}_{i,o}$ (box tokens; colour: group $G_S$)")
+ax.scatter(
+    [], [], c="C0", s=14, label="$A^{\\rm int}_{i,o}$ (box tokens; colour: group $G_S$)"
+)
 ax.axhline(0, color="k", lw=0.5)
-ax.set(xlabel="candidate $i$", ylabel="advantage", title="Intrinsic credit goes only to box tokens")
+ax.set(
+    xlabel="candidate $i$",
+    ylabel="advantage",
+    title="Intrinsic credit goes only to box tokens",
+)
 ax.legend(fontsize=7)
 plt.show()
 

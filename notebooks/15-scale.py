@@ -225,15 +225,21 @@ icml26.plotting.use_book_style()
 
 # %% tags=["parameters", "hide-input"]
 DEMO_EPISODES = icml26.pick(ci=512, paper=4096)  # expert episodes for behaviour cloning
-EXPLORE = 0.2  # probability that a demonstration step executes a random move (DART-style)
+EXPLORE = (
+    0.2  # probability that a demonstration step executes a random move (DART-style)
+)
 TRAIN_STEPS = icml26.pick(ci=450, paper=4000)  # Adam steps of behaviour cloning
 BATCH = icml26.pick(ci=128, paper=256)  # behaviour-cloning batch
 WIDTH = icml26.pick(ci=32, paper=64)  # token width of the policy
 EPISODES = icml26.pick(ci=512, paper=1024)  # evaluation episodes per seed and method
-EVAL_SEEDS = icml26.pick(ci=3, paper=5)  # rollout seeds (identical initial states per seed)
+EVAL_SEEDS = icml26.pick(
+    ci=3, paper=5
+)  # rollout seeds (identical initial states per seed)
 ABLATION_EPISODES = icml26.pick(ci=128, paper=1024)  # one seed for the ablations
 N_BEST = 4  # candidates of the best-of-N baseline
-N_LOGITS = icml26.pick(ci=10_000, paper=100_000)  # random logit vectors for the exact checks
+N_LOGITS = icml26.pick(
+    ci=10_000, paper=100_000
+)  # random logit vectors for the exact checks
 T0, KAPPA, S, ALPHA, EPS = 1.0, 2.0, 0.3, 0.8, 1e-12  # the paper's hyper-parameters
 cfg = vla.ForkReach()
 K = cfg.bins
@@ -285,7 +291,9 @@ def self_uncertainty_reference(logits, eps=1e-12):
     p = [v / sum(w) for v in w]
     K = len(p)
     q_low = [1 - (K - 1) * eps] + [eps] * (K - 1)
-    kl_low = sum(pi * np.log(pi / qi) for pi, qi in zip(p, q_low, strict=True) if pi > 0)
+    kl_low = sum(
+        pi * np.log(pi / qi) for pi, qi in zip(p, q_low, strict=True) if pi > 0
+    )
     kl_high = sum(pi * np.log(pi * K) for pi in p if pi > 0)
     return kl_low - kl_high
 
@@ -332,15 +340,21 @@ def tempered_attention_reference(q, k, v, gamma):
 # %%
 gen = torch.Generator().manual_seed(SEED)
 scales = 10 ** (torch.rand(N_LOGITS, 1, generator=gen, dtype=torch.float64) * 3 - 1)
-L = torch.randn(N_LOGITS, 256, generator=gen, dtype=torch.float64) * scales  # sharpness 0.1–100
+L = (
+    torch.randn(N_LOGITS, 256, generator=gen, dtype=torch.float64) * scales
+)  # sharpness 0.1–100
 u_lib = vla.self_uncertainty(L, eps=EPS)
 u_ref = np.array([self_uncertainty_reference(row, EPS) for row in L[:100].tolist()])
-icml26.checks.agree("self-uncertainty: kernel vs reference", u_lib[:100], u_ref, atol=1e-9)
+icml26.checks.agree(
+    "self-uncertainty: kernel vs reference", u_lib[:100], u_ref, atol=1e-9
+)
 Lk = L[:300, :K] * 0.3
 uniforms = torch.rand(300, generator=gen, dtype=torch.float64)
 tok_ref, tau_ref = scale_decode_reference(Lk.tolist(), uniforms.tolist(), T0, EPS)
 tau_lib = vla.action_temperature(vla.self_uncertainty(Lk, eps=EPS), t0=T0)
-icml26.checks.agree("action temperature: kernel vs reference", tau_lib, tau_ref, atol=1e-12)
+icml26.checks.agree(
+    "action temperature: kernel vs reference", tau_lib, tau_ref, atol=1e-12
+)
 cdf = torch.softmax(Lk / tau_lib[:, None], -1).cumsum(-1)
 tok_lib = torch.searchsorted(cdf, uniforms[:, None])[:, 0].clamp_max(K - 1)
 icml26.checks.agree("SCALE draws: inverse CDF vs reference", tok_lib, tok_ref, atol=0)
@@ -352,14 +366,18 @@ icml26.checks.agree(
     tempered_attention_reference(q.numpy(), k_.numpy(), v_.numpy(), 1.7),
     atol=1e-12,
 )
-print(f"kernel = reference on {N_LOGITS} logit vectors (100 by loops), draws and attention")
+print(
+    f"kernel = reference on {N_LOGITS} logit vectors (100 by loops), draws and attention"
+)
 
 # %% tags=["nbval-ignore-output"]
 t0 = time.perf_counter()
 scale_decode_reference(Lk.tolist(), uniforms.tolist(), T0, EPS)
 t_ref = (time.perf_counter() - t0) / 300
 t0 = time.perf_counter()
-vla.sample_tokens(Lk, vla.action_temperature(vla.self_uncertainty(Lk, eps=EPS), t0=T0), gen)
+vla.sample_tokens(
+    Lk, vla.action_temperature(vla.self_uncertainty(Lk, eps=EPS), t0=T0), gen
+)
 t_ker = (time.perf_counter() - t0) / 300
 print(
     f"SCALE token decoding: reference {t_ref * 1e6:.0f} µs/token, kernel {t_ker * 1e6:.2f} µs/token"
@@ -393,7 +411,9 @@ err_perm = (vla.self_uncertainty(L_perm, eps=EPS) - u_lib).abs().max()
 worst = float(max(err_closed, err_perm))
 # negative control: move half of the non-top mass onto the second token (p1 unchanged)
 rest = p_sorted[:, 1:]
-moved = torch.cat([rest[:, :1] + rest[:, 1:].sum(-1, keepdim=True) / 2, rest[:, 1:] / 2], -1)
+moved = torch.cat(
+    [rest[:, :1] + rest[:, 1:].sum(-1, keepdim=True) / 2, rest[:, 1:] / 2], -1
+)
 p_moved = torch.cat([p1[:, None], moved], -1)
 u_moved = vla.self_uncertainty(p_moved.log(), eps=EPS)
 H = lambda p: -(p * p.clamp_min(1e-300).log()).sum(-1)  # noqa: E731
@@ -407,7 +427,11 @@ print(
 # %% tags=["claim"]
 # fails if: u is computed as entropy or margin, over the wrong K, or with q_low off the arg-max
 icml26.claim(
-    "15.1", "max |u − closed form in p₁|, random logit vectors", worst, at_most=1e-9, kind="theorem"
+    "15.1",
+    "max |u − closed form in p₁|, random logit vectors",
+    worst,
+    at_most=1e-9,
+    kind="theorem",
 )
 
 # %% [markdown]
@@ -430,14 +454,22 @@ def temps(p1_values, k=256, eps=EPS):
 want = torch.tensor([0.004, 0.058, 0.495, 0.940], dtype=torch.float64)
 tau_map = temps([1.0, 0.9, 0.8, 0.7])
 dev = float((tau_map - want).abs().max())
-assert (temps([1.0, 0.9, 0.8, 0.7], eps=1e-6) - want).abs().max() > 0.1  # negative control
+assert (
+    temps([1.0, 0.9, 0.8, 0.7], eps=1e-6) - want
+).abs().max() > 0.1  # negative control
 print("τ/T0 at p1 = 1, 0.9, 0.8, 0.7:", [round(float(t), 4) for t in tau_map])
-print("ForkReach, K = 33:", [round(float(t), 3) for t in temps([1.0, 0.9, 0.8, 0.7], k=K)])
+print(
+    "ForkReach, K = 33:", [round(float(t), 3) for t in temps([1.0, 0.9, 0.8, 0.7], k=K)]
+)
 
 # %% tags=["claim"]
 # fails if: the temperature rule, the logistic, or the K/ε of the paper is changed
 icml26.claim(
-    "15.2", "max |τ/T₀ − paper's values| at p₁=1,.9,.8,.7", dev, at_most=5e-4, kind="theorem"
+    "15.2",
+    "max |τ/T₀ − paper's values| at p₁=1,.9,.8,.7",
+    dev,
+    at_most=5e-4,
+    kind="theorem",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The self-uncertainty $u$ (left) and the action temperature $\\tau/T_0$ (right) as functions of the top probability $p_1$. Dots: 2,000 random logit vectors ($K = 256$); lines: the closed form of the proposition for $K = 256$ (the paper) and $K = 33$ (ForkReach). The switch sits at $u = 0$, $p_1 \\approx 0.80$ for $K = 256$ and $0.87$ for $K = 33$.", "name": "15-fig-switch"}}
@@ -447,8 +479,12 @@ for kk, c in [(256, 0), (K, 1)]:
     g_ = grid[grid >= 1 / kk]
     uu = vla.uncertainty_closed_form(g_, k=kk, eps=EPS)
     axes[0].plot(g_, uu, color=icml26.plotting.color(c), label=f"closed form, K = {kk}")
-    axes[1].plot(g_, torch.sigmoid(uu), color=icml26.plotting.color(c), label=f"K = {kk}")
-axes[0].scatter(p1[:2000], u_lib[:2000], s=3, color="0.4", alpha=0.5, label="random logits")
+    axes[1].plot(
+        g_, torch.sigmoid(uu), color=icml26.plotting.color(c), label=f"K = {kk}"
+    )
+axes[0].scatter(
+    p1[:2000], u_lib[:2000], s=3, color="0.4", alpha=0.5, label="random logits"
+)
 axes[0].axhline(0, color="k", lw=0.5)
 axes[0].set(
     xlabel="top probability $p_1$",
@@ -491,7 +527,9 @@ n_par = sum(p.numel() for p in policy.parameters())
 print(
     f"{demos['tokens'].shape[0]} demonstration steps, expert success {float(demos['success']):.2f}"
 )
-print(f"policy: {n_par} parameters; loss {np.mean(losses[:20]):.2f} → {np.mean(losses[-50:]):.2f}")
+print(
+    f"policy: {n_par} parameters; loss {np.mean(losses[:20]):.2f} → {np.mean(losses[-50:]):.2f}"
+)
 
 # %% tags=["nbval-ignore-output"]
 print(f"behaviour cloning: {TRAIN_STEPS} steps in {t_train:.1f} s CPU")
@@ -528,7 +566,9 @@ u_step = g0.u.mean(-1)[g0.active]
 at_fork = g0.fork[g0.active]
 n_fork, n_other = int(at_fork.sum()), int((~at_fork).sum())
 mw = stats.mannwhitneyu(u_step[at_fork].numpy(), u_step[~at_fork].numpy()).statistic
-auroc = float(mw) / (n_fork * n_other)  # P(u at a fork state > u elsewhere), ties count ½
+auroc = float(mw) / (
+    n_fork * n_other
+)  # P(u at a fork state > u elsewhere), ties count ½
 print(
     f"greedy rollouts: {int(at_fork.sum())} fork steps of {int(g0.active.sum())}; "
     f"median u at the fork {u_step[at_fork].median():.2f}, elsewhere {u_step[~at_fork].median():.2f}"
@@ -554,15 +594,22 @@ icml26.claim(
 # Intervals are Wilson 95 % intervals over all episodes.
 
 # %%
-sr = {m: np.array([float(r.success.double().mean()) for r in rs]) for m, rs in runs.items()}
+sr = {
+    m: np.array([float(r.success.double().mean()) for r in rs])
+    for m, rs in runs.items()
+}
 for m, v in sr.items():
-    print(f"{m:7s} success {100 * v.mean():5.1f} %  per seed {np.round(100 * v, 1).tolist()}")
+    print(
+        f"{m:7s} success {100 * v.mean():5.1f} %  per seed {np.round(100 * v, 1).tolist()}"
+    )
 gain_greedy = 100 * float((sr["SCALE"] - sr["greedy"]).mean())
 gain_t1 = 100 * float((sr["SCALE"] - sr["T=1"]).mean())
 for m in runs:
     r = runs[m][0]
     fail = ~r.success
-    stalled = fail & ((r.pos[-1] - r.pos[-11]).norm(dim=-1) < cfg.speed)  # < 1 move in 10 steps
+    stalled = fail & (
+        (r.pos[-1] - r.pos[-11]).norm(dim=-1) < cfg.speed
+    )  # < 1 move in 10 steps
     fork = stalled & vla.fork_mask(cfg, r.states)
     print(
         f"{m:7s} failures {int(fail.sum()):3d}: stalled (net move < 0.05 in the last 10 steps) "
@@ -600,7 +647,8 @@ icml26.claim(
 # %%
 abl = {}
 for m in icml26.progress(
-    ["SCALE (action only)", "SCALE (looking only)", "top-p", "best-of-N"], desc="ablations"
+    ["SCALE (action only)", "SCALE (looking only)", "top-p", "best-of-N"],
+    desc="ablations",
 ):
     abl[m] = vla.rollout(
         policy,
@@ -640,7 +688,9 @@ ci95 = [
     for k_, n_ in zip(succ, n_ep, strict=True)
 ]
 lo, hi = np.array([c.low for c in ci95]), np.array([c.high for c in ci95])
-fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.0), gridspec_kw={"width_ratios": [3, 1.3]})
+fig, axes = plt.subplots(
+    1, 2, figsize=(7.4, 3.0), gridspec_kw={"width_ratios": [3, 1.3]}
+)
 y = np.arange(len(names))
 rate = 100 * succ / n_ep
 axes[0].barh(
@@ -650,7 +700,10 @@ axes[0].barh(
     color=[icml26.plotting.color(2 if "SCALE" in m else 0) for m in names],
 )
 axes[0].set(
-    yticks=y, yticklabels=names, xlabel="success rate (%)", title="Which decoder escapes the fork?"
+    yticks=y,
+    yticklabels=names,
+    xlabel="success rate (%)",
+    title="Which decoder escapes the fork?",
 )
 axes[0].invert_yaxis()
 axes[1].barh(y, [r.encoder_calls / r.steps for r in table.values()], color="0.5")
@@ -668,7 +721,9 @@ plt.show()
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: one episode decoded greedily (grey; the square marks where it stalls, at the fork) and by SCALE (coloured by the step uncertainty $u$), with the wall, the target (circle) and the distractor (cross). Right: SCALE's step uncertainty, action temperature of $v_x$ and attention temperature $\\gamma_t$ along the episode; shading marks the steps at the fork.", "name": "15-fig-trajectory"}}
 sc = runs["SCALE"][0]
-pick = sc.success & ~g0.success & vla.fork_mask(cfg, g0.states)  # greedy ends at the fork
+pick = (
+    sc.success & ~g0.success & vla.fork_mask(cfg, g0.states)
+)  # greedy ends at the fork
 ep = int(torch.nonzero(pick)[0]) if bool(pick.any()) else 0
 st0 = sc.states
 fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.2))
@@ -676,7 +731,10 @@ ax = axes[0]
 cx0 = float(st0["cx"][ep])
 ax.add_patch(
     plt.Rectangle(
-        (cx0 - cfg.half, cfg.wall_y - cfg.thick / 2), 2 * cfg.half, cfg.thick, color="0.6"
+        (cx0 - cfg.half, cfg.wall_y - cfg.thick / 2),
+        2 * cfg.half,
+        cfg.thick,
+        color="0.6",
     )
 )
 ax.plot(*g0.pos[:, ep].T, color="0.5", lw=1, marker=".", ms=3, label="greedy")
@@ -691,9 +749,13 @@ ax.scatter(
 )
 live = sc.active[:, ep]
 pts = sc.pos[: sc.u.shape[0], ep][live]
-cs = ax.scatter(*pts.T, c=sc.u[:, ep][live].mean(-1), cmap="viridis", s=14, zorder=3, label="SCALE")
+cs = ax.scatter(
+    *pts.T, c=sc.u[:, ep][live].mean(-1), cmap="viridis", s=14, zorder=3, label="SCALE"
+)
 ax.plot(*sc.pos[:, ep][: int(live.sum()) + 1].T, color="k", lw=0.5)
-ax.scatter(*st0["target"][ep], s=120, facecolors="none", edgecolors="C3", label="target")
+ax.scatter(
+    *st0["target"][ep], s=120, facecolors="none", edgecolors="C3", label="target"
+)
 ax.scatter(*st0["distractor"][ep], marker="x", color="C3", label="distractor")
 fig.colorbar(cs, ax=ax, label="step uncertainty $u$")
 ax.set(
@@ -738,33 +800,51 @@ viol += int(sum(((r.gamma[:2] != 1) & r.active[:2]).sum() for r in runs["SCALE"]
 blk = policy.blocks[0]
 with torch.no_grad():
     x = policy.embed(policy.patches(img64)) + policy.pos
-    qh, kh, vh = blk.qkv(blk.ln1(x)).view(64, 16, 3, 2, WIDTH // 2).permute(2, 0, 3, 1, 4)
-    fused = [torch.nn.functional.scaled_dot_product_attention(qh, kh, vh) for g in gammas]
-assert all((f - fused[0]).abs().max() == 0 for f in fused)  # negative control: γ ignored
+    qh, kh, vh = (
+        blk.qkv(blk.ln1(x)).view(64, 16, 3, 2, WIDTH // 2).permute(2, 0, 3, 1, 4)
+    )
+    fused = [
+        torch.nn.functional.scaled_dot_product_attention(qh, kh, vh) for g in gammas
+    ]
+assert all(
+    (f - fused[0]).abs().max() == 0 for f in fused
+)  # negative control: γ ignored
 print("attention entropy (nats) at γ = 0.5 … 2:", [round(e, 3) for e in ent])
-print(f"γ over {all_g.numel()} SCALE steps: min {all_g.min():.3f}, max {all_g.max():.3f}")
+print(
+    f"γ over {all_g.numel()} SCALE steps: min {all_g.min():.3f}, max {all_g.max():.3f}"
+)
 
 # %% tags=["claim"]
 # fails if: γ divides the wrong way, is applied to a fused path that ignores it, or leaves (1/κ, κ)
 icml26.claim(
-    "15.6", "violations of entropy ↑ in γ, γ ∈ (0.5, 2), γ₁=γ₂=1", viol, at_most=0, kind="theorem"
+    "15.6",
+    "violations of entropy ↑ in γ, γ ∈ (0.5, 2), γ₁=γ₂=1",
+    viol,
+    at_most=0,
+    kind="theorem",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Attention of the last ViT block, averaged over heads and query patches, for one observation at the fork at $\\gamma = 0.5$, 1 and 2 (log colour scale from $10^{-3}$ to 1; brighter = more attention), and the mean attention entropy of the trained encoder against $\\gamma$ (right): $\\gamma > 1$ spreads the attention, $\\gamma < 1$ concentrates it.", "name": "15-fig-attention"}}
 one = vla.reset(cfg, 1, torch.Generator().manual_seed(3))
 one["pos"] = torch.stack([one["cx"], torch.full_like(one["cx"], 0.41)], -1)
 im1 = vla.render(cfg, one)
-fig, axes = plt.subplots(1, 5, figsize=(7.4, 1.9), gridspec_kw={"width_ratios": [1, 1, 1, 1, 1.5]})
+fig, axes = plt.subplots(
+    1, 5, figsize=(7.4, 1.9), gridspec_kw={"width_ratios": [1, 1, 1, 1, 1.5]}
+)
 axes[0].imshow(im1[0].permute(1, 2, 0).numpy())
 axes[0].set(title="observation", xticks=[], yticks=[])
 for ax, g in zip(axes[1:4], [0.5, 1.0, 2.0], strict=True):
     with torch.no_grad():
         _, maps = policy.vision(im1, torch.tensor([g]))
-    a = maps[-1][0].mean((0, 1)).reshape(4, 4)  # last block, mean over heads and queries
+    a = (
+        maps[-1][0].mean((0, 1)).reshape(4, 4)
+    )  # last block, mean over heads and queries
     ax.imshow(a.numpy(), cmap="magma", norm=LogNorm(vmin=1e-3, vmax=1.0))
     ax.set(title=f"$\\gamma={g}$", xticks=[], yticks=[])
 axes[4].plot(gammas, ent, marker="o")
-axes[4].set(xlabel="$\\gamma$", ylabel="entropy (nats)", title="flatter as $\\gamma$ grows")
+axes[4].set(
+    xlabel="$\\gamma$", ylabel="entropy (nats)", title="flatter as $\\gamma$ grows"
+)
 plt.show()
 
 # %% [markdown]
@@ -785,8 +865,12 @@ calls = policy.decoder_calls
 
 def perturbed_logits(h, dim, prev, _orig=policy.logits):
     out = _orig(h, dim, prev)
-    if (policy.decoder_calls - calls - 1) // 2 == T_STAR:  # the two decoder calls of step t*
-        out = out + 3.0 * torch.randn(out.shape, generator=torch.Generator().manual_seed(dim))
+    if (
+        policy.decoder_calls - calls - 1
+    ) // 2 == T_STAR:  # the two decoder calls of step t*
+        out = out + 3.0 * torch.randn(
+            out.shape, generator=torch.Generator().manual_seed(dim)
+        )
     return out
 
 
@@ -841,7 +925,9 @@ def control_step(n):
         for _ in range(n):
             h = policy.encode(img512, obs512["colour"], obs512["pos"].float())
             lx = policy.logits(h, 0, None).double()
-            tx = vla.sample_tokens(lx, vla.action_temperature(vla.self_uncertainty(lx), t0=T0), gen)
+            tx = vla.sample_tokens(
+                lx, vla.action_temperature(vla.self_uncertainty(lx), t0=T0), gen
+            )
             ly = policy.logits(h, 1, tx).double()
             best = vla.sample_tokens(
                 ly, vla.action_temperature(vla.self_uncertainty(ly), t0=T0), gen
@@ -877,8 +963,12 @@ u_scipy = []
 for p in ps:
     srt = np.sort(p)[::-1]
     q_low = np.r_[1 - 255 * EPS, np.full(255, EPS)]
-    u_scipy.append(stats.entropy(srt, q_low) - stats.entropy(srt, np.full(256, 1 / 256)))
-icml26.checks.agree("u: library vs scipy.stats.entropy", u_lib[:200], np.array(u_scipy), atol=1e-9)
+    u_scipy.append(
+        stats.entropy(srt, q_low) - stats.entropy(srt, np.full(256, 1 / 256))
+    )
+icml26.checks.agree(
+    "u: library vs scipy.stats.entropy", u_lib[:200], np.array(u_scipy), atol=1e-9
+)
 icml26.checks.agree(
     "τ: library vs scipy.special.expit",
     vla.action_temperature(u_lib[:200]),

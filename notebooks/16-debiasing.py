@@ -271,7 +271,9 @@ SEEDS = icml26.pick(ci=3, paper=10)  # independent tasks, initialisations and da
 N_TRAIN = icml26.pick(ci=4000, paper=4000)  # training prompts per seed
 N_TEST = icml26.pick(ci=1000, paper=2000)  # test prompts per seed
 TRAIN_STEPS = icml26.pick(ci=1500, paper=1500)  # Adam steps, lr 3e-3, batch 128
-FT_STEPS = icml26.pick(ci=500, paper=500)  # fine-tuning steps (bias-only lr 1e-2, full 3e-3)
+FT_STEPS = icml26.pick(
+    ci=500, paper=500
+)  # fine-tuning steps (bias-only lr 1e-2, full 3e-3)
 BATCH = 128
 FILLER_OFFSET = 4.0  # common filler offset, in units of the content-embedding norm √d
 P_EVAL = icml26.pick(ci=20, paper=50)  # perturbations per test prompt for bias/accuracy
@@ -381,7 +383,9 @@ gen = icml26.stats.stream(SEED)
 task = debias.make_task(gen)
 V = task.vocab
 params0 = debias.init_classifier(task, SEEDS, gen, filler_offset=FILLER_OFFSET)
-train_tok, train_lab = debias.sample_prompts(task, (SEEDS, N_TRAIN), gen, synonym_rate=0.02)
+train_tok, train_lab = debias.sample_prompts(
+    task, (SEEDS, N_TRAIN), gen, synonym_rate=0.02
+)
 test_tok, test_lab = debias.sample_prompts(task, (SEEDS, N_TEST), gen)
 train_bag, test_bag = debias.bag(train_tok, V), debias.bag(test_tok, V)
 
@@ -403,7 +407,8 @@ print(
     f"({n_bias / n_params:.2%})"
 )
 print(
-    "clean test accuracy per seed:", np.round(debias.accuracy(base, test_bag, test_lab).numpy(), 3)
+    "clean test accuracy per seed:",
+    np.round(debias.accuracy(base, test_bag, test_lab).numpy(), 3),
 )
 
 # %% [markdown]
@@ -419,7 +424,10 @@ pert_i = debias.perturb_interacting(test_tok, V, P_EVAL, ev)
 def per_layer(params, pert):
     with torch.no_grad():
         clean, moved = debias.forward(params, test_bag), debias.forward(params, pert)
-    return {layer: debias.bias_variance(clean[layer], moved[layer]) for layer in debias.LAYERS}
+    return {
+        layer: debias.bias_variance(clean[layer], moved[layer])
+        for layer in debias.LAYERS
+    }
 
 
 def seed0_forward(bag_row):
@@ -429,7 +437,9 @@ def seed0_forward(bag_row):
 
 
 split_n = per_layer(base, pert_n)
-ref = bias_variance_reference(seed0_forward, test_bag[0, :N_REFERENCE], pert_n[0, :N_REFERENCE])
+ref = bias_variance_reference(
+    seed0_forward, test_bag[0, :N_REFERENCE], pert_n[0, :N_REFERENCE]
+)
 small = {}
 with torch.no_grad():
     c_small = debias.forward(base, test_bag[:, :N_REFERENCE])
@@ -437,8 +447,12 @@ with torch.no_grad():
 for layer in debias.LAYERS:
     got = debias.bias_variance(c_small[layer], p_small[layer])
     for key in ("msd", "pooled2", "bias2", "cov", "fluct", "rho"):
-        icml26.checks.agree(f"{layer}.{key}", got[key][0], ref[layer][key], atol=1e-10, rtol=1e-9)
-print(f"kernel = reference on {N_REFERENCE} prompts × {P_EVAL} perturbations, every layer")
+        icml26.checks.agree(
+            f"{layer}.{key}", got[key][0], ref[layer][key], atol=1e-10, rtol=1e-9
+        )
+print(
+    f"kernel = reference on {N_REFERENCE} prompts × {P_EVAL} perturbations, every layer"
+)
 
 # %% [markdown]
 # ## Experiments
@@ -458,9 +472,13 @@ eps = torch.randn(MC_DRAWS, generator=mc)
 gap_err, wrong_err, curves = 0.0, 0.0, {}
 for s in (0.5, 2.0):
     z = np.linspace(-3 * s, 3 * s, 61)
-    mc_gap = np.array([torch.relu(zi + s * eps).mean().item() for zi in z]) - np.maximum(z, 0)
+    mc_gap = np.array(
+        [torch.relu(zi + s * eps).mean().item() for zi in z]
+    ) - np.maximum(z, 0)
     closed = debias.relu_gaussian_gap(z, s)
-    unscaled = scipy.stats.norm.pdf(z) - np.abs(z) * scipy.stats.norm.cdf(-np.abs(z))  # s = 1 form
+    unscaled = scipy.stats.norm.pdf(z) - np.abs(z) * scipy.stats.norm.cdf(
+        -np.abs(z)
+    )  # s = 1 form
     gap_err = max(gap_err, np.abs(mc_gap - closed).max() / s)
     wrong_err = max(wrong_err, np.abs(mc_gap - unscaled).max() / s)
     curves[s] = (z, mc_gap, closed)
@@ -471,9 +489,15 @@ print(
 
 # %% tags=["claim"]
 # fails if: the closed form has a sign, scale or Φ/φ error (the unscaled s = 1 form is rejected)
-assert wrong_err > 3e-3, "negative control: the formula without s must fail at s = 0.5, 2"
+assert wrong_err > 3e-3, (
+    "negative control: the formula without s must fail at s = 0.5, 2"
+)
 icml26.claim(
-    "16.1", "ReLU Jensen gap: max |MC − closed form| / s", gap_err, at_most=3e-3, kind="theorem"
+    "16.1",
+    "ReLU Jensen gap: max |MC − closed form| / s",
+    gap_err,
+    at_most=3e-3,
+    kind="theorem",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Zero-mean Gaussian noise of scale $s$ raises the mean output of a ReLU by the Jensen gap $g(z, s)$, most at the threshold $z = 0$ (where it is $s/\\sqrt{2\\pi}$) and vanishing far from it. Right: divided by $s$ the curves for $s = 0.5$ and $s = 2$ coincide, since $g(z, s) = s\\,g(z/s, 1)$; points: Monte-Carlo, lines: the closed form {eq}`debias-eq-gap`.", "name": "16-fig-jensen"}}
@@ -481,7 +505,9 @@ fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.4, 3.0))
 z, mc_gap, closed = curves[2.0]
 ax0.plot(z, np.maximum(z, 0), color="black", lw=1.2, label="ReLU(z)")
 ax0.plot(z, np.maximum(z, 0) + closed, label="E[ReLU(z + ε)], s = 2")
-ax0.fill_between(z, np.maximum(z, 0), np.maximum(z, 0) + closed, alpha=0.25, label="gap g(z, s)")
+ax0.fill_between(
+    z, np.maximum(z, 0), np.maximum(z, 0) + closed, alpha=0.25, label="gap g(z, s)"
+)
 ax0.set(xlabel="pre-activation z", ylabel="output", title="Noise lifts the ReLU's mean")
 ax0.legend()
 for i, s in enumerate((0.5, 2.0)):
@@ -524,7 +550,10 @@ plt.show()
 # %%
 split_err, pooled_err, ddof1_err = 0.0, 0.0, 0.0
 with torch.no_grad():
-    clean_reps, moved_reps = debias.forward(base, test_bag), debias.forward(base, pert_n)
+    clean_reps, moved_reps = (
+        debias.forward(base, test_bag),
+        debias.forward(base, pert_n),
+    )
 for layer in debias.LAYERS:
     r = split_n[layer]
     delta = moved_reps[layer] - clean_reps[layer][:, :, None]
@@ -535,20 +564,32 @@ for layer in debias.LAYERS:
         ((resid - r["cov"] - r["fluct"]).abs() / r["msd"]).max().item(),
     )
     pooled_err = max(
-        pooled_err, ((r["msd"] - r["pooled2"] - r["fluct"]).abs() / r["msd"]).max().item()
+        pooled_err,
+        ((r["msd"] - r["pooled2"] - r["fluct"]).abs() / r["msd"]).max().item(),
     )
     bx = delta.mean(2)
-    cov1 = np.trace(np.atleast_2d(np.cov(bx[0].numpy().T)))  # np.cov's default ddof = 1, seed 0
+    cov1 = np.trace(
+        np.atleast_2d(np.cov(bx[0].numpy().T))
+    )  # np.cov's default ddof = 1, seed 0
     ddof1_err = max(
-        ddof1_err, abs(resid[0].item() - cov1 - r["fluct"][0].item()) / r["msd"][0].item()
+        ddof1_err,
+        abs(resid[0].item() - cov1 - r["fluct"][0].item()) / r["msd"][0].item(),
     )
-print(f"negative controls: pooled ‖b̄‖² off by {pooled_err:.2e}, ddof = 1 off by {ddof1_err:.2e}")
+print(
+    f"negative controls: pooled ‖b̄‖² off by {pooled_err:.2e}, ddof = 1 off by {ddof1_err:.2e}"
+)
 
 # %% tags=["claim"]
 # fails if: b(x) is not the mean of the prompt's own perturbations, or a moment uses ddof = 1
-assert pooled_err > 1e-6 and ddof1_err > 1e-10, "negative controls must break the identity"
+assert pooled_err > 1e-6 and ddof1_err > 1e-10, (
+    "negative controls must break the identity"
+)
 icml26.claim(
-    "16.2", "bias–variance split, max relative error", split_err, at_most=1e-10, kind="theorem"
+    "16.2",
+    "bias–variance split, max relative error",
+    split_err,
+    at_most=1e-10,
+    kind="theorem",
 )
 
 # %% [markdown]
@@ -654,7 +695,9 @@ for name, p in [
         debias.accuracy(p, test_bag, test_lab).numpy(),
         debias.accuracy(p, pert_n, test_lab).numpy(),
     )
-    print(f"{name:18s} clean {np.round(acc[name][0], 3)}  Π_neutral {np.round(acc[name][1], 3)}")
+    print(
+        f"{name:18s} clean {np.round(acc[name][0], 3)}  Π_neutral {np.round(acc[name][1], 3)}"
+    )
 share = (acc["bias-only FT"][1] - acc_n) / (acc["full FT"][1] - acc_n)
 clean_drop = 100 * (acc_clean - acc["bias-only FT"][0])
 assert n_bias / n_params <= 0.03
@@ -669,12 +712,20 @@ print(
 # %% tags=["claim"]
 # fails if: shifting operating points cannot undo the systematic shift (debiasing does not help)
 icml26.claim(
-    "16.5", "Π_neutral: min share of the gap closed by bias-only FT", share.min(), at_least=0.5
+    "16.5",
+    "Π_neutral: min share of the gap closed by bias-only FT",
+    share.min(),
+    at_least=0.5,
 )
 
 # %% tags=["claim"]
 # fails if: bias-only FT buys robustness by giving up clean accuracy (a plain constant shift)
-icml26.claim("16.6", "bias-only FT: max clean-accuracy drop (points)", clean_drop.max(), at_most=2)
+icml26.claim(
+    "16.6",
+    "bias-only FT: max clean-accuracy drop (points)",
+    clean_drop.max(),
+    at_most=2,
+)
 
 # %% [markdown]
 # The closed-form shift illustrates the caveat after {prf:ref}`debias-lem-split`: it moves
@@ -710,7 +761,9 @@ ax.set_xticks(
     ["pooled\nembedding", "LayerNorm", "ReLU 1", "ReLU 2\n(penultimate)", "logits"],
 )
 ax.set(
-    ylabel="ρ = ‖b̄‖² / mean‖Δ‖²", ylim=(0, 1), title="Where the shift lives, and what removes it"
+    ylabel="ρ = ‖b̄‖² / mean‖Δ‖²",
+    ylim=(0, 1),
+    title="Where the shift lives, and what removes it",
 )
 ax.legend(loc="upper right")
 plt.show()
@@ -733,7 +786,9 @@ acc_bit_i = debias.accuracy(bitfit_i, pert_i, test_lab).numpy()
 with torch.no_grad():
     pen = debias.forward(base, pert_i)["relu2"] - split_i["relu2"]["b"][:, None, None]
     oracle_logits = pen @ base["W3"][:, None] + base["b3"][:, None, None]
-acc_oracle_i = (oracle_logits.argmax(-1) == test_lab[..., None]).double().mean((1, 2)).numpy()
+acc_oracle_i = (
+    (oracle_logits.argmax(-1) == test_lab[..., None]).double().mean((1, 2)).numpy()
+)
 cost_i = 100 * (acc_clean - acc_i)
 move_i = 100 * np.abs(acc_bit_i - acc_i)
 assert cost_i.min() >= 5, "the negative control must be a real robustness problem"
@@ -752,7 +807,10 @@ icml26.claim("16.7", "Π_interacting: max ρ over layers and seeds", rho_i, at_m
 # %% tags=["claim"]
 # fails if: bias-only FT also fixes input-dependent damage (the "conditions" statement is wrong)
 icml26.claim(
-    "16.8", "Π_interacting: max |accuracy change| by bias-only FT (points)", move_i.max(), at_most=1
+    "16.8",
+    "Π_interacting: max |accuracy change| by bias-only FT (points)",
+    move_i.max(),
+    at_most=1,
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Accuracy on clean prompts (light) and under perturbation (dark), mean over seeds with the range as whiskers. For Π_neutral, bias-only fine-tuning closes most of the gap to full fine-tuning while keeping clean accuracy; the closed-form constant shift trades clean for perturbed accuracy. For Π_interacting nothing that shifts helps.", "name": "16-fig-accuracy"}}
@@ -775,7 +833,9 @@ for j, (fam, name, (c, p)) in enumerate(rows):
             0.38,
             color=col,
             alpha=alpha,
-            label=(f"{fam}, " + ("clean" if k == 0 else "perturbed")) if name == "base" else None,
+            label=(f"{fam}, " + ("clean" if k == 0 else "perturbed"))
+            if name == "base"
+            else None,
         )
         ax.errorbar(
             j + (k - 0.5) * 0.38,
@@ -785,7 +845,9 @@ for j, (fam, name, (c, p)) in enumerate(rows):
             ecolor="0.2",
             lw=1,
         )
-ax.set_xticks(range(len(rows)), [name.replace(" ", "\n", 1) for _, name, _ in rows], fontsize=8.5)
+ax.set_xticks(
+    range(len(rows)), [name.replace(" ", "\n", 1) for _, name, _ in rows], fontsize=8.5
+)
 ax.set(
     ylabel="accuracy",
     ylim=(0.4, 1.16),
@@ -815,10 +877,15 @@ def certify_chunk(params, rows, generator):
     """Correct answers k, clean margins m and projected changes w·Δ for the prompts `rows`."""
     moved_bags = debias.perturb_neutral(task, test_tok[:, rows], N_CERT, generator)
     with torch.no_grad():
-        clean, moved = debias.forward(params, test_bag[:, rows]), debias.forward(params, moved_bags)
+        clean, moved = (
+            debias.forward(params, test_bag[:, rows]),
+            debias.forward(params, moved_bags),
+        )
     lab = test_lab[:, rows]
     k = (moved["logits"].argmax(-1) == lab[..., None]).sum(-1)
-    w = params["W3"][..., 1] - params["W3"][..., 0]  # (S, H): margin of class 1 over class 0
+    w = (
+        params["W3"][..., 1] - params["W3"][..., 0]
+    )  # (S, H): margin of class 1 over class 0
     sign = (2 * lab - 1).double()  # margin of the label over the other class
     m = sign * (clean["logits"][..., 1] - clean["logits"][..., 0])
     proj = sign[..., None] * torch.einsum(
@@ -834,7 +901,9 @@ def certify_chunk(params, rows, generator):
 def certify(params):
     """The same fresh perturbations for every model: one stream per chunk of prompts."""
     parts = [
-        certify_chunk(params, slice(a, a + CERT_CHUNK), icml26.stats.stream(SEED, 100 + c))
+        certify_chunk(
+            params, slice(a, a + CERT_CHUNK), icml26.stats.stream(SEED, 100 + c)
+        )
         for c, a in enumerate(range(0, N_TEST, CERT_CHUNK))
     ]
     k, m, proj = (torch.cat(x, 1) for x in zip(*parts, strict=True))
@@ -843,7 +912,9 @@ def certify(params):
     bound = debias.cantelli_flip_bound(
         m.numpy(), proj.mean(-1).numpy(), proj.var(-1, unbiased=False).numpy()
     )
-    assert np.array_equal(n_flips, N_CERT - k), "flip rule m + w·Δ ≤ 0 must match the argmax"
+    assert np.array_equal(n_flips, N_CERT - k), (
+        "flip rule m + w·Δ ≤ 0 must match the argmax"
+    )
     wrong = n_flips / N_CERT
     violations = int(np.nansum(wrong > bound + 1e-12))
     return k, wrong, violations, (m.numpy(), proj.numpy())
@@ -861,7 +932,9 @@ print(
     "→",
     np.round(err_after.mean(1), 3),
 )
-print(f"certified at q = {LEVEL}:", np.round(cert_before, 3), "→", np.round(cert_after, 3))
+print(
+    f"certified at q = {LEVEL}:", np.round(cert_before, 3), "→", np.round(cert_after, 3)
+)
 between = ((err_after > 0.04) & (err_after <= 0.3)).mean(1)
 print(
     "prompts with an error rate in (4%, 30%] after debiasing: improved, not certifiable:",
@@ -876,7 +949,10 @@ print(f"Cantelli with the wrong reference class: {wrong_viol} violations")
 # %% tags=["claim"]
 # fails if: bias-only FT does not make perturbed answers more reliable on the worst seed
 icml26.claim(
-    "16.9", "max over seeds of error-rate ratio after / before", err_ratio.max(), at_most=0.5
+    "16.9",
+    "max over seeds of error-rate ratio after / before",
+    err_ratio.max(),
+    at_most=0.5,
 )
 
 # %% tags=["claim"]
@@ -890,7 +966,9 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: the margin, the sign of w or the reference class is wrong (bookkeeping)
-assert wrong_viol > 0, "negative control: the wrong reference class must violate Cantelli"
+assert wrong_viol > 0, (
+    "negative control: the wrong reference class must violate Cantelli"
+)
 icml26.claim(
     "16.11",
     "Cantelli bound violations (prompts, before + after)",
@@ -915,7 +993,13 @@ i = int(np.argmax(np.where((err_before[0] > 0.3) & (err_after[0] < 0.1), frac, -
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.4, 3.2))
 for j, (mm, pp, lab) in enumerate([(m_b, pr_b, "before"), (m_a, pr_a, "after")]):
     c = icml26.plotting.color(1 if j == 0 else 2)
-    ax0.hist(pp[0, i], bins=20, alpha=0.6, color=c, label=f"{lab} (mean β = {pp[0, i].mean():.1f})")
+    ax0.hist(
+        pp[0, i],
+        bins=20,
+        alpha=0.6,
+        color=c,
+        label=f"{lab} (mean β = {pp[0, i].mean():.1f})",
+    )
     ax0.axvline(-mm[0, i], color=c, ls="--", lw=1.4)
 ax0.set(
     xlabel="projected change w·Δ (logit units)",
@@ -963,15 +1047,24 @@ plt.show()
 # %%
 z = np.linspace(-6, 6, 121)
 for s in (0.5, 2.0):
-    want = (z * scipy.stats.norm.cdf(z / s) + s * scipy.stats.norm.pdf(z / s)) - np.maximum(z, 0)
+    want = (
+        z * scipy.stats.norm.cdf(z / s) + s * scipy.stats.norm.pdf(z / s)
+    ) - np.maximum(z, 0)
     icml26.checks.agree(
-        f"Jensen gap vs scipy.stats.norm, s={s}", debias.relu_gaussian_gap(z, s), want, atol=1e-14
+        f"Jensen gap vs scipy.stats.norm, s={s}",
+        debias.relu_gaussian_gap(z, s),
+        want,
+        atol=1e-14,
     )
 ks = np.arange(0, 101)
 mine = debias.clopper_pearson_lower(ks, 100, 0.05)
 sm_low = proportion_confint(ks, 100, alpha=0.10, method="beta")[0]
-sp_low = np.array([scipy.stats.binomtest(int(k), 100).proportion_ci(0.90, "exact").low for k in ks])
-icml26.checks.agree("Clopper–Pearson vs statsmodels", mine, np.nan_to_num(sm_low), atol=1e-12)
+sp_low = np.array(
+    [scipy.stats.binomtest(int(k), 100).proportion_ci(0.90, "exact").low for k in ks]
+)
+icml26.checks.agree(
+    "Clopper–Pearson vs statsmodels", mine, np.nan_to_num(sm_low), atol=1e-12
+)
 icml26.checks.agree("Clopper–Pearson vs scipy binomtest", mine, sp_low, atol=1e-12)
 print("p_L at k = 95, 96, 99, 100:", np.round(mine[[95, 96, 99, 100]], 4))
 
@@ -989,9 +1082,12 @@ taylor_err = []
 noise = torch.randn(200_000, h0.numel(), generator=icml26.stats.stream(SEED, 4))
 for c in (0.2, 0.1, 0.05):
     s = c * h0.std().item()
-    pred = 0.5 * s**2 * torch.diagonal(hess, dim1=1, dim2=2).sum(-1)  # ½ tr(∇²M_k Σ), Σ = s² I
+    pred = (
+        0.5 * s**2 * torch.diagonal(hess, dim1=1, dim2=2).sum(-1)
+    )  # ½ tr(∇²M_k Σ), Σ = s² I
     pair = 0.5 * (
-        torch.func.vmap(layer_norm)(h0 + s * noise) + torch.func.vmap(layer_norm)(h0 - s * noise)
+        torch.func.vmap(layer_norm)(h0 + s * noise)
+        + torch.func.vmap(layer_norm)(h0 - s * noise)
     )
     b_mc = pair.mean(0) - layer_norm(h0)
     taylor_err.append(((b_mc - pred).norm() / b_mc.norm()).item())
@@ -1023,7 +1119,9 @@ print(
     f"reference: {t_ref:.2f} s for {N_REFERENCE}×{P_EVAL} inputs of one seed; kernel: "
     f"{t_kernel:.3f} s for {SEEDS}×{N_TEST}×{P_EVAL}; {per_ref / per_kernel:.0f}× faster per input"
 )
-print(f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:.1f} CPU-s")
+print(
+    f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:.1f} CPU-s"
+)
 
 # %% [markdown]
 # ## Limits of this reproduction

@@ -288,7 +288,9 @@ SEED = 17
 rng = icml26.seed_everything(SEED)
 icml26.plotting.use_book_style()
 DEVICE = icml26.device()
-gen = torch.Generator().manual_seed(SEED)  # CPU generator for every torch draw of the chapter
+gen = torch.Generator().manual_seed(
+    SEED
+)  # CPU generator for every torch draw of the chapter
 torch.set_num_threads(1)
 
 # %% tags=["parameters", "hide-input"]
@@ -376,10 +378,14 @@ plt.show()
 
 
 # %% tags=["reference"]
-def shamir_split_reference(secret: int, n: int, t: int, p: int, rnd: random.Random) -> list[int]:
+def shamir_split_reference(
+    secret: int, n: int, t: int, p: int, rnd: random.Random
+) -> list[int]:
     """Shares f(1), ..., f(n) of one field element with a random polynomial of degree t − 1."""
     coeffs = [secret] + [rnd.randrange(p) for _ in range(t - 1)]
-    return [sum(a * pow(x, j, p) for j, a in enumerate(coeffs)) % p for x in range(1, n + 1)]
+    return [
+        sum(a * pow(x, j, p) for j, a in enumerate(coeffs)) % p for x in range(1, n + 1)
+    ]
 
 
 def shamir_combine_reference(points: list[tuple[int, int]], p: int) -> int:
@@ -425,7 +431,10 @@ def fedavg_round_reference(theta, X, y, shards, key, c, lr, wd, beta=0.9):
             norms = [float((q - p).norm()) for q, p in zip(local, theta, strict=True)]
             gbar = (1 - beta) * sum(norms) / len(norms)  # the EMA starts at 0
             uploads.append(
-                [q + c * gbar * n * tau for q, n, tau in zip(local, norms, key, strict=True)]
+                [
+                    q + c * gbar * n * tau
+                    for q, n, tau in zip(local, norms, key, strict=True)
+                ]
             )
     weights = [len(idx) for idx in shards]
     return [
@@ -448,9 +457,13 @@ def fedavg_round_reference(theta, X, y, shards, key, c, lr, wd, beta=0.9):
 # %%
 Xtr, ytr, Xte, yte = watermark.digits_data(0.2, seed=0, device=DEVICE)
 init = watermark.init_mlp(generator=gen)
-key = watermark.random_keys(init, generator=gen)  # the shared watermark key τ of the chapter
+key = watermark.random_keys(
+    init, generator=gen
+)  # the shared watermark key τ of the chapter
 dims = [p.numel() for p in init]
-print(f"digits: {len(ytr)} train / {len(yte)} test images (8×8); MLP {watermark.MLP_SIZES}")
+print(
+    f"digits: {len(ytr)} train / {len(yte)} test images (8×8); MLP {watermark.MLP_SIZES}"
+)
 print(f"layer sizes d_ℓ = {dims}, P = {sum(dims)} parameters")
 
 # Shamir: the kernel reconstructs the reference's shares, and vice versa
@@ -461,7 +474,9 @@ Y_ref = torch.tensor(ref_shares, dtype=torch.int64).T  # (7 shares, 32 secrets)
 assert shamir.combine(Y_ref[[0, 2, 5, 6]], [1, 3, 6, 7]).tolist() == secrets
 Y_ker = shamir.split(torch.tensor(secrets), 7, 4, generator=gen)
 assert [
-    shamir_combine_reference([(x, int(Y_ker[x - 1, c])) for x in (2, 3, 4, 7)], shamir.PRIME)
+    shamir_combine_reference(
+        [(x, int(Y_ker[x - 1, c])) for x in (2, 3, 4, 7)], shamir.PRIME
+    )
     for c in range(32)
 ] == secrets
 
@@ -490,7 +505,9 @@ got = watermark.fedavg(
     strength=STRENGTH,
     key=key64,
 ).params
-want = fedavg_round_reference(init64, X64, ytr.cpu(), list(shards16), key64, STRENGTH, LR, WD)
+want = fedavg_round_reference(
+    init64, X64, ytr.cpu(), list(shards16), key64, STRENGTH, LR, WD
+)
 for i, (a, b) in enumerate(zip(got, want, strict=True)):
     icml26.checks.agree(f"FedAvg round, layer {i}", a, b, atol=1e-12)
 print("Shamir, detection z and one FedAvg round: kernels = readable references")
@@ -518,9 +535,13 @@ shares_big = shamir.split(w3_enc, BIG_K, BIG_T, generator=gen)
 fails_big, below_hits = 0, 0
 for _ in range(BIG_SUBSETS):
     T = sorted(rng.choice(BIG_K, BIG_T, replace=False).tolist())
-    fails_big += not torch.equal(shamir.combine(shares_big[T], [i + 1 for i in T]), w3_enc)
+    fails_big += not torch.equal(
+        shamir.combine(shares_big[T], [i + 1 for i in T]), w3_enc
+    )
     U = T[:-1]  # the same coalition without its last member: t − 1 shares
-    below_hits += int((shamir.combine(shares_big[U], [i + 1 for i in U]) == w3_enc).sum())
+    below_hits += int(
+        (shamir.combine(shares_big[U], [i + 1 for i in U]) == w3_enc).sum()
+    )
 assert below_hits <= 2, "t − 1 shares must not reconstruct the key"
 n_subsets = math.comb(SMALL_K, SMALL_T) + BIG_SUBSETS
 print(
@@ -550,12 +571,17 @@ icml26.claim(
 
 
 # %%
-def consistency_counts(p: int, pts: tuple[int, int], coef_high: int, field: bool) -> np.ndarray:
+def consistency_counts(
+    p: int, pts: tuple[int, int], coef_high: int, field: bool
+) -> np.ndarray:
     """counts[s, y1, y2]: polynomials s + a1 x + a2 x² with f(pts) = (y1, y2)."""
     s, a1, a2 = (
         g.flatten()
         for g in torch.meshgrid(
-            torch.arange(p), torch.arange(coef_high), torch.arange(coef_high), indexing="ij"
+            torch.arange(p),
+            torch.arange(coef_high),
+            torch.arange(coef_high),
+            indexing="ij",
         )
     )
     ys = []
@@ -565,7 +591,9 @@ def consistency_counts(p: int, pts: tuple[int, int], coef_high: int, field: bool
             f = shamir.addmod(
                 s,
                 shamir.addmod(
-                    shamir.mulmod(a1, xs, p), shamir.mulmod(a2, shamir.mulmod(xs, xs, p), p), p
+                    shamir.mulmod(a1, xs, p),
+                    shamir.mulmod(a2, shamir.mulmod(xs, xs, p), p),
+                    p,
                 ),
                 p,
             )
@@ -585,7 +613,12 @@ secrecy_violations = sum(
 composite = consistency_counts(12, (1, 2), 12, False)
 restricted = consistency_counts(P_S, (1, 2), 4, True)
 # leak of the restricted scheme: total variation between the share laws of secrets 0 and 1
-tv = 0.5 * np.abs(restricted[0] / restricted[0].sum() - restricted[1] / restricted[1].sum()).sum()
+tv = (
+    0.5
+    * np.abs(
+        restricted[0] / restricted[0].sum() - restricted[1] / restricted[1].sum()
+    ).sum()
+)
 assert (composite != 1).any() and tv > 0.1
 print(
     f"F_{P_S}: {math.comb(P_S - 1, SECRECY_T - 1)} client pairs × {P_S**3} polynomials "
@@ -614,7 +647,9 @@ icml26.claim(
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Shamir's threshold, drawn over the reals: $t = 3$ shares fix the quadratic and its value $f(0)$ at zero (left); through $t - 1 = 2$ shares passes one quadratic for every candidate secret (right), which is why they reveal nothing.", "name": "17-fig-shamir"}}
 xs_plot = np.linspace(0, 6.3, 300)
 fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.2), sharey=True)
-true_coef = np.array([2.0, 1.5, -0.3])  # f(x) = 2 + 1.5 x − 0.3 x²: the secret is f(0) = 2
+true_coef = np.array(
+    [2.0, 1.5, -0.3]
+)  # f(x) = 2 + 1.5 x − 0.3 x²: the secret is f(0) = 2
 f_true = np.polyval(true_coef[::-1], xs_plot)
 pts = np.arange(1, 7)
 axes[0].plot(xs_plot, f_true, color=icml26.plotting.color(0))
@@ -632,20 +667,30 @@ axes[0].scatter(
     zorder=3,
     label="other clients' shares",
 )
-axes[0].scatter([0], [2.0], marker="*", s=160, color="black", zorder=4, label="secret f(0)")
+axes[0].scatter(
+    [0], [2.0], marker="*", s=160, color="black", zorder=4, label="secret f(0)"
+)
 axes[0].set(
-    xlabel="evaluation point x (client index)", ylabel="f(x)", title="t shares fix the polynomial"
+    xlabel="evaluation point x (client index)",
+    ylabel="f(x)",
+    title="t shares fix the polynomial",
 )
 axes[0].legend(fontsize=8, loc="lower left")
 y1, y2 = np.polyval(true_coef[::-1], [1, 2])
 for j, s_alt in enumerate([-1.0, 0.5, 2.0, 3.5, 5.0]):
     # the unique quadratic through (0, s_alt), (1, y1), (2, y2)
     c = np.linalg.solve(np.vander([0, 1, 2], 3, increasing=True), [s_alt, y1, y2])
-    axes[1].plot(xs_plot, np.polyval(c[::-1], xs_plot), color=icml26.plotting.color(j), lw=1.3)
-    axes[1].scatter([0], [s_alt], marker="*", s=90, color=icml26.plotting.color(j), zorder=4)
+    axes[1].plot(
+        xs_plot, np.polyval(c[::-1], xs_plot), color=icml26.plotting.color(j), lw=1.3
+    )
+    axes[1].scatter(
+        [0], [s_alt], marker="*", s=90, color=icml26.plotting.color(j), zorder=4
+    )
 axes[1].scatter([1, 2], [y1, y2], color=icml26.plotting.color(1), zorder=5, s=40)
 axes[1].set(
-    xlabel="evaluation point x (client index)", ylim=(-6, 9), title="t − 1 shares fit every secret"
+    xlabel="evaluation point x (client index)",
+    ylim=(-6, 9),
+    title="t − 1 shares fit every secret",
 )
 plt.show()
 
@@ -699,7 +744,9 @@ def run_federation(shards, mask, K, per_client=True):
             out[mode] |= {
                 "z_own": zk.cpu().numpy(),
                 "z_own_sign": zk_sign.cpu().numpy(),
-                "z_own_traj": watermark.sign_z([t.unsqueeze(1) for t in traj], client_keys)
+                "z_own_traj": watermark.sign_z(
+                    [t.unsqueeze(1) for t in traj], client_keys
+                )
                 .mean(1)
                 .cpu()
                 .numpy(),
@@ -711,7 +758,9 @@ def run_federation(shards, mask, K, per_client=True):
 t0 = time.process_time()
 runs = {}
 for K in icml26.progress(K_LIST, desc="IID federations"):
-    runs["iid", K] = run_federation(watermark.iid_partition(len(ytr), K, generator=gen), None, K)
+    runs["iid", K] = run_federation(
+        watermark.iid_partition(len(ytr), K, generator=gen), None, K
+    )
 for K in icml26.progress(K_NONIID, desc="non-IID federations"):
     parts = watermark.dirichlet_partition(ytr, K, ALPHA, rng, min_size=5)
     idx, mask = watermark.pad_shards(parts)
@@ -726,7 +775,9 @@ for (part, K), r in runs.items():
     )
 
 # %% tags=["nbval-ignore-output"]
-print(f"{sum(len(r) for r in runs.values())} federations trained in {train_cpu:.1f} CPU-seconds")
+print(
+    f"{sum(len(r) for r in runs.values())} federations trained in {train_cpu:.1f} CPU-seconds"
+)
 
 # %% [markdown]
 # ### 17.3 · A coalition verifies from its shares alone (wm-3)
@@ -752,7 +803,9 @@ def coalition_z(params) -> tuple[float, int]:
     cos, mismatches = [], 0
     for i in big:
         sl = slice(bounds[i], bounds[i + 1])
-        r = shamir.inner_products(theta_enc[sl], shares_v[coalition, sl])  # one scalar each
+        r = shamir.inner_products(
+            theta_enc[sl], shares_v[coalition, sl]
+        )  # one scalar each
         combined = shamir.combine(r, [j + 1 for j in coalition])
         clear = shamir.inner_products(theta_enc[sl], tau_enc[sl])
         mismatches += int(combined != clear)
@@ -768,7 +821,9 @@ for name, m in (("watermarked", model_wm), ("clean", model_clean)):
     dz.append(abs(z_share - m["z"]))
     bad_ints += mism
     print(f"{name:11s}: z from shares {z_share:7.3f}, floating point {m['z']:7.3f}")
-assert bad_ints == 0, "Lagrange-combined share statistics must equal the clear inner products"
+assert bad_ints == 0, (
+    "Lagrange-combined share statistics must equal the clear inner products"
+)
 # negative control: a coalition of t − 1 members
 r_bad = shamir.inner_products(
     shamir.encode(watermark.flatten(model_wm["params"]).cpu(), FRAC_BITS)[: dims[0]],
@@ -778,7 +833,9 @@ z_bad_cos = float(
     shamir.decode(shamir.combine(r_bad, [j + 1 for j in coalition[:-1]]), 2 * FRAC_BITS)
 ) / float(model_wm["params"][0].norm())
 assert abs(z_bad_cos) > 1, "t − 1 shares must not give a valid cosine"
-print(f"coalition {[j + 1 for j in coalition]}; t − 1 members get a 'cosine' of {z_bad_cos:.1e}")
+print(
+    f"coalition {[j + 1 for j in coalition]}; t − 1 members get a 'cosine' of {z_bad_cos:.1e}"
+)
 
 # %% tags=["claim"]
 # fails if: share statistics are not linear in the shares, or the fixed-point decoding is wrong
@@ -803,9 +860,13 @@ icml26.claim(
 z_null, z_null_sign, z_null_all = [], [], []
 for _ in range(0, N_NULL_KEYS, 250):  # 250 fresh keys at a time
     null_keys = watermark.random_keys(init, (250,), generator=gen)
-    z_null.append(watermark.detection_z(model_clean["params"], null_keys, min_dim=MIN_DIM))
+    z_null.append(
+        watermark.detection_z(model_clean["params"], null_keys, min_dim=MIN_DIM)
+    )
     z_null_sign.append(watermark.sign_z(model_clean["params"], null_keys))
-    z_null_all.append(watermark.detection_z(model_clean["params"], null_keys, min_dim=1))
+    z_null_all.append(
+        watermark.detection_z(model_clean["params"], null_keys, min_dim=1)
+    )
 z_null, z_null_sign, z_null_all = (
     torch.cat(z).cpu().numpy() for z in (z_null, z_null_sign, z_null_all)
 )
@@ -941,15 +1002,26 @@ rounds_axis = np.arange(0, ROUNDS + 1, 5)
 for j, K in enumerate(K_LIST):
     r = runs["iid", K]
     axes[0].plot(
-        rounds_axis, r["shared"]["z_sign_traj"], color=icml26.plotting.color(j), label=f"K = {K}"
+        rounds_axis,
+        r["shared"]["z_sign_traj"],
+        color=icml26.plotting.color(j),
+        label=f"K = {K}",
     )
     axes[0].plot(
-        rounds_axis, r["per-client"]["z_own_traj"], color=icml26.plotting.color(j), ls="--"
+        rounds_axis,
+        r["per-client"]["z_own_traj"],
+        color=icml26.plotting.color(j),
+        ls="--",
     )
     axes[1].plot(
-        rounds_axis, r["shared"]["z_traj"], color=icml26.plotting.color(j), label=f"K = {K}"
+        rounds_axis,
+        r["shared"]["z_traj"],
+        color=icml26.plotting.color(j),
+        label=f"K = {K}",
     )
-    axes[1].plot(rounds_axis, r["clean"]["z_traj"], color=icml26.plotting.color(j), ls=":")
+    axes[1].plot(
+        rounds_axis, r["clean"]["z_traj"], color=icml26.plotting.color(j), ls=":"
+    )
 for ax in axes:
     ax.axhline(4, color="black", lw=1, ls="--")
     ax.set_xlabel("federated round r")
@@ -964,7 +1036,10 @@ z_iid = [runs["iid", K]["shared"]["z"] for K in K_LIST]
 z_noniid = [runs["non-iid", K]["shared"]["z"] for K in K_NONIID]
 acc_loss = [r["clean"]["acc"] - r["shared"]["acc"] for r in runs.values()]
 print(
-    "shared-key z, IID:", [round(z, 2) for z in z_iid], " non-IID:", [round(z, 2) for z in z_noniid]
+    "shared-key z, IID:",
+    [round(z, 2) for z in z_iid],
+    " non-IID:",
+    [round(z, 2) for z in z_noniid],
 )
 print("accuracy clean − watermarked (points):", [round(100 * a, 1) for a in acc_loss])
 print("clean models' z against τ:", [round(r["clean"]["z"], 2) for r in runs.values()])
@@ -1058,7 +1133,9 @@ axes[0].loglog(Ks, zs_sh, "o-", label="shared key")
 axes[0].loglog(Ks, zs_pc, "s--", label="own key (mean over clients)")
 axes[0].loglog(Ks, np.array(zs_sh) / Ks, ":", color="black", label="shared / K")
 axes[0].axhline(4, color="grey", lw=1)
-axes[0].set(xlabel="clients K", ylabel="z_sign", title="Per-client marks dilute like 1/K")
+axes[0].set(
+    xlabel="clients K", ylabel="z_sign", title="Per-client marks dilute like 1/K"
+)
 axes[0].legend(fontsize=8)
 for j, (part, ks) in enumerate((("iid", K_LIST), ("non-iid", K_NONIID))):
     axes[1].plot(
@@ -1078,7 +1155,9 @@ for j, (part, ks) in enumerate((("iid", K_LIST), ("non-iid", K_NONIID))):
 axes[1].set_xscale("log")
 axes[1].set_ylim(90, 100)
 axes[1].set(
-    xlabel="clients K", ylabel="test accuracy (%)", title="Accuracy: the mark costs nothing"
+    xlabel="clients K",
+    ylabel="test accuracy (%)",
+    title="Accuracy: the mark costs nothing",
 )
 axes[1].legend(fontsize=8)
 plt.show()
@@ -1124,7 +1203,9 @@ curves = {
     for name, tr in attacks.items()
 }
 for name, (zc, ac) in curves.items():
-    print(f"{name:18s}: z {zc[0]:.2f} → {zc[-1]:.2f}, accuracy {ac[0]:.3f} → {ac[-1]:.3f}")
+    print(
+        f"{name:18s}: z {zc[0]:.2f} → {zc[-1]:.2f}, accuracy {ac[0]:.3f} → {ac[-1]:.3f}"
+    )
 z_ft, acc_ft = curves["20% data"]
 
 # %% tags=["claim"]
@@ -1151,7 +1232,9 @@ icml26.claim(
 fig, axes = plt.subplots(1, 2, figsize=(7.5, 3.3))
 for j, (name, (zc, ac)) in enumerate(curves.items()):
     axes[0].plot(np.arange(len(zc)), zc, color=icml26.plotting.color(j), label=name)
-    axes[1].plot(np.arange(len(ac)), 100 * ac, color=icml26.plotting.color(j), label=name)
+    axes[1].plot(
+        np.arange(len(ac)), 100 * ac, color=icml26.plotting.color(j), label=name
+    )
 axes[0].axhline(4, color="black", ls="--", lw=1)
 axes[0].set(
     xlabel="attacker's fine-tuning epoch",
@@ -1160,7 +1243,9 @@ axes[0].set(
     title="Fine-tuning barely moves z",
 )
 axes[1].set(
-    xlabel="attacker's fine-tuning epoch", ylabel="test accuracy (%)", title="…and accuracy"
+    xlabel="attacker's fine-tuning epoch",
+    ylabel="test accuracy (%)",
+    title="…and accuracy",
 )
 axes[0].legend(fontsize=8)
 plt.show()
@@ -1218,8 +1303,12 @@ ours = shamir.split(field_secrets, 9, 5, generator=gen)
 for c in range(20):
     lib = shamirs.shares(int(field_secrets[c]), 9, modulus=shamir.PRIME, threshold=5)
     lib_vals = torch.tensor([s.value for s in lib[2:7]])
-    assert int(shamir.combine(lib_vals, [s.index for s in lib[2:7]])) == int(field_secrets[c])
-    mine = [shamirs.share(i + 1, int(ours[i, c]), shamir.PRIME) for i in (0, 3, 4, 6, 8)]
+    assert int(shamir.combine(lib_vals, [s.index for s in lib[2:7]])) == int(
+        field_secrets[c]
+    )
+    mine = [
+        shamirs.share(i + 1, int(ours[i, c]), shamir.PRIME) for i in (0, 3, 4, 6, 8)
+    ]
     assert shamirs.interpolate(mine) == int(field_secrets[c])
 ks = stats.kstest(z_null, "norm")
 print(
@@ -1238,18 +1327,27 @@ shards8 = watermark.iid_partition(len(ytr), 8, generator=gen)
 local = [p.detach().expand(8, *p.shape).clone().requires_grad_(True) for p in init64]
 Xs, ys = X64[shards8], ytr.cpu()[shards8]
 g_clients = torch.autograd.grad(watermark.client_losses(local, Xs, ys).sum(), local)
-fedavg_step = [p.detach() - 0.1 * g.mean(0) for p, g in zip(init64, g_clients, strict=True)]
+fedavg_step = [
+    p.detach() - 0.1 * g.mean(0) for p, g in zip(init64, g_clients, strict=True)
+]
 used = shards8.flatten()
 g_full = torch.autograd.grad(
-    watermark.client_losses(theta64, X64[used][None], ytr.cpu()[used][None]).sum(), theta64
+    watermark.client_losses(theta64, X64[used][None], ytr.cpu()[used][None]).sum(),
+    theta64,
 )
 for i, (a, p, g) in enumerate(zip(fedavg_step, init64, g_full, strict=True)):
-    icml26.checks.agree(f"FedAvg = large-batch GD, layer {i}", a, p - 0.1 * g, atol=1e-13)
+    icml26.checks.agree(
+        f"FedAvg = large-batch GD, layer {i}", a, p - 0.1 * g, atol=1e-13
+    )
 
 # untrusted server: additive shares σ_k (Σσ_k = τ) give the trusted average exactly
 state = watermark.AdamWState.zeros_like(local)
-loc = watermark.adamw_step([q.detach() for q in local], g_clients, state, lr=LR, weight_decay=WD)
-norms = torch.stack([(q - p).flatten(1).norm(dim=1) for q, p in zip(loc, init64, strict=True)], 1)
+loc = watermark.adamw_step(
+    [q.detach() for q in local], g_clients, state, lr=LR, weight_decay=WD
+)
+norms = torch.stack(
+    [(q - p).flatten(1).norm(dim=1) for q, p in zip(loc, init64, strict=True)], 1
+)
 a = STRENGTH * (1 - BETA) * norms.mean(1, keepdim=True) * norms  # (K, L), first round
 trusted, untrusted = [], []
 for i, (q, tau) in enumerate(zip(loc, key64, strict=True)):
@@ -1260,15 +1358,22 @@ for i, (q, tau) in enumerate(zip(loc, key64, strict=True)):
     trusted.append((q + a[:, i].view(shape) * tau).mean(0))
     untrusted.append((q + A * sig).mean(0))
     icml26.checks.agree(
-        f"untrusted = trusted embedding, layer {i}", untrusted[i], trusted[i], atol=1e-12
+        f"untrusted = trusted embedding, layer {i}",
+        untrusted[i],
+        trusted[i],
+        atol=1e-12,
     )
-print("FedAvg(one SGD step) = full-batch GD; additive-share embedding = trusted embedding")
+print(
+    "FedAvg(one SGD step) = full-batch GD; additive-share embedding = trusted embedding"
+)
 
 # %% tags=["nbval-ignore-output"]
 # timing: one round of 128 clients, batched kernel vs the client loop (see the benchmark)
 sh128 = watermark.iid_partition(len(ytr), 128, generator=gen)
 t0 = time.perf_counter()
-watermark.fedavg(X64, ytr.cpu(), sh128, None, init64, rounds=1, lr=LR, strength=1.0, key=key64)
+watermark.fedavg(
+    X64, ytr.cpu(), sh128, None, init64, rounds=1, lr=LR, strength=1.0, key=key64
+)
 t_kernel = time.perf_counter() - t0
 t0 = time.perf_counter()
 fedavg_round_reference(init64, X64, ytr.cpu(), list(sh128), key64, 1.0, LR, WD)

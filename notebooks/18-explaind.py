@@ -255,11 +255,15 @@ LR_A = icml26.pick(ci=1e-2, paper=1e-2)  # part A: peak learning rate (cosine sc
 WD_A = icml26.pick(ci=0.1, paper=0.1)  # part A: decoupled weight decay λ
 NODES = icml26.pick(ci=8, paper=16)  # Gauss–Legendre nodes per step (test features)
 PRUNE_SEEDS = icml26.pick(ci=3, paper=5)  # training seeds of the pruning experiment
-PRUNE_INPUTS = icml26.pick(ci=32, paper=256)  # training inputs the pruning scores are taken on
+PRUNE_INPUTS = icml26.pick(
+    ci=32, paper=256
+)  # training inputs the pruning scores are taken on
 SPARSITIES = [0.3, 0.5, 0.7, 0.8, 0.9]
 GROK_MODEL = icml26.pick(ci="mlp", paper="transformer")  # part B: see the admonition
 P_MOD = icml26.pick(ci=31, paper=113)  # part B: modulus of the grokking task
-TRAIN_FRAC = icml26.pick(ci=0.75, paper=0.6)  # part B: fraction of the pairs a ≤ b trained on
+TRAIN_FRAC = icml26.pick(
+    ci=0.75, paper=0.6
+)  # part B: fraction of the pairs a ≤ b trained on
 D_MODEL = icml26.pick(ci=32, paper=64)  # part B: embedding width (transformer: 4 heads)
 D_MLP = icml26.pick(ci=128, paper=512)  # part B: hidden width
 INIT_SCALE = icml26.pick(ci=1.0, paper=0.3)  # part B: initialisation scale
@@ -285,12 +289,16 @@ def path_kernel_reference(model, traj, x_train, y_train, x_test, nodes):
     b1, b2 = traj.betas
     t_nodes, w_nodes = np.polynomial.legendre.leggauss(nodes)
     t_nodes, w_nodes = (t_nodes + 1) / 2, w_nodes / 2  # on [0, 1], weights sum to one
-    u = [torch.zeros_like(traj.thetas[0]) for _ in range(len(x_train))]  # momentum per example
+    u = [
+        torch.zeros_like(traj.thetas[0]) for _ in range(len(x_train))
+    ]  # momentum per example
     out = model(traj.thetas[0], x_test).detach().clone()
     for s in range(traj.steps):
         theta, theta_next, lr = traj.thetas[s], traj.thetas[s + 1], float(traj.lrs[s])
         batch = traj.batches[s].tolist()
-        for k in range(len(x_train)):  # every buffer decays, batch members add their gradient
+        for k in range(
+            len(x_train)
+        ):  # every buffer decays, batch members add their gradient
             u[k] = b1 * u[k]
         for k in batch:
             p = theta.clone().requires_grad_(True)
@@ -302,7 +310,10 @@ def path_kernel_reference(model, traj, x_train, y_train, x_test, nodes):
         for i in range(len(x_test)):
             f_i = lambda p, x_i=x_test[i : i + 1]: model(p, x_i)[0]  # noqa: E731
             phi = sum(  # test feature: path-averaged Jacobian, shape (C, P)
-                w_j * torch.autograd.functional.jacobian(f_i, theta + t_j * (theta_next - theta))
+                w_j
+                * torch.autograd.functional.jacobian(
+                    f_i, theta + t_j * (theta_next - theta)
+                )
                 for t_j, w_j in zip(t_nodes, w_nodes, strict=True)
             )
             out[i] -= sum(phi @ psi_k for psi_k in psi)  # kernel part
@@ -343,7 +354,13 @@ def make_run(seed, steps):
         batches += list(perm.split(BATCH))
     lrs = LR_A * 0.5 * (1 + torch.cos(math.pi * torch.arange(steps) / steps))
     data = tuple(t.to(DEVICE) for t in (x_tr, y_tr, x_te, y_te))
-    return model, theta0.to(DEVICE), data, [b.to(DEVICE) for b in batches[:steps]], lrs.to(DEVICE)
+    return (
+        model,
+        theta0.to(DEVICE),
+        data,
+        [b.to(DEVICE) for b in batches[:steps]],
+        lrs.to(DEVICE),
+    )
 
 
 model_a, theta0_a, (x_tr, y_tr, x_te, y_te), batches_a, lrs_a = make_run(SEED, STEPS_A)
@@ -354,7 +371,9 @@ ref = path_kernel_reference(model_a, traj_small, x_tr, y_tr, x_te[:3], NODES)
 dec_small = pk.decompose(model_a, traj_small, x_tr, y_tr, x_te[:3], nodes=NODES)
 icml26.checks.agree("decompose vs reference", dec_small.reconstruction, ref, atol=1e-12)
 icml26.checks.agree("reference vs actual f(θ_N)", ref, dec_small.fN, atol=1e-12)
-print(f"6 steps, 3 test inputs, P = {model_a.spec.numel}: kernel = reference = f(x; θ_N)")
+print(
+    f"6 steps, 3 test inputs, P = {model_a.spec.numel}: kernel = reference = f(x; θ_N)"
+)
 
 # %% [markdown]
 # A diagram of what is being summed: a two-parameter AdamW path on a toy loss. Each step is a
@@ -391,7 +410,10 @@ for s in range(len(P2) - 1):
     )
     dec, adam = (v.numpy() for v in parts_2d[s])
     ax.annotate(
-        "", P2[s] + adam, P2[s], arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(1))
+        "",
+        P2[s] + adam,
+        P2[s],
+        arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(1)),
     )
     ax.annotate(
         "",
@@ -399,7 +421,12 @@ for s in range(len(P2) - 1):
         P2[s] + adam,
         arrowprops=dict(arrowstyle="->", color=icml26.plotting.color(2)),
     )
-ax.plot([], [], color=icml26.plotting.color(1), label="Adam part −α D m̂ (kernel: Σ_k ψ_s(x_k))")
+ax.plot(
+    [],
+    [],
+    color=icml26.plotting.color(1),
+    label="Adam part −α D m̂ (kernel: Σ_k ψ_s(x_k))",
+)
 ax.plot([], [], color=icml26.plotting.color(2), label="decay part −αλθ_s (towards 0)")
 ax.scatter([0], [0], marker="+", color="black", s=60)
 ax.set(
@@ -423,14 +450,22 @@ plt.show()
 
 # %%
 t0 = time.process_time()
-traj_a = pk.train_adamw(model_a, theta0_a, x_tr, y_tr, batches_a, lrs_a, weight_decay=WD_A)
+traj_a = pk.train_adamw(
+    model_a, theta0_a, x_tr, y_tr, batches_a, lrs_a, weight_decay=WD_A
+)
 updates = {
-    v: pk.adamw_updates(traj_a, v) for v in ("no_bias_correction", "coupled_l2", "beta1_zero")
+    v: pk.adamw_updates(traj_a, v)
+    for v in ("no_bias_correction", "coupled_l2", "beta1_zero")
 }
 icml26.checks.agree(
-    "recorded update vs Lemma", pk.adamw_updates(traj_a), traj_a.thetas.diff(dim=0), atol=1e-15
+    "recorded update vs Lemma",
+    pk.adamw_updates(traj_a),
+    traj_a.thetas.diff(dim=0),
+    atol=1e-15,
 )
-dec = pk.decompose(model_a, traj_a, x_tr, y_tr, x_te, nodes=NODES, variants=updates, tangent=True)
+dec = pk.decompose(
+    model_a, traj_a, x_tr, y_tr, x_te, nodes=NODES, variants=updates, tangent=True
+)
 acc_a = (model_a(traj_a.thetas[-1], x_te).argmax(-1) == y_te).double().mean().item()
 scale_a = (dec.fN - dec.f0).abs().max().item()
 rel_err = (dec.reconstruction - dec.fN).abs().max().item() / scale_a
@@ -485,7 +520,9 @@ print(f"  {'tangent (1 node, left)':20s} relative error {tangent_err:.3g}")
 # %% tags=["claim"]
 # fails if: the decomposition were insensitive to the optimiser's exact form (then a wrong
 # kernel would also "replicate" the model and the exactness of 18.1 would prove nothing)
-assert rel_err < 1e-10 < min(ablation_err.values())  # the negative controls are rejected
+assert (
+    rel_err < 1e-10 < min(ablation_err.values())
+)  # the negative controls are rejected
 icml26.claim(
     "18.2",
     "smallest relative error of the three optimiser ablations",
@@ -536,13 +573,18 @@ icml26.claim(
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the per-step reconstruction error of the AdamW path kernel stays at rounding level, while the ablations (no bias correction, coupled decay, tangent kernel) drift (claims 18.1–18.3). Right: kernel reconstruction against the trained model's log-probabilities.", "name": "18-fig-2"}}
 steps_axis = np.arange(1, STEPS_A + 1)
 running = {
-    "AdamW path kernel (8 nodes)": dec.f0 + (dec.grad_steps + dec.decay_steps).cumsum(0),
+    "AdamW path kernel (8 nodes)": dec.f0
+    + (dec.grad_steps + dec.decay_steps).cumsum(0),
     **{f"ablation: {k}": dec.f0 + v.cumsum(0) for k, v in dec.variants.items()},
 }
 actual_path = dec.f0 + dec.actual.cumsum(0)
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 3.4), gridspec_kw={"width_ratios": [1.6, 1]})
+fig, (ax1, ax2) = plt.subplots(
+    1, 2, figsize=(7.5, 3.4), gridspec_kw={"width_ratios": [1.6, 1]}
+)
 for i, (name, r) in enumerate(running.items()):
-    err = ((r - actual_path).abs().amax((1, 2)) / scale_a).clamp_min(1e-17).cpu().numpy()
+    err = (
+        ((r - actual_path).abs().amax((1, 2)) / scale_a).clamp_min(1e-17).cpu().numpy()
+    )
     ax1.semilogy(steps_axis, err, color=icml26.plotting.color(i), label=name)
 ax1.semilogy(
     steps_axis,
@@ -559,7 +601,10 @@ ax1.set(
 )
 ax1.legend(fontsize=7)
 ax2.scatter(
-    dec.fN.flatten().cpu(), dec.reconstruction.flatten().cpu(), s=6, color=icml26.plotting.color(0)
+    dec.fN.flatten().cpu(),
+    dec.reconstruction.flatten().cpu(),
+    s=6,
+    color=icml26.plotting.color(0),
 )
 lims = [dec.fN.min().item(), 0.2]
 ax2.plot(lims, lims, color="black", lw=0.6)
@@ -623,7 +668,9 @@ ax.scatter(
     label=f"test point (class {int(y_te[i_test])})",
 )
 ax.set(
-    xlabel="x₁", ylabel="x₂", title="Data influence on one prediction (marker size ∝ |influence|)"
+    xlabel="x₁",
+    ylabel="x₂",
+    title="Data influence on one prediction (marker size ∝ |influence|)",
 )
 ax.legend(fontsize=7.5, loc="lower left")
 plt.show()
@@ -705,7 +752,13 @@ icml26.claim(
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Test accuracy after global pruning without retraining, by the ExPLAIND parameter scores, by magnitude and at random, against the share of weights removed (claims 18.5–18.6).", "name": "18-fig-4"}}
 fig, ax = plt.subplots(figsize=(6.0, 3.6))
 for i, (k, v) in enumerate(prune.items()):
-    ax.plot(np.array(SPARSITIES) * 100, v, marker="o", color=icml26.plotting.color(i), label=k)
+    ax.plot(
+        np.array(SPARSITIES) * 100,
+        v,
+        marker="o",
+        color=icml26.plotting.color(i),
+        label=k,
+    )
 ax.axvline(70, color="grey", ls=":", lw=0.8)
 ax.axhline(1 / 3, color="grey", ls="--", lw=0.8, label="chance")
 ax.set(
@@ -855,7 +908,9 @@ for label, (a, b) in {
     "circuit/cleanup": (tm, tg),
     "after t_gen": (tg, len(acc_va)),
 }.items():
-    print(f"  {label:16s} decay share {decay_share(a, b):.3f}, outer share {outer_share(a, b):.3f}")
+    print(
+        f"  {label:16s} decay share {decay_share(a, b):.3f}, outer share {outer_share(a, b):.3f}"
+    )
 
 # %% tags=["claim"]
 # fails if: weight decay plays no larger role after memorisation than during it (the cleanup
@@ -891,9 +946,13 @@ ax1.set(
 )
 ax1.set_xscale("log")
 ax1.legend(fontsize=8, loc="center right")
-edges = np.unique(np.geomspace(1, len(acc_va) + 1, 45).astype(int))  # log-spaced step bins
+edges = np.unique(
+    np.geomspace(1, len(acc_va) + 1, 45).astype(int)
+)  # log-spaced step bins
 per_step = G_in + D_in
-binned = np.stack([per_step[a - 1 : b - 1].mean(0) for a, b in itertools.pairwise(edges)]).T
+binned = np.stack(
+    [per_step[a - 1 : b - 1].mean(0) for a, b in itertools.pairwise(edges)]
+).T
 lim = np.abs(binned).max()
 norm = matplotlib.colors.SymLogNorm(linthresh=lim / 300, vmin=-lim, vmax=lim)
 im = ax2.pcolormesh(edges, np.arange(len(names_b) + 1), binned, cmap="RdBu", norm=norm)
@@ -905,7 +964,11 @@ ax2.set(
     title=r"Component influence $I_{s,G}$ on mean val log-prob (symlog)",
 )
 fig.colorbar(
-    im, ax=[ax1, ax2], label=r"$I_{s,G}$ (nats per step, bin mean)", fraction=0.04, pad=0.02
+    im,
+    ax=[ax1, ax2],
+    label=r"$I_{s,G}$ (nats per step, bin mean)",
+    fraction=0.04,
+    pad=0.02,
 )
 plt.show()
 
@@ -926,7 +989,9 @@ cum_d = np.convolve(D_in.sum(1), np.ones(w2) / w2, mode="valid")
 xs = np.arange(len(cum_g)) + w2 // 2 + 1
 ax.plot(xs, cum_g, color=icml26.plotting.color(1), label="gradient (Adam) part")
 ax.plot(xs, cum_d, color=icml26.plotting.color(2), label="weight-decay part")
-ax.plot(xs, cum_g + cum_d, color="black", lw=0.8, label="step change of mean val log-prob")
+ax.plot(
+    xs, cum_g + cum_d, color="black", lw=0.8, label="step change of mean val log-prob"
+)
 for t in (tm, tg):
     ax.axvline(t, color="grey", lw=0.8, ls="--")
 ax.set_xscale("log")
@@ -958,16 +1023,22 @@ plt.show()
 
 # %%
 theta_t = torch.nn.Parameter(theta0_a.clone())
-opt = torch.optim.AdamW([theta_t], lr=LR_A, betas=(0.9, 0.999), eps=1e-8, weight_decay=WD_A)
+opt = torch.optim.AdamW(
+    [theta_t], lr=LR_A, betas=(0.9, 0.999), eps=1e-8, weight_decay=WD_A
+)
 torch_dev = 0.0
 for s in range(traj_a.steps):
     for group in opt.param_groups:
         group["lr"] = float(traj_a.lrs[s])
     theta_t.grad = traj_a.grads[s].clone()
     opt.step()
-    torch_dev = max(torch_dev, (theta_t.detach() - traj_a.thetas[s + 1]).abs().max().item())
+    torch_dev = max(
+        torch_dev, (theta_t.detach() - traj_a.thetas[s + 1]).abs().max().item()
+    )
 assert torch_dev <= 1e-12
-print(f"torch.optim.AdamW vs recorded AdamW over {traj_a.steps} steps: max |Δθ| = {torch_dev:.1e}")
+print(
+    f"torch.optim.AdamW vs recorded AdamW over {traj_a.steps} steps: max |Δθ| = {torch_dev:.1e}"
+)
 
 theta_mid = traj_a.thetas[STEPS_A // 2]
 xb, yb = x_tr[:16], y_tr[:16]
@@ -980,7 +1051,9 @@ icml26.checks.agree("vmap vs autograd loop", vm, torch.stack(loop), atol=1e-13)
 jr = pk.test_features(model_a, theta_mid, theta_mid, x_te[:2], 1)
 jf = torch.stack(
     [
-        torch.autograd.functional.jacobian(lambda p, x_i=x_i: model_a(p, x_i)[0], theta_mid)
+        torch.autograd.functional.jacobian(
+            lambda p, x_i=x_i: model_a(p, x_i)[0], theta_mid
+        )
         for x_i in x_te[:2, None]
     ]
 )
@@ -1038,11 +1111,16 @@ with torch.no_grad():
 linears = [(net[0], "weight"), (net[2], "weight"), (net[4], "weight")]
 tprune.global_unstructured(linears, pruning_method=tprune.L1Unstructured, amount=0.7)
 torch_keep = torch.cat(
-    [torch.cat([lin.weight_mask.T.flatten(), torch.ones_like(lin.bias)]) for lin, _ in linears]
+    [
+        torch.cat([lin.weight_mask.T.flatten(), torch.ones_like(lin.bias)])
+        for lin, _ in linears
+    ]
 ).bool()
 our_keep = pk.prune_mask(traj_a.thetas[-1].abs(), model_a.spec.weight_mask(), 0.7)
 assert torch.equal(torch_keep, our_keep.cpu())
-print("magnitude mask at 70% = torch.nn.utils.prune.global_unstructured(L1Unstructured)")
+print(
+    "magnitude mask at 70% = torch.nn.utils.prune.global_unstructured(L1Unstructured)"
+)
 
 # %% [markdown]
 # The adaptive quadrature and 8-node Gauss–Legendre agree to round-off; the paper code's
@@ -1058,15 +1136,21 @@ print("magnitude mask at 70% = torch.nn.utils.prune.global_unstructured(L1Unstru
 # %% tags=["nbval-ignore-output"]
 timings, outs = {}, {}
 for name, fn in {
-    "reference": lambda: path_kernel_reference(model_a, traj_small, x_tr, y_tr, x_te[:8], NODES),
+    "reference": lambda: path_kernel_reference(
+        model_a, traj_small, x_tr, y_tr, x_te[:8], NODES
+    ),
     "kernel": lambda: (
-        pk.decompose(model_a, traj_small, x_tr, y_tr, x_te[:8], nodes=NODES).reconstruction
+        pk.decompose(
+            model_a, traj_small, x_tr, y_tr, x_te[:8], nodes=NODES
+        ).reconstruction
     ),
 }.items():
     t0 = time.perf_counter()
     outs[name] = fn()
     timings[name] = time.perf_counter() - t0
-icml26.checks.agree("reference vs kernel", outs["kernel"], outs["reference"], atol=1e-12)
+icml26.checks.agree(
+    "reference vs kernel", outs["kernel"], outs["reference"], atol=1e-12
+)
 print(
     f"reference {timings['reference'] * 1e3:.0f} ms, kernel {timings['kernel'] * 1e3:.0f} ms, "
     f"ratio {timings['reference'] / timings['kernel']:.0f}×"

@@ -250,8 +250,12 @@ icml26.plotting.use_book_style()
 DEVICE = icml26.device()  # the encoders train on a GPU when there is one
 
 # %% tags=["parameters", "hide-input"]
-MONTAGE = "biosemi32"  # training montage (DEAP's layout); biosemi64 adds the transfer set
-SUBJECTS_TRAIN = icml26.pick(ci=30, paper=120)  # subjects for pre-training and the probe
+MONTAGE = (
+    "biosemi32"  # training montage (DEAP's layout); biosemi64 adds the transfer set
+)
+SUBJECTS_TRAIN = icml26.pick(
+    ci=30, paper=120
+)  # subjects for pre-training and the probe
 SUBJECTS_TEST = icml26.pick(ci=10, paper=40)  # held-out subjects (subject-independent)
 WINDOWS = icml26.pick(ci=40, paper=200)  # 1 s windows per subject
 FS = 128.0  # sampling rate f_s (Hz)
@@ -341,12 +345,18 @@ g = torch.Generator().manual_seed(SEED)
 q, k, v = (torch.randn(T, C, 16, generator=g) for _ in range(3))
 ref = blockwise_attention_reference(q, k, v, anat)
 icml26.checks.agree(
-    "block-sparse kernel vs reference", eeg.block_sparse_attention(q, k, v, anat), ref, atol=1e-5
+    "block-sparse kernel vs reference",
+    eeg.block_sparse_attention(q, k, v, anat),
+    ref,
+    atol=1e-5,
 )
-flat = eeg.masked_attention(*(t.reshape(T * C, -1) for t in (q, k, v)), eeg.block_mask(anat, T))
+flat = eeg.masked_attention(
+    *(t.reshape(T * C, -1) for t in (q, k, v)), eeg.block_mask(anat, T)
+)
 icml26.checks.agree("masked SDPA vs reference", flat.reshape(T, C, -1), ref, atol=1e-5)
 print(
-    "biosemi32 region sizes:", dict(zip(eeg.REGION_NAMES, np.bincount(anat).tolist(), strict=True))
+    "biosemi32 region sizes:",
+    dict(zip(eeg.REGION_NAMES, np.bincount(anat).tolist(), strict=True)),
 )
 
 # %% [markdown]
@@ -387,12 +397,16 @@ test = eeg.simulate_eeg(
     conduction=CONDUCTION,
 )
 assert not set(train.subject) & set(test.subject)  # split by subject, never by window
-in32 = np.array([names64.index(n) for n in names])  # biosemi32 channels inside biosemi64
+in32 = np.array(
+    [names64.index(n) for n in names]
+)  # biosemi32 channels inside biosemi64
 new = np.array([i for i, n in enumerate(names64) if n not in names])  # the 32 others
 x_train, x_test64 = eeg.patchify(train.x, PATCH), eeg.patchify(test.x, PATCH)
 x_test = x_test64[:, in32]
 func = train.functional
-print(f"{len(train.y)} training windows ({SUBJECTS_TRAIN} subjects), {len(test.y)} test windows")
+print(
+    f"{len(train.y)} training windows ({SUBJECTS_TRAIN} subjects), {len(test.y)} test windows"
+)
 print("functional region sizes:", np.bincount(func).tolist())
 
 # %% [markdown]
@@ -406,22 +420,32 @@ print("functional region sizes:", np.bincount(func).tolist())
 # with `True`: the two PyTorch conventions are opposite, and the mistake inverts the mask.
 
 # %%
-qd, kd, vd = (torch.randn(T, C, ATTN_D, generator=g, dtype=torch.float64) for _ in range(3))
+qd, kd, vd = (
+    torch.randn(T, C, ATTN_D, generator=g, dtype=torch.float64) for _ in range(3)
+)
 M = eeg.block_mask(anat, T)
 ref64 = blockwise_attention_reference(qd, kd, vd, anat)
-got64 = eeg.masked_attention(*(t.reshape(T * C, -1) for t in (qd, kd, vd)), M).reshape(T, C, -1)
+got64 = eeg.masked_attention(*(t.reshape(T * C, -1) for t in (qd, kd, vd)), M).reshape(
+    T, C, -1
+)
 weights = torch.softmax(
-    (qd.reshape(T * C, -1) @ kd.reshape(T * C, -1).T / np.sqrt(ATTN_D)).masked_fill(~M, -torch.inf),
+    (qd.reshape(T * C, -1) @ kd.reshape(T * C, -1).T / np.sqrt(ATTN_D)).masked_fill(
+        ~M, -torch.inf
+    ),
     dim=-1,
 )
 exact_err = max(float((got64 - ref64).abs().max()), float(weights[~M].abs().max()))
-mha = torch.nn.MultiheadAttention(ATTN_D, 1, bias=False, batch_first=True, dtype=torch.float64)
+mha = torch.nn.MultiheadAttention(
+    ATTN_D, 1, bias=False, batch_first=True, dtype=torch.float64
+)
 with torch.no_grad():
     _, w_wrong = mha(*(t.reshape(1, T * C, -1) for t in (qd, kd, vd)), attn_mask=M)
 inside_wrong = float(w_wrong[0][M].sum() / (T * C))
 assert inside_wrong < 1e-12  # the inverted convention puts no weight inside the blocks
 print(f"max |masked − blockwise| = {float((got64 - ref64).abs().max()):.1e}")
-print(f"MultiheadAttention with the same mask: weight inside the blocks {inside_wrong:.1f}")
+print(
+    f"MultiheadAttention with the same mask: weight inside the blocks {inside_wrong:.1f}"
+)
 
 # %% tags=["claim"]
 # fails if: the mask leaked weight across regions or patches, or blocks were misassembled
@@ -446,7 +470,9 @@ m_chan, m_reg, m_time = eeg.level_masks(anat, T)
 counted = int(m_chan.sum() + m_reg.sum() + m_time.sum())
 formula, dense = eeg.attention_cost(np.bincount(anat), T)
 assert counted == formula, (counted, formula)
-print(f"counted {counted} = formula {formula}; dense {dense}; saving {dense / counted:.1f}×")
+print(
+    f"counted {counted} = formula {formula}; dense {dense}; saving {dense / counted:.1f}×"
+)
 
 # %% tags=["claim"]
 # fails if: the hierarchy attended across all tokens somewhere (no saving over dense attention)
@@ -475,7 +501,9 @@ for a, lab in zip(
     a.set_xticks([])
     a.set_yticks([])
 axes[0].set_ylabel("query")
-fig.suptitle(f"RECTOR-SA scores {counted:,} entries, {dense / counted:.0f}× fewer than dense")
+fig.suptitle(
+    f"RECTOR-SA scores {counted:,} entries, {dense / counted:.0f}× fewer than dense"
+)
 plt.show()
 
 # %% [markdown]
@@ -493,7 +521,10 @@ plt.show()
 t0 = time.process_time()
 enc = {}
 pre = {}
-for name, kinds in [("masked", ("region", "channel", "time")), ("time-only", ("time",))]:
+for name, kinds in [
+    ("masked", ("region", "channel", "time")),
+    ("time-only", ("time",)),
+]:
     torch.manual_seed(SEED)
     enc[name] = eeg.RectorEncoder(PATCH, T, d=D_MODEL, layers=LAYERS).to(DEVICE)
     pre[name] = eeg.pretrain(
@@ -511,7 +542,9 @@ for name, kinds in [("masked", ("region", "channel", "time")), ("time-only", ("t
         progress=icml26.progress,
     )
 torch.manual_seed(SEED)
-enc["random init"] = eeg.RectorEncoder(PATCH, T, d=D_MODEL, layers=LAYERS).to(DEVICE).eval()
+enc["random init"] = (
+    eeg.RectorEncoder(PATCH, T, d=D_MODEL, layers=LAYERS).to(DEVICE).eval()
+)
 t_pre = time.process_time() - t0
 h = pre["masked"].history
 print(
@@ -540,13 +573,17 @@ corr_ref = np.mean([np.abs(np.corrcoef(w)) for w in train.x[: 10 * WINDOWS]], ax
 sanity = eeg.spectral_partition(corr_ref, K_FUNCTIONAL, seed=SEED)
 w_max = np.exp(-((pos[:, None] - centres[None]) ** 2).sum(-1) / (2 * RHO**2)).max(1)
 strong = w_max >= 0.3
-print(f"ARI(anatomical, functional) = {ari_anat:.2f}; ARI(AFP, functional) = {ari_afp:.2f}")
+print(
+    f"ARI(anatomical, functional) = {ari_anat:.2f}; ARI(AFP, functional) = {ari_afp:.2f}"
+)
 print(
     f"sanity: spectral clustering of mean |corr|: ARI {adjusted_rand_score(func, sanity):.2f} "
     f"on all channels, {adjusted_rand_score(func[strong], sanity[strong]):.2f} on the "
     f"{strong.sum()} channels whose largest source weight is ≥ 0.3"
 )
-print(f"AFP on those channels: ARI {adjusted_rand_score(func[strong], afp[strong]):.2f}")
+print(
+    f"AFP on those channels: ARI {adjusted_rand_score(func[strong], afp[strong]):.2f}"
+)
 print(
     "ARI of the partitions visited:",
     [round(adjusted_rand_score(func, p), 2) for p in pre["masked"].partitions],
@@ -554,12 +591,17 @@ print(
 
 # %% tags=["claim"]
 # fails if: the partition stayed anatomical or clustered noise instead of functional coupling
-icml26.claim("19.3", "ARI(adaptive partition, functional regions)", ari_afp, at_least=0.6)
+icml26.claim(
+    "19.3", "ARI(adaptive partition, functional regions)", ari_afp, at_least=0.6
+)
 
 # %% tags=["claim"]
 # fails if: re-drawing regions from connectivity did no better than the anatomical prior
 icml26.claim(
-    "19.4", "ARI gain of the adaptive partition over anatomy", ari_afp - ari_anat, at_least=0.2
+    "19.4",
+    "ARI gain of the adaptive partition over anatomy",
+    ari_afp - ari_anat,
+    at_least=0.2,
 )
 
 
@@ -581,8 +623,12 @@ panels = [
 xy = topo(pos)
 for a, (title, lab) in zip(axes, panels, strict=True):
     a.add_patch(plt.Circle((0, 0), np.pi / 2 + 0.1, fill=False, color="0.6"))
-    a.scatter(*xy, c=lab, cmap="tab10", vmin=0, vmax=9, s=60, edgecolors="k", linewidths=0.4)
-    a.set_title(f"{title}\nARI vs truth {adjusted_rand_score(func, lab):.2f}", fontsize=9)
+    a.scatter(
+        *xy, c=lab, cmap="tab10", vmin=0, vmax=9, s=60, edgecolors="k", linewidths=0.4
+    )
+    a.set_title(
+        f"{title}\nARI vs truth {adjusted_rand_score(func, lab):.2f}", fontsize=9
+    )
     a.set_aspect("equal")
     a.axis("off")
 axes[1].scatter(*topo(centres), marker="x", c="k", s=50)
@@ -607,13 +653,18 @@ def embed(name, x, p, r, names=None):
 
 reg_of = {n: (pre[n].regions if n in pre else anat) for n in enc}
 z_train = {n: embed(n, x_train, pos, reg_of[n]) for n in enc}
-f1 = {n: eeg.probe_f1(z_train[n], train.y, embed(n, x_test, pos, reg_of[n]), test.y) for n in enc}
+f1 = {
+    n: eeg.probe_f1(z_train[n], train.y, embed(n, x_test, pos, reg_of[n]), test.y)
+    for n in enc
+}
 bp_train = eeg.band_power_features(x_train.reshape(len(x_train), C, -1).numpy(), FS)
 bp_test = eeg.band_power_features(x_test.reshape(len(x_test), C, -1).numpy(), FS)
 f1_bp = eeg.probe_f1(bp_train, train.y, bp_test, test.y, C=0.1)
 for n, v in f1.items():
     print(f"{n:>12}: weighted F1 {v:.3f}")
-print(f"{'band power':>12}: weighted F1 {f1_bp:.3f} (z-scored windows, as the encoders see them)")
+print(
+    f"{'band power':>12}: weighted F1 {f1_bp:.3f} (z-scored windows, as the encoders see them)"
+)
 
 # %% tags=["claim"]
 # fails if: pre-training taught the encoder nothing a random network's features do not have
@@ -656,16 +707,21 @@ def drop_curve(name, fraction, patterns, seed):
 
 
 drop = {
-    n: f1[n] - drop_curve(n, DROP_FRACTION, DROP_PATTERNS, SEED) for n in ("masked", "time-only")
+    n: f1[n] - drop_curve(n, DROP_FRACTION, DROP_PATTERNS, SEED)
+    for n in ("masked", "time-only")
 }
 ratio = drop["masked"] / max(drop["time-only"], 0.05)
-print(f"F1 drop at 25 % removed: masked {drop['masked']:.3f}, time-only {drop['time-only']:.3f}")
+print(
+    f"F1 drop at 25 % removed: masked {drop['masked']:.3f}, time-only {drop['time-only']:.3f}"
+)
 if drop["time-only"] < 0.05:
     print("the ablation loses < 0.05: the masked model must then lose at most 0.025")
 
 # %% tags=["claim"]
 # fails if: structured masking gave no extra robustness to removed channels (or the test is void)
-icml26.claim("19.6", "F1 drop, 25% removed: masked / max(time-only, 0.05)", ratio, at_most=0.5)
+icml26.claim(
+    "19.6", "F1 drop, 25% removed: masked / max(time-only, 0.05)", ratio, at_most=0.5
+)
 
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Subject-independent weighted F1 against the fraction of channels removed at test time (tokens left out, probe unchanged), for the encoder pre-trained with structured masks and the time-mask ablation; horizontal lines: the random-initialised encoder and the band-power baseline, both with all channels. Points average random drop patterns: 20 at 25 %, only 2 at 50 % (noisy).", "name": "19-fig-missing"}}
@@ -677,7 +733,9 @@ def curve_point(n, fr):
     return drop_curve(n, fr, CURVE_PATTERNS, SEED + 1)
 
 
-curves = {n: [curve_point(n, fr) for fr in CURVE_FRACTIONS] for n in ("masked", "time-only")}
+curves = {
+    n: [curve_point(n, fr) for fr in CURVE_FRACTIONS] for n in ("masked", "time-only")
+}
 fig, ax = plt.subplots(figsize=(6.0, 3.2))
 for n, ys in curves.items():
     ax.plot(100 * np.array(CURVE_FRACTIONS), ys, marker="o", label=n)
@@ -702,7 +760,9 @@ plt.show()
 # with an **index** channel embedding cannot even be applied to the new set — shown first.
 
 # %%
-idx_enc = eeg.RectorEncoder(PATCH, T, d=D_MODEL, channel_embedding="index", vocabulary=names)
+idx_enc = eeg.RectorEncoder(
+    PATCH, T, d=D_MODEL, channel_embedding="index", vocabulary=names
+)
 try:
     idx_enc(
         x_test64[:2, new],
@@ -717,7 +777,10 @@ except ValueError as err:
 assert not applicable
 r_new = eeg.assign_by_nearest(pos64[new], pos, reg_of["masked"])
 f1_new = eeg.probe_f1(
-    z_train["masked"], train.y, embed("masked", x_test64[:, new], pos64[new], r_new), test.y
+    z_train["masked"],
+    train.y,
+    embed("masked", x_test64[:, new], pos64[new], r_new),
+    test.y,
 )
 print(
     f"position embedding, new montage: weighted F1 {f1_new:.3f} (same subjects on biosemi32: {f1['masked']:.3f})"
@@ -725,7 +788,9 @@ print(
 
 # %% tags=["claim"]
 # fails if: position embeddings did not generalise to electrodes outside the training montage
-icml26.claim("19.7", "weighted F1 on 32 unseen biosemi64 electrodes", f1_new, at_least=0.65)
+icml26.claim(
+    "19.7", "weighted F1 on 32 unseen biosemi64 electrodes", f1_new, at_least=0.65
+)
 
 # %% [markdown]
 # ### Pre-training curves
@@ -780,9 +845,9 @@ icml26.checks.agree("PLV, ours vs mne-connectivity", ours[tri], theirs[tri], ato
 print(
     f"PLV 8–12 Hz of 8 channels: ours = mne-connectivity to {np.abs(ours[tri] - theirs[tri]).max():.0e}"
 )
-sk = SpectralClustering(K_FUNCTIONAL, affinity="precomputed", random_state=SEED).fit_predict(
-    corr_ref
-)
+sk = SpectralClustering(
+    K_FUNCTIONAL, affinity="precomputed", random_state=SEED
+).fit_predict(corr_ref)
 print(
     f"spectral clustering of mean |corr|, ARI vs truth: ours {adjusted_rand_score(func, sanity):.2f}, "
     f"scikit-learn {adjusted_rand_score(func, sk):.2f} (they agree with each other at ARI "
@@ -796,10 +861,16 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 from sklearn.pipeline import make_pipeline
 
-ts = make_pipeline(Covariances("oas"), TangentSpace(), LogisticRegression(C=0.1, max_iter=2000))
+ts = make_pipeline(
+    Covariances("oas"), TangentSpace(), LogisticRegression(C=0.1, max_iter=2000)
+)
 ts.fit(train.x.astype(np.float64), train.y)
-f1_ts = f1_score(test.y, ts.predict(test.x[:, in32].astype(np.float64)), average="weighted")
-print(f"pyriemann tangent space + logistic regression (raw windows): weighted F1 {f1_ts:.3f}")
+f1_ts = f1_score(
+    test.y, ts.predict(test.x[:, in32].astype(np.float64)), average="weighted"
+)
+print(
+    f"pyriemann tangent space + logistic regression (raw windows): weighted F1 {f1_ts:.3f}"
+)
 
 # %% [markdown]
 # ## Limits of this reproduction

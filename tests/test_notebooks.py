@@ -64,6 +64,89 @@ def test_claim_cells(py):
     assert 2 * held >= len(parsed_all), f"{py.name}: fewer than half of the claims hold"
 
 
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_every_reproduction_carries_its_evidence(py):
+    """A reproduction prints its control (or why it has none) and its seeds (at least
+    ``MIN_SEEDS``, or why it runs on one); the standard's rule, ``shared/CHAPTER.md``."""
+    from icml26.claims import MIN_SEEDS
+
+    nb = nbformat.read(twin(py), as_version=4)
+    problems = []
+    for cell in cells_tagged(nb, "claim"):
+        for line in stream_text(cell).splitlines():
+            c = parse_claim_line(line)
+            if c is None or c.kind != "reproduction":
+                continue
+            if not (c.control or c.no_control):
+                problems.append(f"{c.id}: no control and no reason why none exists")
+            if not (c.n_seeds >= MIN_SEEDS or c.seeds.startswith("1 seed: ")):
+                problems.append(f"{c.id}: fewer than {MIN_SEEDS} seeds and no reason for one")
+    assert not problems, f"{py.name}: " + "; ".join(problems)
+
+
+def claim_ids_by_cell(nb) -> list[list[str]]:
+    """The claim ids each cell prints (empty for cells that print none)."""
+    return [
+        [p.id for line in stream_text(c).splitlines() if (p := parse_claim_line(line))]
+        if c.cell_type == "code"
+        else []
+        for c in nb.cells
+    ]
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_claim_sections_are_headed_by_their_numbers(py):
+    from icml26.pipeline.mystlint import heading_problems
+
+    nb = nbformat.read(twin(py), as_version=4)
+    problems = heading_problems(nb, claim_ids_by_cell(nb))
+    assert not problems, f"{py.name}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_no_internal_ids_or_process_words(py):
+    """Nothing a reader sees (prose, code, comments, printed output) names the planning ids
+    or process words of the book's making."""
+    from icml26.pipeline.mystlint import process_words
+
+    nb = nbformat.read(twin(py), as_version=4)
+    found = []
+    for i, cell in enumerate(nb.cells):
+        text = cell.source + ("\n" + stream_text(cell) if cell.cell_type == "code" else "")
+        found += [f"cell {i}: {w!r}" for w in process_words(text)]
+    assert not found, f"{py.name}: " + "; ".join(found)
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_code_fits_the_column(py):
+    from icml26.pipeline.mystlint import code_line_problems
+
+    problems = code_line_problems(nbformat.read(twin(py), as_version=4))
+    assert not problems, f"{py.name}: " + "; ".join(problems[:10])
+
+
+def test_the_editorial_checks_catch_what_they_name():
+    from icml26.pipeline.mystlint import heading_problems, process_words
+
+    assert process_words("as the note's critic-1 says (note: hrc-3), a prototype") == [
+        "the note's",
+        "critic-1",
+        "(note: hrc-3)",
+        "prototype",
+    ]
+    assert process_words("note that top-1 accuracy (note the sign) is 0.9") == []
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("### 05.1–05.2 · Two claims"),
+        nbformat.v4.new_code_cell("a"),
+        nbformat.v4.new_markdown_cell("### 05.3 · One claim"),
+        nbformat.v4.new_code_cell("b"),
+    ]
+    assert heading_problems(nb, [[], ["05.1", "05.2"], [], ["05.3"]]) == []
+    assert heading_problems(nb, [[], ["05.1"], [], ["05.3"]])  # 05.2 named, never claimed
+    assert heading_problems(nb, [[], ["05.1", "05.2"], [], ["05.4"]])  # 05.4 under 05.3
+
+
 def reference_functions(py: Path) -> list[str]:
     """Names of the top-level functions defined in a chapter's `reference`-tagged cells."""
     nb = nbformat.read(twin(py), as_version=4)
@@ -198,6 +281,17 @@ def test_docstrings_cite_labels_that_exist_and_no_bare_numbers():
         for bare in re.findall(r"\b(?:Eq\.|Theorem|Proposition|Lemma) \(?\d", text):
             problems.append(f"{f.name}: bare number {bare!r}; cite the chapter's label")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_labels_are_prefixed_by_the_slug(py):
+    """Every MyST label a chapter defines starts with its slug, so that a label names its
+    chapter wherever it is cited (docstrings, other chapters)."""
+    slug = py.stem[3:]
+    text = py.read_text()
+    labels = re.findall(r":label: ([\w-]+)", text) + re.findall(r"\$\$ \(([\w-]+)\)", text)
+    wrong = [x for x in labels if not x.startswith(slug + "-")]
+    assert not wrong, f"{py.name}: labels not prefixed by {slug!r}-: {wrong[:8]}"
 
 
 @pytest.mark.parametrize("py", CHAPTERS, ids=IDS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CHAPTERS", "FORTHCOMING", "PARTS", "Chapter", "by_number", "by_slug"]
+__all__ = ["CHAPTERS", "FORTHCOMING", "PARTS", "SOURCES", "Chapter", "by_number", "by_slug"]
 
 #: The book's parts: subpackage of ``icml26`` → caption in ``book/_toc.yml``.
 PARTS: dict[str, str] = {
@@ -26,6 +26,17 @@ PARTS: dict[str, str] = {
 }
 
 
+#: What a chapter was written from, shown under its title and on the landing page: the
+#: paper's full text, or only its abstract with the authors' released code, or with
+#: secondary summaries of the paper (talks, reviews, third-party notes), or nothing more.
+SOURCES: tuple[str, ...] = (
+    "full paper",
+    "abstract and released code",
+    "abstract and secondary summaries",
+    "abstract only",
+)
+
+
 @dataclass(frozen=True)
 class Chapter:
     """One chapter: ``notebooks/{number}-{slug}.py`` and what it builds on."""
@@ -36,12 +47,15 @@ class Chapter:
     title: str
     modules: tuple[str, ...]
     bench: str | None = None
+    sources: str = "abstract only"
 
     def __post_init__(self) -> None:
         if len(self.number) != 2 or not self.number.isdigit():
             raise ValueError(f"number must be two digits, got {self.number!r}")
         if self.part not in PARTS:
             raise ValueError(f"part must be one of {sorted(PARTS)}, got {self.part!r}")
+        if self.sources not in SOURCES:
+            raise ValueError(f"sources must be one of {SOURCES}, got {self.sources!r}")
         for m in self.modules:
             if not m.startswith("icml26."):
                 raise ValueError(f"modules must be icml26 modules, got {m!r}")
@@ -60,6 +74,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Minimal Embeddable Dimension: exact and robust top-k retrieval capacity",
         ("icml26.retrieval.med", "icml26.retrieval.limit"),
         bench="bench_01_med",
+        sources="abstract and released code",
     ),
     Chapter(
         "02",
@@ -68,6 +83,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Linear contextual bandits driven by a hidden Markov chain",
         ("icml26.sequential.hmm", "icml26.sequential.bandits"),
         bench="bench_02_hmm_bandits",
+        sources="abstract and secondary summaries",
     ),
     Chapter(
         "03",
@@ -76,6 +92,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Informed asymmetric actor-critic: privileged signals for the critic",
         ("icml26.sequential.critic",),
         bench="bench_03_informed_critic",
+        sources="abstract and secondary summaries",
     ),
     Chapter(
         "04",
@@ -84,6 +101,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Goal-oriented clarification with an information-gain reward",
         ("icml26.sequential.clarify", "icml26.grpo"),
         bench="bench_04_clarification",
+        sources="abstract and secondary summaries",
     ),
     Chapter(
         "05",
@@ -92,6 +110,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "CogSDE: controlled SDEs for motion under latent decision uncertainty",
         ("icml26.dynamics.sde", "icml26.dynamics.switching", "icml26.dynamics.motion"),
         bench="bench_05_cogsde",
+        sources="abstract only",
     ),
     Chapter(
         "06",
@@ -100,6 +119,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Amortized entropy search with prior-data fitted networks",
         ("icml26.bayesopt.pfn",),
         bench="bench_06_alpha_pfn",
+        sources="abstract and released code",
     ),
     Chapter(
         "07",
@@ -108,6 +128,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Black-box safety alignment as a zero-sum game",
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
+        sources="abstract and secondary summaries",
     ),
     Chapter(
         "08",
@@ -116,6 +137,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Transitive and cyclic preferences: HRC decomposition and dynamic self-play",
         ("icml26.games.preferences", "icml26.games.zerosum"),
         bench="bench_08_hrc_dsppo",
+        sources="full paper",
     ),
     Chapter(
         "09",
@@ -124,6 +146,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Temper-then-tilt: unlearning a generative model by tempering and classifier guidance",
         ("icml26.generative.unlearning",),
         bench="bench_09_t3_unlearning",
+        sources="abstract and secondary summaries",
     ),
     Chapter(
         "10",
@@ -133,6 +156,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "provably secure steganography in diffusion noise",
         ("icml26.generative.stego", "icml26.generative.diffusion"),
         bench="bench_10_asir",
+        sources="abstract only",
     ),
     Chapter(
         "11",
@@ -141,6 +165,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Any-to-any translation through a shared latent",
         ("icml26.generative.translation", "icml26.generative.diffusion"),
         bench="bench_11_any2any",
+        sources="abstract and released code",
     ),
     Chapter(
         "12",
@@ -149,6 +174,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Just-in-time compilation for computer-use agents: plans, cost models and scheduling",
         ("icml26.agents.jit",),
         bench="bench_12_agent_jit",
+        sources="abstract and secondary summaries",
     ),
     Chapter(
         "13",
@@ -157,6 +183,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Action-observer driven beam search for dynamic visual reasoning",
         ("icml26.agents.beam",),
         bench="bench_13_v_abs",
+        sources="abstract and released code",
     ),
     Chapter(
         "14",
@@ -165,6 +192,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Object-level intrinsic advantage in group-based RL for grounded reasoning",
         ("icml26.agents.polia", "icml26.grpo"),
         bench="bench_14_polia",
+        sources="full paper",
     ),
     Chapter(
         "15",
@@ -173,6 +201,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Self-uncertainty conditioned adaptive looking and execution for VLA models",
         ("icml26.agents.vla",),
         bench="bench_15_scale",
+        sources="abstract and released code",
     ),
     Chapter(
         "16",
@@ -181,6 +210,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Debiasing for robustness to prompt perturbations",
         ("icml26.trust.debias",),
         bench="bench_16_debiasing",
+        sources="abstract and secondary summaries",
     ),
     Chapter(
         "17",
@@ -189,6 +219,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "(t, K)-threshold watermarking in federated learning",
         ("icml26.trust.watermark", "icml26.trust.shamir"),
         bench="bench_17_threshold_watermark",
+        sources="abstract and released code",
     ),
     Chapter(
         "18",
@@ -197,6 +228,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "ExPLAIND: AdamW training as a kernel machine, and what it explains",
         ("icml26.trust.pathkernel",),
         bench="bench_18_explaind",
+        sources="abstract and released code",
     ),
     Chapter(
         "19",
@@ -205,6 +237,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "RECTOR: masked region-channel-temporal modeling of EEG",
         ("icml26.neuro.eeg",),
         bench="bench_19_rector",
+        sources="abstract only",
     ),
 )
 

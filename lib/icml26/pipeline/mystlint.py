@@ -12,7 +12,36 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["markdown_problems", "math_problems"]
+__all__ = [
+    "CODE_LINE",
+    "HEADING_RE",
+    "PROCESS_WORDS_RE",
+    "code_line_problems",
+    "heading_problems",
+    "markdown_problems",
+    "math_problems",
+    "process_words",
+]
+
+#: Longest line of a notebook's code cell: what the book's column shows without scrolling
+#: at 1280 px (``notebooks/ruff.toml`` formats to it).
+CODE_LINE = 88
+#: Words and identifiers of the book's making that a reader must never see: planning ids of
+#: the research behind a chapter (``critic-1``, ``note id asir-security``), and process words.
+PROCESS_WORDS_RE = re.compile(
+    r"\(note:[^)]*\)|\(design\b[^)]*\)|\bnote id\b|\bresearch[- ]note|\bthe note's\b|\bprototype|"
+    r"\bpilot (?:study|run)|\boriginal plan|\bplanned (?:threshold|value|target)s?\b|"
+    r"\bfirst plan\b|\bthe issue\b|\bthe review(?:er)?\b|"
+    r"\b(?:critic|hrc|asir|vabs|t3|clarify|debias|rector|any2any|scale|polia|med|jit|cogsde|"
+    r"pfn|sg|tw|hmmb|explaind|watermark|limit|safety|grpo|eeg)-(?:\d+|security|[a-z]+-\d+)\b",
+    re.IGNORECASE,
+)
+#: The heading of a claim section: ``NN.k · Title`` or ``NN.k–NN.m · Title`` (one or more
+#: ids or ranges separated by commas).
+HEADING_RE = re.compile(
+    r"^#{2,4} (?P<ids>\d\d\.\d+(?:[–-]\d\d\.\d+)?(?:, \d\d\.\d+(?:[–-]\d\d\.\d+)?)*)"
+    r" · \S"
+)
 
 _LIST_ITEM = re.compile(r"^([-+*]|\d+[.)])\s")
 _ROLE = re.compile(r"\{(ref|prf:ref|eq|cite|doc|numref)\}`")
@@ -100,4 +129,68 @@ def markdown_problems(py: Path) -> list[str]:
     for k, cell in enumerate(read_py(Path(py)).cells):
         if cell.cell_type == "markdown":
             out += [f"{Path(py).name} cell {k} {p}" for p in math_problems(cell.source)]
+    return out
+
+
+def process_words(text: str) -> list[str]:
+    """The internal ids and process words in ``text`` (see :data:`PROCESS_WORDS_RE`)."""
+    return [m.group(0) for m in PROCESS_WORDS_RE.finditer(text)]
+
+
+def code_line_problems(nb) -> list[str]:
+    """Lines of code cells longer than :data:`CODE_LINE` characters."""
+    out = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for j, line in enumerate(cell.source.splitlines(), start=1):
+            if len(line) > CODE_LINE:
+                out.append(f"cell {i} line {j}: {len(line)} characters > {CODE_LINE}")
+    return out
+
+
+def _expand(ids: str) -> list[str]:
+    """``"05.3–05.5, 05.8"`` → ``["05.3", "05.4", "05.5", "05.8"]``."""
+    out = []
+    for part in ids.split(", "):
+        lo, _, hi = part.replace("–", "-").partition("-")
+        if not hi:
+            out.append(lo)
+            continue
+        chapter, a = lo.split(".")
+        out += [f"{chapter}.{k}" for k in range(int(a), int(hi.split(".")[1]) + 1)]
+    return out
+
+
+def heading_problems(nb, claim_ids: list[list[str]]) -> list[str]:
+    """Claim-section headings whose numbers do not match the claims below them.
+
+    ``claim_ids[i]`` lists the claim ids printed by cell ``i`` (empty for other cells). Each
+    claim cell must sit under a heading of the form :data:`HEADING_RE` that names its id, and
+    every id a heading names must be printed under it.
+    """
+    out, current, named, seen = [], None, [], []
+    current_level = 0
+
+    def close() -> None:
+        missing = [i for i in named if i not in seen]
+        if current is not None and missing:
+            out.append(f"heading {current!r} names {', '.join(missing)}, not claimed below it")
+
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if not re.match(r"^#{1,4} ", line):
+                    continue
+                level = len(line) - len(line.lstrip("#"))
+                m = HEADING_RE.match(line)
+                if m or (current is not None and level <= current_level):
+                    close()
+                    current, named, seen = (line, _expand(m["ids"]), []) if m else (None, [], [])
+                    current_level = level if m else 0
+        for cid in claim_ids[i]:
+            if current is None or cid not in named:
+                out.append(f"claim {cid} (cell {i}) is not under a heading that names it")
+            seen.append(cid)
+    close()
     return out
