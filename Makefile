@@ -12,14 +12,18 @@ JOBS ?= 2
 .PHONY: help venv book test test-portable lint format notebooks paper lab bench bench-check lock clean
 
 help:
+	@echo "make venv       create .venv with the pinned environment (every target does this first)"
 	@echo "make book       build the HTML book into book/_build/html (offline, from committed outputs)"
 	@echo "make test       lint, unit tests, pair sync, nbval on every chapter, book build and site checks"
 	@echo "make test-portable  nbval again under a deliberately different numeric configuration"
-	@echo "make notebooks  re-execute the chapters whose .py changed into their .ipynb"
+	@echo "make notebooks  re-execute the chapters whose .py or imported modules changed (NB=... for one)"
 	@echo "make paper      run chapters at paper scale (NB=notebooks/NN-slug.py for one) and record them"
 	@echo "make lab        JupyterLab on the paired notebooks"
 	@echo "make bench      time kernels, scaling curves and notebooks (not part of make test)"
 	@echo "make bench-check  run the kernel timings twice; fail if a ratio moved beyond its spread"
+	@echo "make lint       ruff check and format check"
+	@echo "make format     apply ruff's fixes and formatting"
+	@echo "make lock       rewrite requirements-lock.txt from the installed environment"
 	@echo "make clean      remove the build outputs (keeps .venv and node_modules)"
 
 $(STAMP): requirements-lock.txt pyproject.toml
@@ -80,7 +84,7 @@ paper: $(STAMP)
 	$(BIN)/python -m icml26.pipeline.paper run $(NB)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run

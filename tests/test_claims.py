@@ -59,12 +59,16 @@ def test_the_verdict_is_decided_by_the_printed_threshold(kwargs, measured, holds
     st.sampled_from(["at_most", "at_least"]),
 )
 def test_printed_threshold_and_verdict_never_disagree(measured, bound, direction):
-    """Re-deciding the verdict from the printed (rounded) line gives the printed verdict
-    whenever the rounding does not hide the comparison."""
+    """The verdict is the comparison of the unrounded values, and re-deciding it from the
+    printed (rounded) numbers gives the printed verdict whenever rounding does not hide the
+    comparison (the two printed numbers differ)."""
     ok, out = _line("07.3", "value error within the bound", measured, **{direction: bound})
     parsed = parse_claim_line(out)
     assert parsed is not None and parsed.holds is ok
     assert ok == (measured <= bound if direction == "at_most" else measured >= bound)
+    shown, limit = float(parsed.measured), float(parsed.threshold.split(" ", 1)[1])
+    if shown != limit:
+        assert ok == (shown <= limit if direction == "at_most" else shown >= limit)
 
 
 def test_claim_accepts_numpy_and_torch_scalars():

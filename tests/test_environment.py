@@ -63,3 +63,15 @@ def test_pins_agree_and_satisfy_the_ranges():
 def test_torch_is_the_exact_cpu_pin():
     assert lock_pins()["torch"] == "2.13.0"
     assert conda_pins()["torch"] == "2.13.0"
+
+
+def test_no_package_is_listed_twice():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = [canonicalize_name(Requirement(r).name) for r in project["dependencies"]]
+    for group in project.get("optional-dependencies", {}).values():
+        names += [canonicalize_name(Requirement(r).name) for r in group]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pips = next(d for d in env["dependencies"] if isinstance(d, dict))["pip"]
+    pip_names = [canonicalize_name(re.split(r"[=<>!~ ]", p, maxsplit=1)[0]) for p in pips]
+    assert len(pip_names) == len(set(pip_names))
