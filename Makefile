@@ -56,10 +56,11 @@ book: $(STAMP) $(NPM_STAMP)
 
 test: $(STAMP) $(NPM_STAMP) $(BROWSER_STAMP)
 	$(MAKE) lint
-	$(BIN)/python -m pytest -q -n $(JOBS) -m "not book" tests
+	$(BIN)/python -m pytest -q -n $(JOBS) -m "not book and not lab" tests
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
 	$(BIN)/python -m pytest -q -m book tests/test_book.py
+	$(BIN)/python -m pytest -q -m lab tests/test_lab.py
 	@echo "screenshots of every chapter page: build/screenshots/"
 
 # The committed outputs must not depend on the machine's numeric code paths: every notebook

@@ -288,7 +288,8 @@ def install_kernel(prefix: Path | None = None) -> Path:
     """Write the ``python3`` kernelspec of this environment with the book's numeric
     configuration in its ``env``, so that a notebook opened in JupyterLab (``make lab``, or
     any Jupyter started from this environment) computes as ``make notebooks`` does. Progress
-    bars stay on there. Returns the path of ``kernel.json``."""
+    bars stay on there. JupyterLab is also told to open a ``.py`` chapter as a notebook.
+    Returns the path of ``kernel.json``."""
     import json
 
     env = {k: v for k, v in exec_env("book").items() if k not in ("ICML26_PROGRESS", "MPLBACKEND")}
@@ -299,9 +300,19 @@ def install_kernel(prefix: Path | None = None) -> Path:
         "env": env,
         "metadata": {"debugger": True},
     }
-    path = Path(prefix or sys.prefix) / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+    share = Path(prefix or sys.prefix) / "share" / "jupyter"
+    path = share / "kernels" / "python3" / "kernel.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(spec, indent=1) + "\n")
+    # JupyterLab opens a chapter's .py as a notebook (jupytext), not as a text file
+    lab = share / "lab" / "settings" / "overrides.json"
+    lab.parent.mkdir(parents=True, exist_ok=True)
+    viewers = {
+        "@jupyterlab/docmanager-extension:plugin": {
+            "defaultViewers": {"python": "Jupytext Notebook"}
+        }
+    }
+    lab.write_text(json.dumps(viewers, indent=1) + "\n")
     return path
 
 
