@@ -1,16 +1,34 @@
 """The chapter registry: one entry per chapter, the single place a new chapter is declared.
 
-It drives the table-of-contents test, the claims page, ``make notebooks --changed`` (which
-library modules a chapter depends on) and ``make bench`` (which benchmark module times it).
-Adding a chapter is one :class:`Chapter` entry here, its notebook pair, its library module(s)
-under the part's subpackage, and its line in ``book/_toc.yml``.
+It drives the table of contents and the README's chapter table (checked against it), the
+claims page, the library reference page (a chapter's ``modules``), the sources badge of each
+chapter, and ``make bench`` (which benchmark module times it). ``make notebooks --changed``
+does not read ``modules``: it follows the chapter's imports through the library
+(:func:`icml26.pipeline.notebooks.library_dependencies`), which also catches a module imported
+indirectly. Adding a chapter is one :class:`Chapter` entry here, its notebook pair, its
+library module(s) under the part's subpackage, and its line in ``book/_toc.yml``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CHAPTERS", "FORTHCOMING", "PARTS", "SOURCES", "Chapter", "by_number", "by_slug"]
+__all__ = [
+    "BOOK_BUDGET_S",
+    "BUDGET_S",
+    "CHAPTERS",
+    "FORTHCOMING",
+    "PARTS",
+    "SOURCES",
+    "TARGET_S",
+    "Chapter",
+    "by_slug",
+]
+
+#: The chapter standard's run-time budget: each notebook at ``ci`` scale on two quiet CPU
+#: cores (``make bench`` measures it; nbval flags a chapter over it), the target, and the
+#: whole book.
+BUDGET_S, TARGET_S, BOOK_BUDGET_S = 60.0, 30.0, 15 * 60.0
 
 #: The book's parts: subpackage of ``icml26`` → caption in ``book/_toc.yml``.
 PARTS: dict[str, str] = {
@@ -245,14 +263,6 @@ CHAPTERS: tuple[Chapter, ...] = (
 #: The book's remaining papers (number → part, title), listed as forthcoming until their
 #: chapter lands; a chapter's entry then moves from here to ``CHAPTERS``.
 FORTHCOMING: dict[str, tuple[str, str]] = {}
-
-
-def by_number(number: str) -> Chapter:
-    """The chapter numbered ``number`` (``"01"``)."""
-    for c in CHAPTERS:
-        if c.number == number:
-            return c
-    raise ValueError(f"no chapter numbered {number!r}")
 
 
 def by_slug(stem_or_slug: str) -> Chapter:

@@ -43,9 +43,11 @@ OUT = ROOT / "build" / "paper"
 
 def record_path(stem: str) -> Path:
     """Where the paper-scale record of chapter ``NN-slug`` is kept."""
-    if not isinstance(stem, str) or not (NOTEBOOKS / f"{stem}.py").exists():
+    from icml26.chapters import by_slug
+
+    if not isinstance(stem, str):
         raise ValueError(f"stem must name a chapter (NN-slug), got {stem!r}")
-    return RECORDS / f"{stem}.json"
+    return RECORDS / f"{by_slug(stem).stem}.json"
 
 
 def load(stem: str) -> dict | None:
