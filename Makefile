@@ -39,14 +39,20 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Debian's Chromium and ChromeDriver for the browser test of the built book (nothing else
-# is downloaded: no browser build of a test tool's own).
+# Debian's Chromium and ChromeDriver for the browser tests of the built book and of JupyterLab
+# (nothing else is downloaded: no browser build of a test tool's own). Installing them needs
+# root: as root it is done here, with password-less sudo through sudo, otherwise the command
+# to run is printed.
+APT_BROWSER := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	chromium chromium-driver
 $(BROWSER_STAMP):
 	@mkdir -p build
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
-		echo "installing Debian's chromium and chromium-driver for the browser test"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-			chromium chromium-driver; }
+		echo "installing Debian's chromium and chromium-driver for the browser tests"; \
+		if [ "$$(id -u)" = 0 ]; then $(APT_BROWSER); \
+		elif sudo -n true 2>/dev/null; then sudo sh -c '$(APT_BROWSER)'; \
+		else echo "the browser tests need Debian's chromium and chromium-driver; as root run:"; \
+			echo "  apt-get install chromium chromium-driver"; exit 1; fi; }
 	touch $@
 
 venv: $(STAMP)
