@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral, Real
+from typing import SupportsFloat, cast
 
 import numpy as np
 import torch
@@ -53,7 +54,7 @@ def real(
             value = value.item()
         else:
             raise ValueError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
+    v = float(cast(SupportsFloat, value))
     if not np.isfinite(v):
         raise ValueError(f"{name} must be finite, got {v}")
     if low is not None and (v <= low if strict else v < low):
@@ -80,7 +81,7 @@ def finite(name: str, x: ArrayLike) -> None:
         raise ValueError(f"{name} must contain only finite values")
 
 
-def _as_float64(x: ArrayLike) -> np.ndarray:
+def _as_float64(x: object) -> np.ndarray:
     if isinstance(x, torch.Tensor):
         return x.detach().to("cpu", torch.float64).numpy()
     return np.asarray(x, dtype=np.float64)

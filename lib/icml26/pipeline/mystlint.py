@@ -169,7 +169,10 @@ def heading_problems(nb, claim_ids: list[list[str]]) -> list[str]:
     claim cell must sit under a heading of the form :data:`HEADING_RE` that names its id, and
     every id a heading names must be printed under it.
     """
-    out, current, named, seen = [], None, [], []
+    out: list[str] = []
+    current: str | None = None
+    named: list[str] = []
+    seen: list[str] = []
     current_level = 0
 
     def close() -> None:

@@ -207,10 +207,18 @@ def library_dependencies(py: Path) -> list[Path]:
         if name in seen:
             continue
         seen.add(name)
-        f = _module_file(name)
+        f = _source(name)
         pkg = name if f.name == "__init__.py" else name.rsplit(".", 1)[0]
         todo += [m for m in _icml26_imports(f.read_text(), pkg) if m not in seen]
-    return sorted({_module_file(n) for n in seen})
+    return sorted({_source(n) for n in seen})
+
+
+def _source(name: str) -> Path:
+    """The source file of a module :func:`_icml26_imports` found (it exists)."""
+    f = _module_file(name)
+    if f is None:
+        raise ValueError(f"name must be an icml26 module with a source file, got {name!r}")
+    return f
 
 
 def inputs_hash(py: Path) -> str:
