@@ -18,8 +18,9 @@ help:
 	@echo "make notebooks  re-execute the chapters whose .py changed into their .ipynb"
 	@echo "make paper      run chapters at paper scale (NB=notebooks/NN-slug.py for one) and record them"
 	@echo "make lab        JupyterLab on the paired notebooks"
-	@echo "make bench      time kernels, scaling curves and notebooks (not part of make test)"
-	@echo "make bench-check  run the kernel timings twice; fail if a ratio moved beyond its spread"
+	@echo "make bench      time kernels (8 worker processes per ISA configuration), scaling curves"
+	@echo "                and notebooks; about an hour on 2 quiet cores (not part of make test)"
+	@echo "make bench-check  rerun the kernel timings; fail if a ratio left its interval (~20 min)"
 	@echo "make clean      remove the build outputs (keeps .venv and node_modules)"
 
 $(STAMP): requirements-lock.txt pyproject.toml
@@ -82,6 +83,10 @@ paper: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks
 
+# Timings are taken by independent worker processes, each started with the numeric
+# configuration of icml26.runtime.numeric_env (and the ATen ISA under test) in its environment
+# before torch loads (benchmarks/workers.py). bench writes benchmarks/results.json, the baseline
+# that bench-check compares a rerun with on the same machine, and the page's results.md.
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 
