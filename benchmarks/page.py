@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from benchmarks import intervals
@@ -90,11 +91,11 @@ def kernel_section(config: dict) -> list[str]:
         "Each ratio is (other / kernel) time: above 1× the kernel is faster. It is the geometric "
         "mean over the independent runs, each run's ratio the median of its interleaved rounds. "
         "In brackets, the interval that a rerun of `make bench` on this machine lands in, for "
-        f"all {len(est)} ratios at once with {intervals.LEVEL:.0%} confidence (Student's t "
+        f"all {len(est)} ratios at once with {_level()} confidence (Student's t "
         "over the runs, Bonferroni over the ratios); ⚠ marks an interval wider than ×/÷ "
         f"{intervals.WIDE}, too noisy to reveal a 2× change. For comparison, the spread "
-        f"*within* one run (half the interquartile range of its rounds) is ±{_pct(within)} "
-        f"for the median ratio, the between-run interval ±{_pct(wide, log=True)}.",
+        f"*within* one run (half the interquartile range of its rounds) is {_pct(within)} "
+        f"for the median ratio, the between-run interval {_pct(wide, log=True)}.",
         "",
         "| ch. | case | kernel | reference / kernel | library / kernel |",
         "|---|---|---|---|---|",
@@ -108,14 +109,18 @@ def kernel_section(config: dict) -> list[str]:
     return lines
 
 
-def _pct(values: list[float], *, log: bool = False) -> str:
-    import math
+def _level() -> str:
+    return f"{100 * intervals.LEVEL:.0f} %"
 
+
+def _pct(values: list[float], *, log: bool = False) -> str:
+    """The median of relative spreads (``log``: half-widths on the log scale) as text."""
     finite = sorted(v for v in values if math.isfinite(v))
     if not finite:
         return "—"
     mid = finite[len(finite) // 2]
-    return f"{100 * (math.exp(mid) - 1 if log else mid):.0f} %"
+    factor = math.exp(mid) if log else 1 + mid
+    return f"±{100 * (factor - 1):.0f} %" if factor < 1.5 else f"×/÷ {factor:.1f}"
 
 
 def isa_section(configs: dict) -> list[str]:
@@ -131,7 +136,7 @@ def isa_section(configs: dict) -> list[str]:
     lines = [
         f"The same ratios with ATen's vectorised kernels on AVX2 (`{BOOK}`, the book's "
         f"configuration) and under {env}; MKL, oneDNN and NumPy keep the book's settings. The "
-        f"last column is the factor by which the ratio changes, with its {intervals.LEVEL:.0%} "
+        f"last column is the factor by which the ratio changes, with its {_level()} "
         "simultaneous interval; **bold** where the interval excludes 1 (the ratio depends on "
         "the vector ISA of the element-wise kernels).",
         "",

@@ -5,7 +5,8 @@
     python -m benchmarks.run --configs avx2   # only the book's numeric configuration
     python -m benchmarks.run --render         # rewrite results.md, scaling.svg from results.json
     python -m benchmarks.run --check          # rerun the kernels; fail if a ratio left its interval
-    python -m benchmarks.run --check --slowdown centroid_margins   # ... with a 2x slower kernel
+    python -m benchmarks.run --check --select centroid --slowdown centroid_margins
+                                              # ... of two cases, one kernel made 2x slower
 
 The kernel cases are timed by ``--workers`` independent worker processes per numeric
 configuration (:mod:`benchmarks.workers`); each ratio is stated with the interval a rerun
@@ -132,13 +133,20 @@ def check(
     *,
     workers: int,
     slowdown: str | None = None,
+    select: str | None = None,
     confirm: bool = True,
 ) -> int:
-    """Rerun the book configuration's kernels and compare with ``baseline``; a ratio outside
-    its interval is measured once more by fresh workers and fails only if it is still out."""
+    """Rerun the book configuration's kernels (those whose name contains ``select``, if
+    given) and compare with ``baseline``; a ratio outside its interval is measured once more
+    by fresh workers and fails only if it is still out."""
     config = baseline["configs"][BOOK if BOOK in baseline["configs"] else "native"]
     settings = baseline["settings"]
     opts = {"rounds": settings["rounds"], "min_run_time": settings["min_run_time"]}
+    if select is not None:
+        opts["cases"] = [c["key"] for c in config["cases"] if select in c["name"]]
+        if not opts["cases"]:
+            print(f"no case of the baseline has {select!r} in its name")
+            return 2
     rerun = measure_kernels(
         modules, config["env"], workers=workers, slowdown=slowdown, label="check", **opts
     )
@@ -151,9 +159,8 @@ def check(
             config["env"],
             workers=workers,
             slowdown=slowdown,
-            cases=suspect,
             label="confirm",
-            **opts,
+            **(opts | {"cases": suspect}),
         )
         confirmed = {(k, side): v for k, side, *v in verdicts(config, again)}
         found = [(k, side, *confirmed.get((k, side), v)) for k, side, *v in found]
@@ -184,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-run-time", type=float, default=MIN_RUN_TIME)
     p.add_argument("--check", action="store_true")
     p.add_argument("--slowdown", default=None, help="with --check: a 2x slower kernel")
+    p.add_argument("--select", default=None, help="with --check: only the cases named so")
     p.add_argument("--baseline", type=Path, default=None)
     p.add_argument("--render", action="store_true")
     args = p.parse_args(argv)
@@ -202,7 +210,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         workers = args.workers or baseline["settings"]["workers"]
-        return check(baseline, bench_modules(), workers=workers, slowdown=args.slowdown)
+        return check(
+            baseline,
+            bench_modules(),
+            workers=workers,
+            slowdown=args.slowdown,
+            select=args.select,
+        )
     results = json.loads(out.read_text()) if out.exists() else {}
     if not args.render:
         args.workers = args.workers or WORKERS
