@@ -127,6 +127,15 @@ def verdicts(baseline: dict, rerun: dict) -> list[tuple[str, str, str, str, str]
     return out
 
 
+def _holding(modules: list[str], config: dict, keys: list[str] | None) -> list[str]:
+    """The modules that hold the cases ``keys`` (all of ``modules`` for ``None``): a worker
+    imports only those."""
+    if keys is None:
+        return modules
+    held = {c["module"] for c in config["cases"] if c["key"] in keys}
+    return [m for m in modules if m in held]
+
+
 def check(
     baseline: dict,
     modules: list[str],
@@ -148,14 +157,19 @@ def check(
             print(f"no case of the baseline has {select!r} in its name")
             return 2
     rerun = measure_kernels(
-        modules, config["env"], workers=workers, slowdown=slowdown, label="check", **opts
+        _holding(modules, config, opts.get("cases")),
+        config["env"],
+        workers=workers,
+        slowdown=slowdown,
+        label="check",
+        **opts,
     )
     found = verdicts(config, rerun)
     suspect = sorted({key for key, _, status, *_ in found if status not in ("ok", "new")})
     if suspect and confirm:
         print(f"{len(suspect)} case(s) out of their interval: measured again", file=sys.stderr)
         again = measure_kernels(
-            modules,
+            _holding(modules, config, suspect),
             config["env"],
             workers=workers,
             slowdown=slowdown,
@@ -167,7 +181,12 @@ def check(
     failed = [v for v in found if v[2] not in ("ok", "new")]
     for key, side, status, before, now in found:
         if status != "ok":
-            print(f"{status:>26}  {key} ({side}): {before} then {now}")
+            print(f"{status.upper()}: {key} ({side}): {before} then {now}")
+    if any(v[2] == "too noisy" for v in found):
+        print(
+            "TOO NOISY: an interval wider than ×/÷ 1.5 cannot reveal a 2× change; measure on "
+            "a quieter machine (or with more --workers)"
+        )
     n = len(found)
     print(
         f"{n - len(failed)} of {n} ratios inside their interval"
@@ -218,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
             select=args.select,
         )
     results = json.loads(out.read_text()) if out.exists() else {}
+    if args.render and not results:
+        print(f"no {out.name} to render: run `make bench` first")
+        return 2
     if not args.render:
         args.workers = args.workers or WORKERS
         results = measure(results, args)
