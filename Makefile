@@ -19,8 +19,9 @@ help:
 	@echo "make notebooks  re-execute the chapters whose .py or imported modules changed (NB=... for one)"
 	@echo "make paper      run chapters at paper scale (NB=notebooks/NN-slug.py for one) and record them"
 	@echo "make lab        JupyterLab on the paired notebooks"
-	@echo "make bench      time kernels, scaling curves and notebooks (not part of make test)"
-	@echo "make bench-check  run the kernel timings twice; fail if a ratio moved beyond its spread"
+	@echo "make bench      time kernels (8 worker processes per ISA configuration), scaling curves"
+	@echo "                and notebooks; about an hour on 2 quiet cores (not part of make test)"
+	@echo "make bench-check  rerun the kernel timings; fail if a ratio left its interval (~20 min)"
 	@echo "make lint       ruff check and format check"
 	@echo "make format     apply ruff's fixes and formatting"
 	@echo "make lock       rewrite requirements-lock.txt from the installed environment"
@@ -93,6 +94,10 @@ paper: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks
 
+# Timings are taken by independent worker processes, each started with the numeric
+# configuration of icml26.runtime.numeric_env (and the ATen ISA under test) in its environment
+# before torch loads (benchmarks/workers.py). bench writes benchmarks/results.json, the baseline
+# that bench-check compares a rerun with on the same machine, and the page's results.md.
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run
 

@@ -30,14 +30,12 @@ def _reference_centroid_margins():
 
 
 register(
-    chapter="01",
     name="centroid_margins (m=40, d=32, all 780 pairs)",
     kernel=lambda: med.centroid_margins(_X, _S),
     reference=_reference_centroid_margins,
 )
 
 register(
-    chapter="01",
     name="min_pair_centroid_margin (m=40, d=32, k=2 fast path)",
     kernel=lambda: med.min_pair_centroid_margin(_X),
     reference=lambda: min(_reference_centroid_margins()),
@@ -70,12 +68,10 @@ def _per_subset_linprog():
 
 
 register(
-    chapter="01",
     name="lp_margins (m=20, d=4, all 190 pairs)",
     kernel=lambda: med.lp_margins(_XL, _SL),
     library=_per_subset_linprog,
     library_name="scipy linprog, one call per subset",
-    repeats=3,
 )
 
 # --- recall@k: torch topk kernel vs scikit-learn's recall_score
@@ -103,7 +99,6 @@ def _reference_recall():
 
 
 register(
-    chapter="01",
     name="recall_at_k (1000 queries x 46 docs, k=10)",
     kernel=lambda: med.recall_at_k(_scores, _rel, 10),
     reference=_reference_recall,
@@ -119,7 +114,6 @@ def _centroid_margins_at(m: int):
 
 
 register_scaling(
-    "01",
     "centroid_margins, d = 32, all pairs",
     make=_centroid_margins_at,
     sizes=(10, 20, 40, 80, 160, 320),

@@ -75,20 +75,16 @@ def hmmlearn_filter():
 
 
 register(
-    chapter="02",
     name=f"HMM simulate + forward filter, {RUNS} runs x {STEPS} steps",
     kernel=batched_simulate_and_filter,
     reference=per_run_simulate_and_filter,
-    repeats=3,
 )
 register(
-    chapter="02",
     name=f"HMM forward filter (log-likelihood + beliefs), {RUNS} runs x {STEPS} steps",
     kernel=batched_filter,
     reference=per_run_filter,
     library=hmmlearn_filter,
     library_name="hmmlearn GaussianHMM (score + predict_proba, per run)",
-    repeats=3,
 )
 
 B_RUNS, B_STEPS, K = 32, 200, 3
@@ -112,11 +108,9 @@ def per_run_oful():
 
 
 register(
-    chapter="02",
     name=f"belief OFUL (Sherman-Morrison), {B_RUNS} runs x {B_STEPS} steps",
     kernel=batched_oful,
     reference=per_run_oful,
-    repeats=3,
 )
 
 
@@ -142,11 +136,9 @@ def per_run_spectral():
 
 
 register(
-    chapter="02",
     name=f"spectral HMM estimator, {S_RUNS} runs x {S_STEPS} contexts",
     kernel=batched_spectral,
     reference=per_run_spectral,
-    repeats=3,
 )
 
 BW_RUNS, BW_STEPS, BW_ITERS = 128, 400, 10
@@ -174,12 +166,10 @@ def hmmlearn_categorical_bw():
 
 
 register(
-    chapter="02",
     name=f"categorical Baum-Welch, {BW_RUNS} runs x {BW_STEPS} contexts x {BW_ITERS} iterations",
     kernel=batched_categorical_bw,
     library=hmmlearn_categorical_bw,
     library_name="hmmlearn CategoricalHMM.fit (per run)",
-    repeats=3,
 )
 
 
@@ -190,7 +180,6 @@ def _filter_at(runs: int):
 
 
 register_scaling(
-    "02",
     f"forward filter, {STEPS} steps",
     make=_filter_at,
     sizes=(4, 16, 64, 256, 1024),

@@ -61,25 +61,21 @@ def _hyppo(x: torch.Tensor, y: torch.Tensor) -> float:
 
 
 register(
-    chapter="03",
     name=f"episode-level permutation HSIC, n = 2000 (80 episodes), B = {B}: batched Nystrom "
     "kernel vs exact-Gram reference loop vs hyppo (row permutations)",
     kernel=lambda: critic.permutation_hsic(X1, Y1, L, n_permutations=B, permutations=P1).p_value,
     reference=lambda: _reference(X1.numpy(), Y1.numpy(), L, P1.numpy(), SX1, SY1)[1],
     library=lambda: _hyppo(X1, Y1),
     library_name="hyppo.independence.Hsic().test (row permutations)",
-    repeats=2,
 )
 
 register(
-    chapter="03",
     name=f"episode-level permutation HSIC, n = 6250 (250 episodes), B = {B}: batched vs "
     "one permutation per matrix product (chunk=1)",
     kernel=lambda: critic.permutation_hsic(X2, Y2, L, n_permutations=B, permutations=P2).p_value,
     reference=lambda: (
         critic.permutation_hsic(X2, Y2, L, n_permutations=B, permutations=P2, chunk=1).p_value
     ),
-    repeats=3,
 )
 
 
@@ -89,7 +85,6 @@ def _test_at(episodes: int):
 
 
 register_scaling(
-    "03",
     f"episode-level permutation HSIC, B = {B}, 256 Nystrom landmarks",
     make=_test_at,
     sizes=(20, 80, 320),

@@ -54,27 +54,21 @@ def _scipy_loop() -> list[float]:
 
 
 register(
-    chapter="04",
     name="exact EIG of 7 questions for 512 tasks (256 goals): closed form vs per-task loop",
     kernel=lambda: clarify.eig(ENV, BELIEF),
     reference=_reference_loop,
-    repeats=3,
 )
 
 register(
-    chapter="04",
     name="exact EIG of 7 questions for 512 tasks: generic mutual_information vs loops",
     kernel=lambda: [clarify.mutual_information(BELIEF, L) for L in LIKELIHOODS],
     reference=_reference_loop,
     library=_scipy_loop,
     library_name="scipy.stats.entropy, one call per task and question",
-    repeats=3,
 )
 
 register(
-    chapter="04",
     name="GRPO advantages, 4096 groups of 8: group_advantages vs per-group loop (TRL formula)",
     kernel=lambda: grpo.group_advantages(REWARDS),
     reference=lambda: grpo_advantages_reference(REWARDS_NP),
-    repeats=5,
 )

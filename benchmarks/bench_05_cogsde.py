@@ -44,13 +44,11 @@ def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
         return torchsde.sdeint(wrapped, z0, ts, bm=bm, method="euler", dt=h)
 
     register(
-        chapter="05",
         name=f"Euler–Maruyama, CogSDE d=6, {n_paths} paths x {n_steps} steps",
         kernel=kernel,
         reference=reference if with_reference else None,
         library=library,
         library_name="torchsde.sdeint(method='euler')",
-        repeats=3,
     )
 
 
@@ -87,13 +85,11 @@ def _switching_case(n_paths: int, n_steps: int, with_reference: bool) -> None:
         return torchsde.sdeint(wrapped, z0, ts, bm=bm, method="euler", dt=h)
 
     register(
-        chapter="05",
         name=f"Euler–Maruyama, regime-switching SDE d=8, {n_paths} paths x {n_steps} steps",
         kernel=kernel,
         reference=reference if with_reference else None,
         library=library,
         library_name="torchsde.sdeint(method='euler')",
-        repeats=3,
     )
 
 
@@ -112,7 +108,6 @@ def _em_at(n_paths: int):
 
 
 register_scaling(
-    "05",
     "Euler–Maruyama, CogSDE d = 6, 100 steps",
     make=_em_at,
     sizes=(16, 64, 256, 1024, 4096),

@@ -59,7 +59,6 @@ def _qjes() -> torch.Tensor:
 
 
 register(
-    chapter="06",
     name="score 1024 candidates once: α-network forward vs grouped MC MES (M = 1000)",
     kernel=lambda: _alpha(_cand),
     reference=lambda: _mes(_cand, 1000),
@@ -84,7 +83,6 @@ def _qmes() -> torch.Tensor:
 
 
 register(
-    chapter="06",
     name="grouped MC MES, 64 candidates, M = 256: batched kernel vs per-candidate loop",
     kernel=lambda: pfn.grouped_entropy_search(_f64, _idx64, SD, bins=16, points=64),
     reference=lambda: _reference(_f64_np, _idx64_np, SD, "mes", 16),
@@ -102,7 +100,6 @@ def _mes_at(candidates: int):
 
 
 register_scaling(
-    "06",
     "grouped MC MES kernel, M = 256, one dataset",
     make=_mes_at,
     sizes=(32, 128, 512, 2048),

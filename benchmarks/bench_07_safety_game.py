@@ -70,47 +70,38 @@ def _support_enumeration_values() -> list[float]:
 
 
 register(
-    chapter="07",
     name=f"1024 safety games, value certified to ±{TOL_BENCH / 2:g}: batched Hedge (float32, "
     f"T ≤ {T_BENCH}, early stop) vs a loop of LP calls",
     kernel=lambda: zerosum.mwu(A_BATCH32, T_BENCH, tol=TOL_BENCH).value,
     library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST],
     library_name="scipy linprog (HiGHS), one call per game",
-    repeats=3,
 )
 
 register(
-    chapter="07",
     name=f"1024 safety games, value certified to ±{TOL_BENCH / 2:g}: batched Hedge (float32, "
     "fixed step η = 1/L, early stop) vs a loop of LP calls",
     kernel=lambda: zerosum.mwu(A_BATCH32, T_BENCH, eta=1.0, tol=TOL_BENCH, check_every=16).value,
     library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST],
     library_name="scipy linprog (HiGHS), one call per game",
-    repeats=3,
 )
 
 register(
-    chapter="07",
     name=f"1024 safety games, value certified to ±3.7e-3: batched Hedge (float64, T={T_TIGHT}) "
     "vs a loop of LP calls",
     kernel=lambda: zerosum.mwu(A_BATCH, T_TIGHT).value,
     library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST],
     library_name="scipy linprog (HiGHS), one call per game",
-    repeats=3,
 )
 
 register(
-    chapter="07",
     name=f"64 safety games: batched Hedge (T={T_BENCH}) vs per-game Hedge loop vs LP loop",
     kernel=lambda: zerosum.mwu(A_BATCH[:64], T_BENCH).value,
     reference=lambda: [_hedge_reference(A, T_BENCH) for A in A_LIST[:64]],
     library=lambda: [zerosum.maximin_lp(A).value for A in A_LIST[:64]],
     library_name="scipy linprog (HiGHS), one call per game",
-    repeats=3,
 )
 
 register(
-    chapter="07",
     name="32 small 3x3 games: LP vs nashpy support enumeration",
     kernel=lambda: [zerosum.maximin_lp(A).value for A in A_SMALL],
     library=_support_enumeration_values,
@@ -125,7 +116,6 @@ def _hedge_at(games: int):
 
 
 register_scaling(
-    "07",
     "batched Hedge, 6 × 4 games, T = 256",
     make=_hedge_at,
     sizes=(16, 64, 256, 1024, 4096),
@@ -134,14 +124,12 @@ register_scaling(
 
 
 register(
-    chapter="07",
     name="4096 prompts, budgeted LP (T = 0.1, 8 candidates): batched exact vertex enumeration vs "
     "one HiGHS call per prompt",
     kernel=lambda: zerosum.budgeted_lp_batched(M_POOL, D_POOL, 0.1)[0],
     reference=lambda: [_budget_reference(m, d, 0.1)[0] for m, d in POOL_LIST],
     library=lambda: [zerosum.budgeted_lp(m, d, 0.1).value for m, d in POOL_LIST],
     library_name="scipy linprog (HiGHS), one call per prompt",
-    repeats=3,
 )
 
 
@@ -152,7 +140,6 @@ def _budgeted_at(prompts: int):
 
 
 register_scaling(
-    "07",
     "batched budgeted LP, 8 candidates, T = 0.1",
     make=_budgeted_at,
     sizes=(256, 1024, 4096, 16384),

@@ -40,26 +40,21 @@ def _lp_loop(n: int) -> list:
 
 
 register(
-    chapter="08",
     name=f"1000 preference games (K=8): batched DSPPO (float64, T={T_BENCH}, gap ≤ 0.09) "
     "vs one LP per game",
     kernel=lambda: pref.self_play(ST, SC, T_BENCH, lam=1.0).average,
     library=lambda: _lp_loop(1000),
     library_name="scipy linprog (HiGHS), one call per game",
-    repeats=3,
 )
 
 register(
-    chapter="08",
     name=f"1000 preference games (K=8): batched DSPPO (float32, T={T_BENCH}) vs one LP per game",
     kernel=lambda: pref.self_play(ST32, SC32, T_BENCH, lam=1.0).average,
     library=lambda: _lp_loop(1000),
     library_name="scipy linprog (HiGHS), one call per game",
-    repeats=3,
 )
 
 register(
-    chapter="08",
     name=f"64 preference games: batched DSPPO (T={T_BENCH}) vs per-game loop vs LP loop",
     kernel=lambda: pref.self_play(ST[:64], SC[:64], T_BENCH, lam=1.0).average,
     reference=lambda: [
@@ -67,15 +62,12 @@ register(
     ],
     library=lambda: _lp_loop(64),
     library_name="scipy linprog (HiGHS), one call per game",
-    repeats=1,
 )
 
 register(
-    chapter="08",
     name="transitive-cyclic decomposition of 1000 tournaments (n=12)",
     kernel=lambda: pref.decompose(S_DEC).cyclic,
     reference=lambda: [_decompose_reference(S) for S in S_DEC_NP],
-    repeats=3,
 )
 
 
@@ -86,7 +78,6 @@ def _dsppo_at(games: int):
 
 
 register_scaling(
-    "08",
     "batched DSPPO self-play, 8 × 8 preference games, T = 256",
     make=_dsppo_at,
     sizes=(16, 64, 256, 1024, 4096),

@@ -70,12 +70,10 @@ def _case(E: torch.Tensor, T: list[float], label: str) -> None:
     En = [e.numpy() for e in E]
     S, C, K = _p_f.shape[0], E.shape[0], len(T)
     register(
-        chapter="09",
         name=f"T3 error grid, {label}: {S} σ_f × {C} classifiers × {K} T on 10⁵ grid points "
         "(separable kernel vs per-configuration NumPy loop)",
         kernel=_one_thread(lambda: t3.error_grid(_z, _p_r, _p_f, GAMMA, Tt, E)),
         reference=lambda: error_grid_reference(_zn, _prn, _pfn, GAMMA, T, En),
-        repeats=3,
     )
 
 

@@ -73,7 +73,6 @@ def _diffusers_loop():
 
 
 register(
-    chapter="10",
     name=f"{B} images, stego + both hypotheses (50 DDIM steps, KDE on 500 digits): "
     "one batched pass vs per-image loops",
     kernel=lambda: stego.embed_batch(MODEL, X_T, ABAR, NUM_STEPS, T_STAR, KEY, Z, BITS),
@@ -89,7 +88,6 @@ def _embed_at(images: int):
 
 
 register_scaling(
-    "10",
     "batched stego + hypotheses, 50 DDIM steps, KDE on 500 digits",
     make=_embed_at,
     sizes=(16, 64, 256, 1024),

@@ -63,7 +63,6 @@ def _pairwise_calls():
 
 
 register(
-    chapter="11",
     name=f"20 directions × {PER_DIRECTION} samples: one batched backbone call vs the readable "
     "one-sample reference",
     kernel=lambda: UNIFIED(Z_T, Z_SRC, TT, SRC, TGT),
@@ -71,7 +70,6 @@ register(
 )
 
 register(
-    chapter="11",
     name=f"20 directions × {PER_DIRECTION} samples: unified backbone (one call) vs 20 pairwise "
     "backbones (one call each, 20× the parameters)",
     kernel=lambda: UNIFIED(Z_T, Z_SRC, TT, SRC, TGT),
@@ -85,7 +83,6 @@ def _unified_at(per_direction: int):
 
 
 register_scaling(
-    "11",
     "shared backbone, all 20 directions in one call",
     make=_unified_at,
     sizes=(4, 16, 64, 256),

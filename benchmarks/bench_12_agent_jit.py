@@ -55,17 +55,14 @@ def _loop(fn, lat: np.ndarray) -> np.ndarray:
 
 
 register(
-    chapter="12",
     name="D3 latencies of 3 strategies, 200 tasks × 20 draws × 3 workers (same draws)",
     kernel=lambda: jit.strategy_latencies(LAT, SCHED, DELTA_P, DELTA_H),
     reference=lambda: _loop(_d3_reference, LAT),
     library=lambda: _loop(_simpy_makespans, LAT),
     library_name="simpy discrete-event simulation, per task and draw",
-    repeats=3,
 )
 
 register(
-    chapter="12",
     name="MC strategy means incl. sampling, 200 tasks × 3 strategies × 200 draws × 3 workers",
     kernel=lambda: jit.mc_strategy_means(
         MIX.median, MIX.sigma, MIX.p_stall, SCHED, DELTA_P, DELTA_H, 200, np.random.default_rng(1)
@@ -74,5 +71,4 @@ register(
         _d3_reference,
         jit.draw_latencies(MIX.median, MIX.sigma, MIX.p_stall, (200, 3), np.random.default_rng(1)),
     ).mean(0),
-    repeats=3,
 )

@@ -55,19 +55,15 @@ SMALL_TABLES = [
 ]
 
 register(
-    chapter="13",
     name="V-ABS beam search (K=3, D=14) on 4000 maps: batched kernel vs per-map loop",
     kernel=lambda: beam.beam_search(WORLD).success,
     reference=lambda: [_vabs_reference(*t) for t in TABLES],
-    repeats=3,
 )
 
 register(
-    chapter="13",
     name="V-ABS beam search (K=3, D=14) on 1000 maps: batched kernel vs per-map loop",
     kernel=lambda: beam.beam_search(SMALL).success,
     reference=lambda: [_vabs_reference(*t) for t in SMALL_TABLES],
-    repeats=3,
 )
 
 
@@ -79,7 +75,6 @@ def _vabs_at(n_maps: int):
 
 
 register_scaling(
-    "13",
     "batched V-ABS beam search, 6 × 6 maps, K = 3, D = 14",
     make=_vabs_at,
     sizes=(125, 500, 1000, 4000),

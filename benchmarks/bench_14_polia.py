@@ -36,21 +36,17 @@ PRED, GT = _x[:, :7], _x[:, 7:]
 _pl, _gl = PRED.tolist(), GT.tolist()
 
 register(
-    chapter="14",
     name="intrinsic advantages, 512 prompts × 16 candidates × 6 objects",
     kernel=lambda: polia.intrinsic_advantages(R, KEYS, CONF, CITED),
     reference=lambda: _int_ref(*_lists),
-    repeats=3,
 )
 
 register(
-    chapter="14",
     name="pairwise IoU, 256 scenes × 7 boxes × 6 objects",
     kernel=lambda: polia.box_iou(PRED, GT),
     reference=lambda: [
         [[_iou_ref(a, b) for b in g] for a in p] for p, g in zip(_pl, _gl, strict=True)
     ],
-    repeats=3,
 )
 
 
@@ -60,7 +56,6 @@ def _intrinsic_at(n: int):
 
 
 register_scaling(
-    "14",
     "batched intrinsic advantages, 16 candidates × 6 objects",
     make=_intrinsic_at,
     sizes=(32, 128, 512),

@@ -44,7 +44,6 @@ def _scale_tokens(logits: torch.Tensor) -> torch.Tensor:
 
 
 register(
-    chapter="15",
     name=f"SCALE token decoding, {ROWS} distributions × 33 bins",
     kernel=lambda: _scale_tokens(LOGITS),
     reference=lambda: _dec_ref(_ll, _ul),
@@ -61,7 +60,6 @@ def _batched_attention():
 
 
 register(
-    chapter="15",
     name="tempered attention, 64 observations × 16 patches, one γ each",
     kernel=_batched_attention,
     reference=lambda: [_att_ref(_qn[i], _kn[i], _vn[i], float(GAM[i])) for i in range(64)],
@@ -92,7 +90,6 @@ def _control_step(n: int, img=IMG, state=STATE):
 
 
 register(
-    chapter="15",
     name="one control step of 512 episodes: SCALE (1 pass) vs best-of-4 (4 passes)",
     kernel=lambda: _control_step(1),
     library=lambda: _control_step(4),
@@ -106,7 +103,6 @@ def _decode_at(n: int):
 
 
 register_scaling(
-    "15",
     "SCALE token decoding (u, τ, draw), 33 bins",
     make=_decode_at,
     sizes=(1_000, 10_000, 100_000),

@@ -45,7 +45,6 @@ def _kernel(params: dict, clean: torch.Tensor, perturbed: torch.Tensor) -> dict:
 
 
 register(
-    chapter="16",
     name="per-layer bias/variance split, 50 prompts × 20 perturbations: one batched forward vs "
     "one forward per input",
     kernel=lambda: _kernel(PARAMS, CLEAN, PERTURBED),
@@ -62,7 +61,6 @@ def _split_at(n: int):
 
 
 register_scaling(
-    "16",
     "per-layer bias/variance split, 3 seeds × 20 perturbations",
     make=_split_at,
     sizes=(10, 30, 100, 300, 1000),

@@ -55,12 +55,10 @@ def _kernel_round():
 
 
 register(
-    chapter="17",
     name="one FedAvg round with a shared watermark, K = 128 clients (MLP on digits, float32): "
     "batched clients vs a client loop",
     kernel=_kernel_round,
     reference=lambda: _round_reference(INIT, X, y, SHARD_LIST, KEY, 1.0, 3e-3, 0.01),
-    repeats=3,
 )
 
 SECRETS = torch.randint(0, shamir.PRIME, (64,), generator=_gen)
@@ -91,13 +89,11 @@ def _library_shamir():
 
 
 register(
-    chapter="17",
     name="Shamir over 2^61 − 1: share 64 secrets among 128 clients (t = 32), reconstruct once",
     kernel=_kernel_shamir,
     reference=_reference_shamir,
     library=_library_shamir,
     library_name="shamirs (pure-Python prime-field Shamir)",
-    repeats=3,
 )
 
 
@@ -109,7 +105,6 @@ def _round_at(clients: int):
 
 
 register_scaling(
-    "17",
     "one FedAvg round with a shared watermark (MLP on digits), all clients batched",
     make=_round_at,
     sizes=(4, 16, 64, 256),

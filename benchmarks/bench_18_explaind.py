@@ -55,21 +55,17 @@ def _loop_grads() -> torch.Tensor:
 
 
 register(
-    chapter="18",
     name="exact AdamW path-kernel decomposition, 4 steps × 256 examples × 64 test inputs "
     "(P = 1251, 8 nodes): vectorised kernel vs the notebook's loops",
     kernel=lambda: pk.decompose(_model, _traj, _x, _y, _x_test, nodes=8).reconstruction,
     reference=lambda: _reference(_model, _traj, _x, _y, _x_test, 8),
-    repeats=1,
 )
 
 register(
-    chapter="18",
     name="per-example gradients of 1024 examples (P = 1251): torch.func.vmap(grad) vs a loop "
     "of torch.autograd.grad",
     kernel=lambda: pk.per_sample_grads(_model, _theta0, _x_big, _y_big),
     reference=_loop_grads,
-    repeats=3,
 )
 
 
@@ -79,7 +75,6 @@ def _decompose_at(n_test: int):
 
 
 register_scaling(
-    chapter="18",
     name="exact AdamW path-kernel decomposition (4 steps, 256 examples, 8 nodes)",
     make=_decompose_at,
     sizes=(4, 16, 64, 256),

@@ -46,7 +46,6 @@ R128 = np.repeat(np.arange(8), 16)
 for label, regions in [("biosemi64, 7 anatomical regions", R64), ("128 channels, 8 regions", R128)]:
     q, k, v, mask, flat = _case(regions)
     register(
-        chapter="19",
         name=f"within-region attention, {label}, 16 windows × T = 8: block-sparse vs dense "
         "masked SDPA",
         kernel=lambda q=q, k=k, v=v, r=regions: eeg.block_sparse_attention(q, k, v, r),
@@ -66,7 +65,6 @@ def _block_sparse_at(C: int):
 
 
 register_scaling(
-    "19",
     "block-sparse within-region attention, regions of 8, 16 windows × T = 8",
     make=_block_sparse_at,
     sizes=(32, 64, 128, 256, 512),

@@ -1,19 +1,21 @@
-"""The timing harness of ``make bench``: ratios you can trust from a noisy machine.
+"""Timing inside one worker process of ``make bench``.
 
-- Every callable is timed with ``torch.utils.benchmark.Timer.blocked_autorange`` (adaptive
-  repeat counts, the median of its blocks) on a fixed number of threads (``THREADS``).
+- Every callable is timed with ``torch.utils.benchmark.Timer`` on a fixed number of threads
+  (``THREADS``). Its block size (calls per timed block) is calibrated once, in the warm-up, by
+  ``blocked_autorange``; a measurement is then the median of blocks of that size until
+  ``min_run_time`` seconds have been spent (one block for a callable slower than that).
 - Kernel, reference and library are measured **interleaved**, in rounds (the order rotated
   each round), and a ratio is formed *within* each round, so that a slow-down of the machine
-  during the run hits both sides of a ratio and cancels.
-- A ratio is reported as the median over rounds with its interquartile range; a row whose
-  half-IQR exceeds ``FLAG_SPREAD`` (±25 %) of its median is flagged as unstable.
-- :func:`consistent` is the self-check: two runs agree when their interquartile ranges
-  overlap or their medians differ by less than ``AGREE_FLOOR`` (10 %).
+  during the run hits both sides of a ratio and cancels (:func:`measure`).
+- The median over rounds is the worker's ratio; the spread over rounds (half the
+  interquartile range, :class:`Ratio`) is the *within-run* spread. It understates how far a
+  rerun moves: the between-run interval is formed over independent worker processes
+  (:mod:`benchmarks.workers`, :mod:`benchmarks.intervals`).
 """
 
 from __future__ import annotations
 
-import statistics
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,20 +23,19 @@ import numpy as np
 from torch.utils import benchmark
 
 __all__ = [
-    "AGREE_FLOOR",
-    "FLAG_SPREAD",
+    "SIDES",
     "THREADS",
-    "Comparison",
     "Ratio",
-    "compare",
-    "consistent",
+    "Timed",
+    "measure",
     "scaling_curve",
     "seconds",
+    "slowed",
 ]
 
 THREADS = 1
-FLAG_SPREAD = 0.25
-AGREE_FLOOR = 0.10
+#: The sides of a case, in the order they are registered.
+SIDES = ("kernel", "reference", "library")
 
 
 def seconds(fn: Callable[[], object], *, min_run_time: float = 0.2) -> float:
@@ -43,9 +44,66 @@ def seconds(fn: Callable[[], object], *, min_run_time: float = 0.2) -> float:
     return float(timer.blocked_autorange(min_run_time=min_run_time).median)
 
 
+class Timed:
+    """One callable with its block size calibrated (the first call is the warm-up)."""
+
+    def __init__(self, fn: Callable[[], object], *, min_run_time: float) -> None:
+        if min_run_time <= 0:
+            raise ValueError(f"min_run_time must be > 0, got {min_run_time}")
+        self.min_run_time = min_run_time
+        self.timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=THREADS)
+        start = time.perf_counter()
+        fn()  # warm-up: caches, allocator, lazy imports
+        if time.perf_counter() - start >= min_run_time:
+            self.number = 1
+        else:
+            auto = self.timer.blocked_autorange(min_run_time=min_run_time)
+            self.number = int(auto.number_per_run)
+
+    def __call__(self) -> float:
+        """Seconds per call: the median of calibrated blocks over ``min_run_time``."""
+        per_call, total = [], 0.0
+        while total < self.min_run_time or not per_call:
+            m = self.timer.timeit(self.number)
+            per_call.append(float(m.median))
+            total += float(m.median) * self.number
+        return float(np.median(per_call))
+
+
+def slowed(fn: Callable[[], object], factor: int = 2) -> Callable[[], object]:
+    """``fn`` made ``factor`` times slower by calling it ``factor`` times (a regression
+    injected on purpose, to show that ``make bench-check`` catches it)."""
+    if factor < 1:
+        raise ValueError(f"factor must be >= 1, got {factor}")
+
+    def run() -> object:
+        for _ in range(factor - 1):
+            fn()
+        return fn()
+
+    return run
+
+
+def measure(
+    sides: dict[str, Callable[[], object]], *, rounds: int, min_run_time: float
+) -> dict[str, list[float]]:
+    """Seconds per call of each side, over ``rounds`` interleaved rounds (order rotated)."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    if "kernel" not in sides or len(sides) < 2:
+        raise ValueError("sides must hold the kernel and a reference or a library")
+    timed = [(k, Timed(f, min_run_time=min_run_time)) for k, f in sides.items()]
+    times: dict[str, list[float]] = {k: [] for k in sides}
+    for r in range(rounds):
+        shift = r % len(timed)
+        for k, t in timed[shift:] + timed[:shift]:
+            times[k].append(t())
+    return times
+
+
 @dataclass(frozen=True)
 class Ratio:
-    """A ratio of times (other / kernel) over rounds: median and interquartile range."""
+    """A ratio of times (other / kernel) over the rounds of one run: median and quartiles."""
 
     median: float
     q25: float
@@ -56,67 +114,14 @@ class Ratio:
         q25, q50, q75 = np.quantile(np.asarray(values, dtype=float), [0.25, 0.5, 0.75])
         return cls(float(q50), float(q25), float(q75))
 
+    @classmethod
+    def between(cls, other: list[float], kernel: list[float]) -> Ratio:
+        return cls.of([o / k for o, k in zip(other, kernel, strict=True)])
+
     @property
     def spread(self) -> float:
         """Half the interquartile range, relative to the median (0.1 = ±10 %)."""
         return (self.q75 - self.q25) / (2 * self.median) if self.median > 0 else float("inf")
-
-    @property
-    def flagged(self) -> bool:
-        return self.spread > FLAG_SPREAD
-
-    def text(self) -> str:
-        flag = " ⚠" if self.flagged else ""
-        return f"{self.median:.1f}× ± {100 * self.spread:.0f}%{flag}"
-
-
-@dataclass(frozen=True)
-class Comparison:
-    kernel_s: float
-    reference_s: float | None
-    library_s: float | None
-    reference: Ratio | None
-    library: Ratio | None
-
-
-def compare(
-    kernel: Callable[[], object],
-    reference: Callable[[], object] | None = None,
-    library: Callable[[], object] | None = None,
-    *,
-    rounds: int = 5,
-    min_run_time: float = 0.2,
-) -> Comparison:
-    """Time kernel, reference and library interleaved over ``rounds`` rounds (see the module)."""
-    if rounds < 1:
-        raise ValueError(f"rounds must be >= 1, got {rounds}")
-    variants = [(k, f) for k, f in (("k", kernel), ("r", reference), ("l", library)) if f]
-    if len(variants) < 2:
-        raise ValueError("compare needs a kernel and a reference or a library")
-    for _, f in variants:  # warm-up: caches, allocator, lazy imports
-        f()
-    times: dict[str, list[float]] = {k: [] for k, _ in variants}
-    for r in range(rounds):
-        shift = r % len(variants)
-        for k, f in variants[shift:] + variants[:shift]:
-            times[k].append(seconds(f, min_run_time=min_run_time))
-
-    def ratio(k: str) -> Ratio | None:
-        if k not in times:
-            return None
-        return Ratio.of([o / b for o, b in zip(times[k], times["k"], strict=True)])
-
-    def med(k: str) -> float | None:
-        return statistics.median(times[k]) if k in times else None
-
-    return Comparison(med("k"), med("r"), med("l"), ratio("r"), ratio("l"))
-
-
-def consistent(first: Ratio, second: Ratio) -> bool:
-    """Two measurements of one ratio agree: their IQRs overlap, or medians within 10 %."""
-    overlap = first.q25 <= second.q75 and second.q25 <= first.q75
-    close = abs(second.median - first.median) <= AGREE_FLOOR * first.median
-    return overlap or close
 
 
 def scaling_curve(

@@ -1,221 +1,301 @@
-"""``make bench``: time every registered case and write ``benchmarks/results.md``.
+"""``make bench`` and ``make bench-check``: ratios with an interval that covers a rerun.
 
-    python -m benchmarks.run                 # kernels, scaling curves and notebook times
-    python -m benchmarks.run --only kernels  # one section (kernels | scaling | notebooks)
-    python -m benchmarks.run --check         # run the kernel cases twice; fail if a ratio moved
+    python -m benchmarks.run                  # every section, every configuration (~1 h)
+    python -m benchmarks.run --only kernels   # one section (kernels | scaling | notebooks)
+    python -m benchmarks.run --configs avx2   # only the book's numeric configuration
+    python -m benchmarks.run --render         # rewrite results.md, scaling.svg from results.json
+    python -m benchmarks.run --check          # rerun the kernels; fail if a ratio left its interval
+    python -m benchmarks.run --check --select centroid --slowdown centroid_margins
+                                              # ... of two cases, one kernel made 2x slower
 
-See :mod:`benchmarks.harness` for how a ratio is measured. The book's Performance page includes
-``results.md`` and ``scaling.svg``; results measured on a GPU go to ``results-cuda.md``.
+The kernel cases are timed by ``--workers`` independent worker processes per numeric
+configuration (:mod:`benchmarks.workers`); each ratio is stated with the interval a rerun
+lands in (:mod:`benchmarks.intervals`). Everything measured goes to ``results.json`` (the
+baseline of ``--check``, on the machine that measured it); ``results.md`` and
+``scaling.svg``, which the book's Performance page includes, are generated from it
+(:mod:`benchmarks.page`). On a machine with CUDA the files are ``results-cuda.*``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
-import platform
+import json
 import sys
+import time
 from pathlib import Path
 
-import torch
-
-from benchmarks import harness
-from benchmarks.registry import CASES, SCALING, Case
-from icml26.chapters import CHAPTERS
+from benchmarks import intervals, page
+from benchmarks.harness import SIDES, Ratio
+from benchmarks.workers import BOOK, Options, configurations, cpu_name, run_workers
 
 HERE = Path(__file__).resolve().parent
-BUDGET_S, TARGET_S, BOOK_BUDGET_S = 60.0, 30.0, 15 * 60.0
+WORKERS, ROUNDS, MIN_RUN_TIME = 8, 2, 0.1
 
 
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+def bench_modules() -> list[str]:
+    """The benchmark modules the chapter registry names, in chapter order."""
+    from icml26.chapters import CHAPTERS
+
+    return [f"benchmarks.{c.bench}" for c in CHAPTERS if c.bench]
 
 
-def _fmt(seconds: float) -> str:
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.0f} µs"
-    return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+def summarise(results: list[dict]) -> list[dict]:
+    """Per case: each worker's ratio (median over its rounds) and within-run spread."""
+    from benchmarks.registry import chapter_of
+
+    cases: dict[str, dict] = {}
+    for result in results:
+        for row in result["cases"]:
+            case = cases.setdefault(
+                row["key"],
+                {k: row[k] for k in ("key", "module", "name", "library_name")}
+                | {"chapter": chapter_of(row["module"]), "kernel_s": [], "sides": {}},
+            )
+            if "error" in row:
+                case["error"] = row["error"]
+                continue
+            times = row["times"]
+            case["kernel_s"] += times["kernel"]
+            for side in SIDES[1:]:
+                if side in times:
+                    r = Ratio.between(times[side], times["kernel"])
+                    s = case["sides"].setdefault(side, {"ratios": [], "within": [], "s": []})
+                    s["ratios"].append(r.median)
+                    s["within"].append(r.spread)
+                    s["s"] += times[side]
+    for case in cases.values():
+        case["kernel_s"] = _median(case["kernel_s"])
+        for s in case["sides"].values():
+            s["seconds"] = _median(s.pop("s"))
+    return sorted(cases.values(), key=lambda c: (c["chapter"], c["module"]))
 
 
-def machine() -> str:
-    dev = f"CUDA {torch.cuda.get_device_name()}" if torch.cuda.is_available() else "CPU only"
-    return (
-        f"{_cpu_name()}, {os.cpu_count()} cores, {harness.THREADS} torch thread per timing, "
-        f"Python {platform.python_version()}, torch {torch.__version__}, {dev}"
-    )
+def _median(xs: list[float]) -> float | None:
+    return sorted(xs)[len(xs) // 2] if xs else None
 
 
-def load_cases() -> None:
-    for chapter in CHAPTERS:  # the registry names each chapter's benchmark module
-        if chapter.bench:
-            importlib.import_module(f"benchmarks.{chapter.bench}")
+def measure_kernels(
+    modules: list[str], env: dict[str, str], *, workers: int, label: str = "", **opts
+) -> dict:
+    """One configuration: ``workers`` workers over ``modules``, summarised."""
+    start = time.monotonic()
+    results = run_workers(Options(modules, **opts), env=env, workers=workers, label=label)
+    return {
+        "env": env,
+        "meta": [r["meta"] for r in results],
+        "seconds": time.monotonic() - start,
+        "cases": summarise(results),
+    }
 
 
-def kernel_rows(cases: list[Case], rounds: int) -> tuple[list[str], list[harness.Comparison]]:
-    lines = [
-        "| ch. | case | kernel | reference / kernel | library / kernel |",
-        "|---|---|---|---|---|",
-    ]
-    results = []
-    for case in cases:
-        c = harness.compare(case.kernel, case.reference, case.library, rounds=rounds)
-        results.append(c)
-        ref = f"{c.reference.text()} ({_fmt(c.reference_s)})" if c.reference else "—"
-        lib = f"{c.library.text()} ({case.library_name}, {_fmt(c.library_s)})" if c.library else "—"
-        lines.append(f"| {case.chapter} | {case.name} | {_fmt(c.kernel_s)} | {ref} | {lib} |")
-        print(lines[-1], file=sys.stderr)
-    return lines, results
+def measure_scaling(modules: list[str], env: dict[str, str]) -> list[dict]:
+    from benchmarks.registry import chapter_of
+
+    [result] = run_workers(Options(modules, scaling=True), env=env, workers=1, label="scaling")
+    return [s | {"chapter": chapter_of(s["module"])} for s in result["scaling"]]
 
 
-def scaling_section() -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from icml26 import plotting
-
-    plotting.use_book_style()
-    lines = [
-        "| ch. | kernel | sizes | time at the smallest / largest | slope, lower half "
-        "| slope, upper half |",
-        "|---|---|---|---|---|---|",
-    ]
-    cols = min(4, max(1, len(SCALING)))
-    rows = -(-max(1, len(SCALING)) // cols)
-    fig, grid = plt.subplots(rows, cols, figsize=(7.5, 2.1 * rows), squeeze=False)
-    axes = list(grid.flat)
-    for ax in axes[len(SCALING) :]:
-        ax.set_axis_off()
-    for ax, s in zip(axes, SCALING, strict=False):
-        times, low, high = harness.scaling_curve(s.make, s.sizes)
-        lines.append(
-            f"| {s.chapter} | {s.name} | {s.sizes[0]}–{s.sizes[-1]} {s.size_label} "
-            f"| {_fmt(times[0])} / {_fmt(times[-1])} | {low:.2f} | {high:.2f} |"
-        )
-        print(lines[-1], file=sys.stderr)
-        ax.loglog(s.sizes, times, "o-", ms=3)
-        ref = [times[-1] * n / s.sizes[-1] for n in s.sizes]
-        ax.loglog(s.sizes, ref, ":", color="grey", lw=1, label="∝ size")
-        ax.set_title(f"ch. {s.chapter}", fontsize=9)
-        ax.set_xlabel(s.size_label.split(" (")[0], fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.legend(fontsize=6)
-    for row in grid:
-        row[0].set_ylabel("seconds per call", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(HERE / "scaling.svg")
-    plt.close(fig)
-    return lines
-
-
-def notebook_section() -> list[str]:
+def measure_notebooks() -> list[dict]:
+    from icml26.chapters import CHAPTERS
     from icml26.pipeline.notebooks import NOTEBOOKS, execute
 
-    lines = ["| chapter | wall time | against the 60 s budget |", "|---|---|---|"]
-    total = 0.0
+    rows = []
     for c in CHAPTERS:
-        seconds = execute(NOTEBOOKS / f"{c.stem}.py", write=False)
-        total += seconds
-        verdict = (
-            "within the 30 s target"
-            if seconds <= TARGET_S
-            else "within budget"
-            if seconds <= BUDGET_S
-            else "**over budget**"
+        rows.append({"stem": c.stem, "seconds": execute(NOTEBOOKS / f"{c.stem}.py", write=False)})
+        print(f"{c.stem}: {rows[-1]['seconds']:.1f} s", file=sys.stderr)
+    return rows
+
+
+def verdicts(baseline: dict, rerun: dict) -> list[tuple[str, str, str, str, str]]:
+    """(key, side, status, baseline text, rerun text) for every ratio of ``rerun``."""
+    family = page.family(baseline)
+    base = {c["key"]: c for c in baseline["cases"]}
+    out = []
+    for case in rerun["cases"]:
+        if "error" in case:
+            out.append((case["key"], "—", "error", "", case["error"]))
+            continue
+        for side, s in case["sides"].items():
+            new = intervals.estimate(s["ratios"], s["within"], family=family)
+            old = base.get(case["key"], {}).get("sides", {}).get(side)
+            if old is None:
+                out.append((case["key"], side, "new", "—", new.text()))
+                continue
+            before = intervals.estimate(old["ratios"], old["within"], family=family)
+            status = intervals.judge(before, new, side=side)
+            out.append((case["key"], side, status, before.text(), new.text()))
+    return out
+
+
+def _holding(modules: list[str], config: dict, keys: list[str] | None) -> list[str]:
+    """The modules that hold the cases ``keys`` (all of ``modules`` for ``None``): a worker
+    imports only those."""
+    if keys is None:
+        return modules
+    held = {c["module"] for c in config["cases"] if c["key"] in keys}
+    return [m for m in modules if m in held]
+
+
+def check(
+    baseline: dict,
+    modules: list[str],
+    *,
+    workers: int,
+    slowdown: str | None = None,
+    select: str | None = None,
+    confirm: bool = True,
+) -> int:
+    """Rerun the book configuration's kernels (those whose name contains ``select``, if
+    given) and compare with ``baseline``; a ratio outside its interval is measured once more
+    by fresh workers and fails only if it is still out."""
+    config = baseline["configs"][BOOK if BOOK in baseline["configs"] else "native"]
+    settings = baseline["settings"]
+    opts = {"rounds": settings["rounds"], "min_run_time": settings["min_run_time"]}
+    if select is not None:
+        opts["cases"] = [c["key"] for c in config["cases"] if select in c["name"]]
+        if not opts["cases"]:
+            print(f"no case of the baseline has {select!r} in its name")
+            return 2
+    rerun = measure_kernels(
+        _holding(modules, config, opts.get("cases")),
+        config["env"],
+        workers=workers,
+        slowdown=slowdown,
+        label="check",
+        **opts,
+    )
+    found = verdicts(config, rerun)
+    suspect = sorted({key for key, _, status, *_ in found if status not in ("ok", "new")})
+    if suspect and confirm:
+        print(f"{len(suspect)} case(s) out of their interval: measured again", file=sys.stderr)
+        again = measure_kernels(
+            _holding(modules, config, suspect),
+            config["env"],
+            workers=workers,
+            slowdown=slowdown,
+            label="confirm",
+            **(opts | {"cases": suspect}),
         )
-        lines.append(f"| {c.stem} | {seconds:.1f} s | {verdict} |")
-        print(lines[-1], file=sys.stderr)
-    ok = "within" if total <= BOOK_BUDGET_S else "**over**"
-    lines.append(f"| whole book | {total / 60:.1f} min | {ok} the 15-minute budget |")
-    return lines
-
-
-def check(rounds: int) -> int:
-    """Run every kernel case twice; report the ratios that moved beyond their spread."""
-    _, first = kernel_rows(CASES, rounds)
-    _, second = kernel_rows(CASES, rounds)
-    moved = []
-    for case, a, b in zip(CASES, first, second, strict=True):
-        for name in ("reference", "library"):
-            ra, rb = getattr(a, name), getattr(b, name)
-            if ra and rb and not harness.consistent(ra, rb):
-                moved.append(f"{case.chapter} {case.name} ({name}): {ra.text()} then {rb.text()}")
-    print("\n".join(moved) or "every ratio reproduced within its spread")
-    return 1 if moved else 0
+        confirmed = {(k, side): v for k, side, *v in verdicts(config, again)}
+        found = [(k, side, *confirmed.get((k, side), v)) for k, side, *v in found]
+    failed = [v for v in found if v[2] not in ("ok", "new")]
+    for key, side, status, before, now in found:
+        if status != "ok":
+            print(f"{status.upper()}: {key} ({side}): {before} then {now}")
+    if any(v[2] == "too noisy" for v in found):
+        print(
+            "TOO NOISY: an interval wider than ×/÷ 1.5 cannot reveal a 2× change; measure on "
+            "a quieter machine (or with more --workers)"
+        )
+    n = len(found)
+    print(
+        f"{n - len(failed)} of {n} ratios inside their interval"
+        + ("" if not failed else f"; {len(failed)} failed the check")
+    )
+    return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__)
-    parser.add_argument("--only", choices=["kernels", "scaling", "notebooks"], default=None)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--check", action="store_true")
-    args = parser.parse_args(argv)
-    torch.set_num_threads(harness.THREADS)
-    load_cases()
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.run",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--only", choices=["kernels", "scaling", "notebooks"], default=None)
+    p.add_argument("--configs", nargs="+", default=None, help="default: all configurations")
+    p.add_argument(
+        "--workers", type=int, default=None, help=f"default {WORKERS}; the baseline's with --check"
+    )
+    p.add_argument("--rounds", type=int, default=ROUNDS)
+    p.add_argument("--min-run-time", type=float, default=MIN_RUN_TIME)
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--slowdown", default=None, help="with --check: a 2x slower kernel")
+    p.add_argument("--select", default=None, help="with --check: only the cases named so")
+    p.add_argument("--baseline", type=Path, default=None)
+    p.add_argument("--render", action="store_true")
+    args = p.parse_args(argv)
+    out = page.results_path(HERE)
     if args.check:
-        return check(args.rounds)
-    cuda = torch.cuda.is_available()
-    out = HERE / ("results-cuda.md" if cuda else "results.md")
-    old = out.read_text() if out.exists() else ""
-    sections = {}
-    if args.only in (None, "kernels"):
-        lines, _ = kernel_rows(CASES, args.rounds)
-        sections["kernels"] = lines
-    if args.only in (None, "scaling"):
-        sections["scaling"] = scaling_section()
-    if args.only in (None, "notebooks") and not cuda:
-        sections["notebooks"] = notebook_section()
-    text = render(sections, old)
-    out.write_text(text)
-    print(text)
+        path = args.baseline or out
+        if not path.exists():
+            print(f"no baseline {path.name}: run `make bench` on this machine first")
+            return 2
+        baseline = json.loads(path.read_text())
+        if baseline["machine"]["cpu"] != cpu_name():
+            print(
+                f"{path.name} was measured on {baseline['machine']['cpu']}, this is "
+                f"{cpu_name()}: ratios differ between CPUs (see the Performance page), so a "
+                "rerun here is not comparable. Record a baseline here with `make bench`."
+            )
+            return 2
+        workers = args.workers or baseline["settings"]["workers"]
+        return check(
+            baseline,
+            bench_modules(),
+            workers=workers,
+            slowdown=args.slowdown,
+            select=args.select,
+        )
+    results = json.loads(out.read_text()) if out.exists() else {}
+    if args.render and not results:
+        print(f"no {out.name} to render: run `make bench` first")
+        return 2
+    if not args.render:
+        args.workers = args.workers or WORKERS
+        results = measure(results, args)
+        out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    page.write(results, HERE)
     return 0
 
 
-TITLES = {
-    "kernels": "Kernels against their references and libraries",
-    "scaling": "How cost grows with work",
-    "notebooks": "Notebook execution times",
-}
-INTRO = {
-    "kernels": (
-        "Each ratio is the median over interleaved rounds of (other / kernel) time, ± half its "
-        "interquartile range; ⚠ marks a spread wider than ±25 %. Above 1× the kernel is faster."
-    ),
-    "scaling": (
-        "Seconds per call of each chapter's main kernel against the problem size, with the "
-        "log-log slope over the lower and the upper half of the sizes: near 0 the kernel is "
-        "overhead-bound (fixed per-call costs dominate), near 1 it does work in proportion "
-        "to the size (the figure `scaling.svg` shows the curves)."
-    ),
-    "notebooks": (
-        "Each chapter executed end to end at the default scale, one after the other, on the "
-        "machine above."
-    ),
-}
+def measure(results: dict, args: argparse.Namespace) -> dict:
+    """Measure the sections asked for; keep the others from ``results``."""
+    configs = configurations()
+    names = args.configs or list(configs)
+    unknown = set(names) - set(configs)
+    if unknown:
+        raise SystemExit(f"--configs: unknown {sorted(unknown)}; this machine has {list(configs)}")
+    modules = bench_modules()
+    if args.only in (None, "kernels"):
+        settings = {"workers": args.workers, "rounds": args.rounds}
+        settings |= {"min_run_time": args.min_run_time, "level": intervals.LEVEL}
+        measured = {
+            name: measure_kernels(
+                modules,
+                configs[name],
+                workers=args.workers,
+                rounds=args.rounds,
+                min_run_time=args.min_run_time,
+                label=name,
+            )
+            for name in names
+        }
+        keep = results.get("configs", {}) if results.get("settings") == settings else {}
+        results["configs"] = keep | measured
+        results["settings"] = settings
+    book = configs.get(BOOK, next(iter(configs.values())))
+    if args.only in (None, "scaling"):
+        results["scaling"] = measure_scaling(modules, book)
+    if args.only in (None, "notebooks"):
+        results["notebooks"] = measure_notebooks()
+    results["machine"] = machine()
+    return results
 
 
-def render(sections: dict[str, list[str]], old: str) -> str:
-    """The results page; sections not re-measured this time are kept from ``old``."""
-    kept = {}
-    for key, title in TITLES.items():
-        head = f"## {title}\n"
-        if key not in sections and head in old:
-            body = old.split(head, 1)[1].split("\n## ", 1)[0]
-            kept[key] = head + body.rstrip("\n")
-    parts = [f"Measured on: {machine()}.", ""]
-    for key, title in TITLES.items():
-        if key in sections:
-            parts += [f"## {title}", "", INTRO[key], "", *sections[key], ""]
-        elif key in kept:
-            parts += [kept[key], ""]
-    return "\n".join(parts)
+def machine() -> dict:
+    import os
+    import platform
+
+    import torch
+
+    cuda = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    return {
+        "cpu": cpu_name(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cuda": cuda,
+    }
 
 
 if __name__ == "__main__":

@@ -1,0 +1,279 @@
+"""``results.md`` and ``scaling.svg`` (included by the book's Performance page), generated from
+``results.json`` alone: ``python -m benchmarks.run --render`` rewrites them without timing."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from benchmarks import intervals
+from benchmarks.workers import BOOK
+from icml26.chapters import BOOK_BUDGET_S, BUDGET_S, TARGET_S
+
+__all__ = ["family", "render", "results_path", "write"]
+
+#: A load average above this fraction of the cores labels the figures as measured under load.
+LOADED = 0.5
+
+
+def results_path(here: Path) -> Path:
+    """``results.json``, or ``results-cuda.json`` where CUDA is present."""
+    import torch
+
+    return here / ("results-cuda.json" if torch.cuda.is_available() else "results.json")
+
+
+def family(config: dict) -> int:
+    """How many ratios one configuration states (the Bonferroni family of its intervals)."""
+    return sum(len(c.get("sides", {})) for c in config["cases"])
+
+
+def _fmt(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.0f} µs"
+    return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def _estimates(config: dict) -> dict[tuple[str, str], intervals.Estimate]:
+    n = family(config)
+    return {
+        (c["key"], side): intervals.estimate(s["ratios"], s["within"], family=n)
+        for c in config["cases"]
+        for side, s in c.get("sides", {}).items()
+    }
+
+
+def _load(config: dict) -> float | None:
+    loads = [m[k] for m in config["meta"] for k in ("load", "load_end") if m.get(k) is not None]
+    return sum(loads) / len(loads) if loads else None
+
+
+def _header(results: dict) -> list[str]:
+    m, s = results["machine"], results.get("settings", {})
+    cuda = f", CUDA {m['cuda']}" if m.get("cuda") else ", CPU only"
+    lines = [
+        f"Measured on: **{m['cpu']}**, {m['cores']} cores, one torch thread per timing, "
+        f"Python {m['python']}, torch {m['torch']}{cuda}."
+    ]
+    book = results.get("configs", {}).get(BOOK)
+    load = _load(book) if book else None
+    if load is not None and load > LOADED * m["cores"]:
+        lines += [
+            "",
+            f"```{{warning}}\nThese kernel timings were taken on a loaded machine (load average "
+            f"{load:.1f} on {m['cores']} cores): they show the method, not the kernels' speed, "
+            "and the next `make bench` on a quiet machine replaces them.\n```",
+        ]
+    if s:
+        lines += [
+            "",
+            f"Every configuration was timed by {s['workers']} independent worker processes, "
+            f"each a whole run of the suite ({s['rounds']} interleaved rounds per case).",
+        ]
+    return lines
+
+
+def _side(c: dict, side: str, est: dict) -> str:
+    s = c.get("sides", {}).get(side)
+    if s is None:
+        return "—"
+    lib = f"{c['library_name']}, " if side == "library" else ""
+    return f"{est[(c['key'], side)].text()} ({lib}{_fmt(s['seconds'])})"
+
+
+def kernel_section(config: dict) -> list[str]:
+    est = _estimates(config)
+    wide = [e.half_width for e in est.values()]
+    within = [e.within for e in est.values()]
+    lines = [
+        "Each ratio is (other / kernel) time: above 1× the kernel is faster. It is the geometric "
+        "mean over the independent runs, each run's ratio the median of its interleaved rounds. "
+        "In brackets, the interval that a rerun of `make bench` on this machine lands in, for "
+        f"all {len(est)} ratios at once with {_level()} confidence (Student's t "
+        "over the runs, Bonferroni over the ratios); ⚠ marks an interval wider than ×/÷ "
+        f"{intervals.WIDE}, too noisy to reveal a 2× change. For comparison, the spread "
+        f"*within* one run (half the interquartile range of its rounds) is {_pct(within)} "
+        f"for the median ratio, the between-run interval {_pct(wide, log=True)}.",
+        "",
+        "| ch. | case | kernel | reference / kernel | library / kernel |",
+        "|---|---|---|---|---|",
+    ]
+    for c in config["cases"]:
+        if "error" in c:
+            lines.append(f"| {c['chapter']} | {c['name']} | failed: {c['error']} | — | — |")
+            continue
+        ref, lib = _side(c, "reference", est), _side(c, "library", est)
+        lines.append(f"| {c['chapter']} | {c['name']} | {_fmt(c['kernel_s'])} | {ref} | {lib} |")
+    return lines
+
+
+def _level() -> str:
+    return f"{100 * intervals.LEVEL:.0f} %"
+
+
+def _pct(values: list[float], *, log: bool = False) -> str:
+    """The median of relative spreads (``log``: half-widths on the log scale) as text."""
+    finite = sorted(v for v in values if math.isfinite(v))
+    if not finite:
+        return "—"
+    mid = finite[len(finite) // 2]
+    factor = math.exp(mid) if log else 1 + mid
+    return f"±{100 * (factor - 1):.0f} %" if factor < 1.5 else f"×/÷ {factor:.1f}"
+
+
+def isa_section(configs: dict) -> list[str]:
+    """Every ratio under the book's configuration beside the others, with the change."""
+    others = [n for n in configs if n != BOOK]
+    if BOOK not in configs or not others:
+        return []
+    book = _estimates(configs[BOOK])
+    alt = {n: _estimates(configs[n]) for n in others}
+    n = family(configs[BOOK])
+    env = " / ".join(f"`ATEN_CPU_CAPABILITY={o}`" for o in others)
+    head = " | ".join(f"{o} | {o} / {BOOK}" for o in others)
+    lines = [
+        f"The same ratios with ATen's vectorised kernels on AVX2 (`{BOOK}`, the book's "
+        f"configuration) and under {env}; MKL, oneDNN and NumPy keep the book's settings. The "
+        f"last column is the factor by which the ratio changes, with its {_level()} "
+        "simultaneous interval; **bold** where the interval excludes 1 (the ratio depends on "
+        "the vector ISA of the element-wise kernels).",
+        "",
+        f"| ch. | case | side | {BOOK} | {head} |",
+        "|---|---|---|---|" + "---|---|" * len(others),
+    ]
+    moved = 0
+    chapters = {c["key"]: c["chapter"] for c in configs[BOOK]["cases"]}
+    for key, side in book:
+        cells = []
+        for o in others:
+            if (key, side) not in alt[o]:
+                cells += ["—", "—"]
+                continue
+            f, lo, hi = intervals.change(book[(key, side)], alt[o][(key, side)], family=n)
+            text = f"{f:.2f}× ({lo:.2f}–{hi:.2f})"
+            if hi < 1 or lo > 1:
+                moved += 1
+                text = f"**{text}**"
+            cells += [alt[o][(key, side)].text(), text]
+        name = key.split(": ", 1)[1]
+        lines.append(
+            f"| {chapters[key]} | {name} | {side} | {book[(key, side)].text()} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    lines += ["", f"{moved} of {len(book) * len(others)} ratios change beyond their interval."]
+    return lines
+
+
+def scaling_section(rows: list[dict]) -> list[str]:
+    lines = [
+        "Seconds per call of each chapter's main kernel against the problem size, with the "
+        "log-log slope over the lower and the upper half of the sizes: near 0 the kernel is "
+        "overhead-bound (fixed per-call costs dominate), near 1 it does work in proportion "
+        "to the size (the figure `scaling.svg` shows the curves).",
+        "",
+        "| ch. | kernel | sizes | time at the smallest / largest | slope, lower half "
+        "| slope, upper half |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in rows:
+        t, (low, high) = s["times"], s["slopes"]
+        lines.append(
+            f"| {s['chapter']} | {s['name']} | {s['sizes'][0]}–{s['sizes'][-1]} "
+            f"{s['size_label']} | {_fmt(t[0])} / {_fmt(t[-1])} | {low:.2f} | {high:.2f} |"
+        )
+    return lines
+
+
+def notebook_section(rows: list[dict]) -> list[str]:
+    lines = [
+        "Each chapter executed end to end at the default scale, one after the other, on the "
+        "machine above.",
+        "",
+        "| chapter | wall time | against the 60 s budget |",
+        "|---|---|---|",
+    ]
+    for r in rows:
+        s = r["seconds"]
+        verdict = (
+            "within the 30 s target"
+            if s <= TARGET_S
+            else "within budget"
+            if s <= BUDGET_S
+            else "**over budget**"
+        )
+        lines.append(f"| {r['stem']} | {s:.1f} s | {verdict} |")
+    total = sum(r["seconds"] for r in rows)
+    ok = "within" if total <= BOOK_BUDGET_S else "**over**"
+    lines.append(f"| whole book | {total / 60:.1f} min | {ok} the 15-minute budget |")
+    return lines
+
+
+def render(results: dict) -> str:
+    """The results page (Markdown, included by ``book/performance.md``)."""
+    parts = [*_header(results), ""]
+    configs = results.get("configs", {})
+    main = configs.get(BOOK) or next(iter(configs.values()), None)
+    sections = [
+        ("Kernels against their references and libraries", main and kernel_section(main)),
+        ("The vector ISA: which ratios depend on it", isa_section(configs)),
+        (
+            "How cost grows with work",
+            results.get("scaling") and scaling_section(results["scaling"]),
+        ),
+        (
+            "Notebook execution times",
+            results.get("notebooks") and notebook_section(results["notebooks"]),
+        ),
+    ]
+    for title, body in sections:
+        if body:
+            parts += [f"## {title}", "", *body, ""]
+    return "\n".join(parts)
+
+
+def scaling_svg(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from icml26 import plotting
+
+    plotting.use_book_style()
+    cols = min(4, max(1, len(rows)))
+    nrows = -(-max(1, len(rows)) // cols)
+    fig, grid = plt.subplots(nrows, cols, figsize=(7.5, 2.1 * nrows), squeeze=False)
+    axes = list(grid.flat)
+    for ax in axes[len(rows) :]:
+        ax.set_axis_off()
+    for ax, s in zip(axes, rows, strict=False):
+        sizes, times = s["sizes"], s["times"]
+        ax.loglog(sizes, times, "o-", ms=3)
+        ax.loglog(
+            sizes,
+            [times[-1] * n / sizes[-1] for n in sizes],
+            ":",
+            color="grey",
+            lw=1,
+            label="∝ size",
+        )
+        ax.set_title(f"ch. {s['chapter']}", fontsize=9)
+        ax.set_xlabel(s["size_label"].split(" (")[0], fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.legend(fontsize=8)
+    for row in grid:
+        row[0].set_ylabel("seconds per call", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def write(results: dict, here: Path) -> None:
+    """Write ``results.md`` (and ``scaling.svg`` when scaling was measured) beside ``here``."""
+    cuda = results.get("machine", {}).get("cuda")
+    (here / ("results-cuda.md" if cuda else "results.md")).write_text(render(results))
+    if results.get("scaling") and not cuda:
+        scaling_svg(results["scaling"], here / "scaling.svg")
