@@ -4,7 +4,7 @@ It drives the table of contents and the README's chapter table (checked against 
 claims page, the library reference page (a chapter's ``modules``), the sources badge of each
 chapter, and ``make bench`` (which benchmark module times it). ``make notebooks --changed``
 does not read ``modules``: it follows the chapter's imports through the library
-(:func:`icml26.pipeline.notebooks.library_dependencies`), which also catches a module imported
+(``icml26.pipeline.notebooks.library_dependencies``), which also catches a module imported
 indirectly. Adding a chapter is one :class:`Chapter` entry here, its notebook pair, its
 library module(s) under the part's subpackage, and its line in ``book/_toc.yml``.
 """

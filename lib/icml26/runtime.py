@@ -69,7 +69,7 @@ def numeric_env(profile: str = "book") -> dict[str, str]:
     threads. One thread everywhere, so that reductions run in one order. OpenBLAS (NumPy's
     and SciPy's BLAS) keeps the code path it chooses for the machine: on some processors
     ``OPENBLAS_CORETYPE`` is set because older builds compute wrong results there; what it
-    changes is absorbed by the tolerant comparison of :mod:`icml26.pipeline.compare`.
+    changes is absorbed by the tolerant comparison of ``icml26.pipeline.compare``.
 
     ``other-machine`` changes every code-path knob at once (no vectorised ATen kernels, MKL's
     compatible branch, oneDNN limited to SSE4.1, NumPy on its baseline): run under it, the

@@ -73,7 +73,7 @@ def stream(seed: int, offset: int = 0, *, device: torch.device | str = "cpu") ->
     reproducible stream per experiment of a chapter, so that adding an experiment never
     shifts another's random numbers.
 
-    The generator's seed is derived from the pair with :class:`numpy.random.SeedSequence`, so
+    The generator's seed is derived from the pair with ``numpy.random.SeedSequence``, so
     distinct pairs give independent streams (``stream(3, 1)`` and ``stream(4, 0)`` differ; a
     sum ``seed + offset`` would make them equal and correlate seeds with experiments).
     """
