@@ -169,8 +169,8 @@ TOKEN_SUM_GRID = [
     4096,
 ]  # the MED paper's grid, claims 01.10-11
 TOKEN_SUM_SEEDS = icml26.pick(ci=8, paper=32)  # random draws of the token vectors per d
-# recall@2 of the random token-sum control on the official LIMIT-small, quoted from the grid in
-# the appendix of Wang et al. (2026), one seed per entry, by tokenizer
+# recall@2 of the random token-sum control on the official LIMIT-small, quoted from the
+# grid in the appendix of Wang et al. (2026), one seed per entry, by tokenizer
 PAPER_TOKEN_SUM_R2 = {
     "vanilla": [0.1230, 0.1705, 0.2925, 0.3845, 0.6145, 0.7845, 0.8980, 0.9545],
     "handmade": [0.1715, 0.2670, 0.4005, 0.6215, 0.8780, 0.9940, 1.0000, 1.0000],
@@ -641,7 +641,8 @@ ax.legend()
 plt.show()
 
 # %% tags=["claim"]
-# fails if: the moment-curve construction or the LP certificate is wrong (a pair left unretrievable)
+# fails if: the moment-curve construction or the LP certificate is wrong (a pair left
+# unretrievable)
 icml26.claim(
     "01.1",
     f"moment curve in R^4: pairs not retrievable, m ≤ {TOP2_M[-1]}",
@@ -651,7 +652,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: generic points in R^4 were as good as the moment curve (no need for its construction)
+# fails if: generic points in R^4 were as good as the moment curve (no need for its
+# construction)
 icml26.claim(
     "01.2",
     f"Gaussian points in R^4: retrievable share of pairs at m = {TOP2_M[-1]}",
@@ -731,8 +733,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: ε⋆ is not the optimum: the optimiser exceeds it (bound wrong) or stays below it
-# (the simplex is not optimal, or the optimiser does not find it)
+# fails if: ε⋆ is not the optimum: the optimiser exceeds it (bound wrong) or stays below
+# it (the simplex is not optimal, or the optimiser does not find it)
 excess = max(g - e for *_, g, e in opt)
 deviation = max(abs(g - e) for *_, g, e in opt)
 print(f"largest excess over ε⋆: {excess:.1e}; largest |margin − ε⋆|: {deviation:.1e}")
@@ -906,7 +908,8 @@ assert slope > 0, "the dimension needed must grow with m"
 assert control < -2, (
     "the AIC test must prefer the power law when the truth is a power law"
 )
-# fails if: the dimension needed grew like a power of m (the power law fits as well as ln m)
+# fails if: the dimension needed grew like a power of m (the power law fits as well as
+# ln m)
 icml26.claim(
     "01.5",
     "d needed for margin 0.25 grows like ln m: ΔAIC(power − log)",
@@ -1020,8 +1023,8 @@ ax.legend(loc="upper left")
 plt.show()
 
 # %% tags=["claim"]
-# fails if: InfoNCE fitted every n tried in d = 4 (critical n = the largest n tried): then the
-# optimiser would not stall below what exact geometry achieves
+# fails if: InfoNCE fitted every n tried in d = 4 (critical n = the largest n tried):
+# then the optimiser would not stall below what exact geometry achieves
 assert float(trig_gap.min()) > 0, (
     "unit vectors on the trigonometric curve fit n = 60 exactly"
 )
@@ -1033,8 +1036,9 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: our protocol does not reproduce Weller et al.'s free-embedding curve (25 %: one
-# document at d = 4 is 15 % of the cubic's value, so this allows discretisation, not drift)
+# fails if: our protocol does not reproduce Weller et al.'s free-embedding curve (25 %:
+# one document at d = 4 is 15 % of the cubic's value, so this allows discretisation, not
+# drift)
 dev_rel = max(
     abs(critical[d] - weller_cubic(d)) / weller_cubic(d) for d in critical if d >= 4
 )
@@ -1238,8 +1242,9 @@ plt.show()
 
 # %% tags=["claim"]
 best_small = table[f"trained bag of n-grams (d={BOW_D})"][0]
-# fails if: a tiny encoder trained on the test qrels could not memorise them to Promptriever's
-# recall@2 (0.543); this measures memorisation capacity, not retrieval quality
+# fails if: a tiny encoder trained on the test qrels could not memorise them to
+# Promptriever's recall@2 (0.543); this measures memorisation capacity, not retrieval
+# quality
 icml26.claim(
     "01.8",
     f"encoder trained on the qrels (d = {BOW_D}) memorises to recall@2",
@@ -1248,7 +1253,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the trigonometric moment curve in d = 4 were not 2-neighbourly (some pair missed)
+# fails if: the trigonometric moment curve in d = 4 were not 2-neighbourly (some pair
+# missed)
 icml26.claim(
     "01.9",
     "trigonometric moment curve in d = 4 solves LIMIT-small: recall@2",
@@ -1363,8 +1369,8 @@ icml26.claim(
 
 # %% tags=["claim"]
 worst_z = float(np.max(np.abs((paper2 - mean2) / sd2)))
-# fails if: some published value of the grid lay more than 3 standard deviations of a single
-# draw away from our draws (a different construction, score or tokenizer)
+# fails if: some published value of the grid lay more than 3 standard deviations of a
+# single draw away from our draws (a different construction, score or tokenizer)
 icml26.claim(
     "01.11",
     "paper's token-sum grid vs our draws: largest |z| over d",

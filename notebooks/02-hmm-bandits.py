@@ -874,7 +874,8 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %%
-# Birkhoff's contraction, checked on the runs above (an implementation check of the filter)
+# Birkhoff's contraction, checked on the runs above (an implementation check of the
+# filter)
 print(f"fitted forgetting rate {rho_inf:.2f} ≤ τ(P) = {tau:.3f}")
 print(
     f"worst pathwise ratio d_H(b_t, b'_t) / (τ(P)^(t-1) d_H(b_1, b'_1)): {ratio_bound:.2f}"
@@ -924,8 +925,9 @@ def reference_oful(z, rewards, k, sigma, bound, lam=1.0, delta=0.05, period=1):
         phi = torch.stack(
             [torch.kron(torch.eye(k, dtype=z.dtype)[a], z[t]) for a in range(k)]
         )
-        # ||phi_a||_{V^-1} from the a-th diagonal block of the inverse (the same rounding as
-        # the per-action blocks of the kernel, so that exact ties break the same way)
+        # ||phi_a||_{V^-1} from the a-th diagonal block of the inverse (the same
+        # rounding as the per-action blocks of the kernel, so that exact ties break the
+        # same way)
         blocks = [act_vinv[a * m : (a + 1) * m, a * m : (a + 1) * m] for a in range(k)]
         width = torch.stack([torch.sqrt(z[t] @ blk @ z[t]) for blk in blocks])
         a = int((phi @ act_theta + act_beta * width).argmax())
@@ -996,8 +998,9 @@ slope_ctx = bandits.loglog_slope(reg_ctx, T_MIN)
 post_known = (reg_known[:, -1] - reg_known[:, T_WARM - 1]).mean()
 post_est = (reg_est[:, -1] - reg_est[:, T_WARM - 1]).mean()
 ratio_post = float(post_est / post_known)
-# the single Baum-Welch fit leaves a fixed belief error: Prop. hmmb-prop-estimated predicts a linear
-# term. Slope of the regret accumulated *after* the warm-up, against rounds since the warm-up:
+# the single Baum-Welch fit leaves a fixed belief error: Prop. hmmb-prop-estimated
+# predicts a linear term. Slope of the regret accumulated *after* the warm-up, against
+# rounds since the warm-up:
 slope_post_est = bandits.loglog_slope(
     reg_est[:, T_WARM:] - reg_est[:, T_WARM - 1 : T_WARM], T_MIN
 )
@@ -1078,8 +1081,9 @@ ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
 # %% tags=["claim"]
-# fails if: the belief features were not enough for √T regret (slope near 1: linear regret) or
-# the estimate of the slope were dominated by the early exploration phase (slope far below ½)
+# fails if: the belief features were not enough for √T regret (slope near 1: linear
+# regret) or the estimate of the slope were dominated by the early exploration phase
+# (slope far below ½)
 icml26.claim(
     "02.1",
     f"known HMM: log-log regret slope, {T_MIN} ≤ t ≤ {T}",
@@ -1111,7 +1115,8 @@ icml26.claim(
 )
 
 # %%
-# The price of estimated beliefs: the proposition's per-round bound, checked (not a claim)
+# The price of estimated beliefs: the proposition's per-round bound, checked (not a
+# claim)
 print(f"per-round regret over t > {T // 2} / price 2·mean ξ̄_t = {rate_est / price:.1f}")
 assert rate_est <= price, "per-round regret above the price of estimated beliefs"
 
@@ -1272,7 +1277,8 @@ icml26.claim(
 # $[10^3, 10^4]$ alone it is printed above and is essentially 1.
 
 # %% tags=["claim"]
-# fails if: the hidden state did not matter (a context-only learner would then be sublinear too)
+# fails if: the hidden state did not matter (a context-only learner would then be
+# sublinear too)
 icml26.claim(
     "02.5",
     f"context-only LinUCB: log-log regret slope, {T_MIN} ≤ t ≤ {T}",
@@ -1443,8 +1449,9 @@ ax2.legend(fontsize=7, loc="upper left")
 plt.show()
 
 # %% tags=["claim"]
-# fails if: periodic updates with growing epochs left the regret linear (ratio near 1) or grew
-# it faster than the reported T^(7/8) rate (threshold 2^(-1/8), see the definition above)
+# fails if: periodic updates with growing epochs left the regret linear (ratio near 1)
+# or grew it faster than the reported T^(7/8) rate (threshold 2^(-1/8), see the
+# definition above)
 icml26.claim(
     "02.6",
     "growing epochs: late / earlier per-round regret (T/2..T vs T/4..T/2)",
@@ -1455,8 +1462,9 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: freezing the parameters over growing epochs did not remove the dependence between
-# past rewards and the current action (the bias of every-round updates, asserted below)
+# fails if: freezing the parameters over growing epochs did not remove the dependence
+# between past rewards and the current action (the bias of every-round updates, asserted
+# below)
 assert nat["every round"]["t_max"] > 3.56, (
     "negative control: every-round θ̂ should be biased"
 )
@@ -1470,8 +1478,9 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the score sum_t phi_t zeta_t of the periodic learner were not centred (its actions
-# would still depend on S_t beyond the contexts); the every-round learner's is not (asserted)
+# fails if: the score sum_t phi_t zeta_t of the periodic learner were not centred (its
+# actions would still depend on S_t beyond the contexts); the every-round learner's is
+# not (asserted)
 assert nat["every round"]["score_t"] > 3.56, (
     "negative control: every-round score is centred"
 )
@@ -1662,8 +1671,9 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% tags=["claim"]
-# fails if: the spectral estimator were inconsistent (error flat in n) or its belief error fell
-# at less than half the n^(-1/2) rate that the moment concentration and the lemma predict
+# fails if: the spectral estimator were inconsistent (error flat in n) or its belief
+# error fell at less than half the n^(-1/2) rate that the moment concentration and the
+# lemma predict
 icml26.claim(
     "02.9",
     f"spectral: log-log slope of belief error, {SPEC_SIZES[0]} ≤ n ≤ {SPEC_SIZES[-1]}",

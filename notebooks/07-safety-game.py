@@ -658,7 +658,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the game's maximin strategy were not the LP solution for β above λ* (wrong reduction)
+# fails if: the game's maximin strategy were not the LP solution for β above λ* (wrong
+# reduction)
 icml26.claim(
     "07.1",
     "β ≥ λ*: max |(β+1)V − p*| and budget excess of the game",
@@ -668,7 +669,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: a prior weight below λ* still enforced the budget (then β ≥ λ* would not be needed)
+# fails if: a prior weight below λ* still enforced the budget (then β ≥ λ* would not be
+# needed)
 icml26.claim(
     "07.2",
     "β = λ*/2: share of binding prompts where the game exceeds T",
@@ -716,7 +718,8 @@ for eps in EPSILONS:
 robust_excess = np.array(robust_excess)
 
 # %% tags=["claim"]
-# fails if: the 2ε margin were too small for refusal-relative scores (the LP at T fails too)
+# fails if: the 2ε margin were too small for refusal-relative scores (the LP at T fails
+# too)
 assert min(plain_violations) > 0, (
     "negative control: the LP at T should exceed T somewhere"
 )
@@ -827,7 +830,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the game's gain came from answers far over the budget, not from borderline ones
+# fails if: the game's gain came from answers far over the budget, not from borderline
+# ones
 icml26.claim(
     "07.5",
     f"T = {BUDGETS[i_def]:.2f}: share of game's gain from borderline answers",
@@ -918,7 +922,8 @@ for _ in range(N_NASH_GAMES):
     for x, y in game.lemke_howson_enumeration():
         nash_err, lh_found = max(nash_err, abs(x @ A @ y - v)), lh_found + 1
     with warnings.catch_warnings():
-        # nashpy warns when roundoff makes its exact `prob >= 0` test drop an equilibrium
+        # nashpy warns when roundoff makes its exact `prob >= 0` test drop an
+        # equilibrium
         warnings.filterwarnings(
             "ignore", message=r"\s*An even number of", category=RuntimeWarning
         )
@@ -937,7 +942,8 @@ print(
 )
 
 # %%
-# LP duality and nashpy agree with the LP: an implementation check, not a claim of the paper
+# LP duality and nashpy agree with the LP: an implementation check, not a claim of the
+# paper
 assert worst <= 1e-8, f"primal, dual and nashpy values disagree by {worst:.1e}"
 print(
     "max |v_primal − v_dual|, |v_LP − v_nashpy|:",
@@ -1318,7 +1324,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the value of the estimated game did not inherit the 1/√n rate of the judge averages
+# fails if: the value of the estimated game did not inherit the 1/√n rate of the judge
+# averages
 icml26.claim(
     "07.7",
     "value error |v̂ − v| vs judge calls n ≥ 256: log-log slope",

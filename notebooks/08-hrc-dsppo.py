@@ -553,7 +553,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the potential is not the row mean (wrong axis or sign), or T and C are not orthogonal
+# fails if: the potential is not the row mean (wrong axis or sign), or T and C are not
+# orthogonal
 assert wrong_rows > 1e-3 and cyc_share_P > 1e-3  # the broken variants must be rejected
 icml26.claim(
     "08.1",
@@ -564,7 +565,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the split is not unique, i.e. another potential fits S better than the row means
+# fails if: the split is not unique, i.e. another potential fits S better than the row
+# means
 assert weighted_dev > 1e-3  # a non-uniform population gives a different potential
 icml26.claim(
     "08.2",
@@ -632,7 +634,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: GPM scores kept a transitive part with zero-mean embeddings (zero mean not enough)
+# fails if: GPM scores kept a transitive part with zero-mean embeddings (zero mean not
+# enough)
 assert (
     float(share_shifted.min()) > 0.05
 )  # the shifted negative control carries a ranking
@@ -690,7 +693,8 @@ for name, fit in tab.items():
     )
 
 # %% tags=["claim"]
-# fails if: a 2-D GPM could rank a dominant response above a cycle (the half-plane argument wrong)
+# fails if: a 2-D GPM could rank a dominant response above a cycle (the half-plane
+# argument wrong)
 icml26.claim(
     "08.4",
     "GPM(2) best pair accuracy on dominant+cycle",
@@ -700,7 +704,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: HRC(2+1) or GPM(4) could not fit dominant + cycle (bad construction or training)
+# fails if: HRC(2+1) or GPM(4) could not fit dominant + cycle (bad construction or
+# training)
 best_hrc_gpm4 = min(tab["HRC(2+1)"].accuracy.max(), tab["GPM(4)"].accuracy.max())
 icml26.claim(
     "08.5",
@@ -825,7 +830,8 @@ for d in BLOCKS:
 print(f"the same cycle re-embedded in 2 blocks: best margin {lp_re:.3f}")
 
 # %% tags=["claim"]
-# fails if: some embedding of A* beat every member of the fixed cycle (the mean-zero argument wrong)
+# fails if: some embedding of A* beat every member of the fixed cycle (the mean-zero
+# argument wrong)
 assert lp_re > 0.5  # the re-embedded cycle does admit a dominant response
 icml26.claim(
     "08.6",
@@ -913,7 +919,8 @@ print(f"M = max|S_T − S_C| over the games: {M_game.min():.1f} to {M_game.max()
 print(f"largest gap / convergence bound: {(gaps / bound).max():.3f}")
 
 # %% tags=["claim"]
-# fails if: SPPO's average did not approach the Nash equilibrium at rate 1/√T (η or gain wrong)
+# fails if: SPPO's average did not approach the Nash equilibrium at rate 1/√T (η or gain
+# wrong)
 icml26.claim(
     "08.8",
     "SPPO (λ = 0): worst gap·√T over T and games",
@@ -923,7 +930,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the time-varying judge (λ = 1) kept DSPPO away from the true game's equilibrium
+# fails if: the time-varying judge (λ = 1) kept DSPPO away from the true game's
+# equilibrium
 icml26.claim(
     "08.9",
     "DSPPO (λ = 1): worst gap·√T over T and games",
@@ -933,7 +941,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the gap decayed slower than the O(1/√T) rate (e.g. a fixed step or the last iterate)
+# fails if: the gap decayed slower than the O(1/√T) rate (e.g. a fixed step or the last
+# iterate)
 icml26.claim(
     "08.10",
     "SPPO/DSPPO (λ = 0, 1, 1.5): worst log-log slope of gap",
@@ -943,7 +952,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the proof's constants were wrong, or the judge's drift ε_t were not averaged out
+# fails if: the proof's constants were wrong, or the judge's drift ε_t were not averaged
+# out
 icml26.claim(
     "08.11",
     "all λ, T, games: max gap / proven convergence bound",
@@ -1161,7 +1171,8 @@ for name, fit in enc.items():
 faster = float((steps_to(enc["HRC(2+1)"], 0.75) < steps_to(enc["GPM(4)"], 0.75)).mean())
 
 # %% tags=["claim"]
-# fails if: the explicit reward head did not find the dominant response faster than GPM(4)
+# fails if: the explicit reward head did not find the dominant response faster than
+# GPM(4)
 icml26.claim(
     "08.13",
     "fraction of seeds: HRC(2+1) reaches 75% before GPM(4)",
@@ -1171,7 +1182,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: a 2-D GPM learned the cycle and the dominant response together (impossible in 2-D)
+# fails if: a 2-D GPM learned the cycle and the dominant response together (impossible
+# in 2-D)
 icml26.claim(
     "08.14",
     "GPM(2): best final held-out pair accuracy",

@@ -508,8 +508,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the signs leaked into the magnitudes (scale, clipping on one branch): the broken
-# embedders below are rejected by the same test at p < 1e-300
+# fails if: the signs leaked into the magnitudes (scale, clipping on one branch): the
+# broken embedders below are rejected by the same test at p < 1e-300
 assert ks_wrong_scale < 1e-300 and ks_constant < 1e-300, "KS has no power"
 icml26.claim(
     "10.1",
@@ -520,8 +520,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: stego images were distinguishable from covers; power control: the std-3 embedder
-# must be detected (AUC > 0.8) by the same steganalyser
+# fails if: stego images were distinguishable from covers; power control: the std-3
+# embedder must be detected (AUC > 0.8) by the same steganalyser
 assert auc_broken > 0.8, f"steganalyser has no power (AUC {auc_broken:.3f})"
 icml26.claim(
     "10.2",
@@ -627,8 +627,8 @@ for name in ber:
 print(f"σ at t* = {T_BER}: {sig_ber:.4f}; largest |z|: {max(zscores):.2f}")
 
 # %% tags=["claim"]
-# fails if: the hypotheses or the decoder were wrong (e.g. comparing with G(m*) instead of
-# G(m* ± σz)), or the closed forms arctan(τ/σ)/π, arctan(√2τ/σ)/π were wrong
+# fails if: the hypotheses or the decoder were wrong (e.g. comparing with G(m*) instead
+# of G(m* ± σz)), or the closed forms arctan(τ/σ)/π, arctan(√2τ/σ)/π were wrong
 icml26.claim(
     "10.3",
     "BER vs closed forms, 8 settings: max |z| (binomial SE)",
@@ -717,8 +717,8 @@ for ts in T_GRID:
     )
 
 # %% tags=["claim"]
-# fails if: the antipode were not used (an independent second noise gives ratio 1) or the
-# injected noise were not standard Gaussian; band ±0.06 = 3.3 SD at 51,200 cells
+# fails if: the antipode were not used (an independent second noise gives ratio 1) or
+# the injected noise were not standard Gaussian; band ±0.06 = 3.3 SD at 51,200 cells
 icml26.claim(
     "10.5",
     "separation ratio at injection, t* = 2…20 (worst)",
@@ -728,8 +728,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the rest of the sampler were strongly nonlinear at small t* (hypotheses finishing
-# as different digits), destroying the doubling before it reaches the image
+# fails if: the rest of the sampler were strongly nonlinear at small t* (hypotheses
+# finishing as different digits), destroying the doubling before it reaches the image
 icml26.claim(
     "10.6",
     "separation ratio in the image, t* ≤ 5 (smallest)",
@@ -738,8 +738,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the denoiser did not contract the injected difference (gain ≥ 1) or the contraction
-# did not grow with the number of remaining steps over t* = 2, 3, 4, 5, 7
+# fails if: the denoiser did not contract the injected difference (gain ≥ 1) or the
+# contraction did not grow with the number of remaining steps over t* = 2, 3, 4, 5, 7
 early = [2, 3, 4, 5, 7]
 bad = sum(gain[a] <= gain[b] for a, b in itertools.pairwise(early)) + sum(
     gain[ts] >= 0.7 for ts in early[1:]
@@ -822,8 +822,9 @@ for tau in TAUS:
 print(f"decoder MSE {recon:.4f}; σ at t* = {T_LAT}: {sig_lat:.4f}")
 
 # %% tags=["claim"]
-# fails if: extraction accuracy did not track the hypothesis distance (the abstract's central
-# observation), e.g. if errors came from a decoding bug rather than from small separations
+# fails if: extraction accuracy did not track the hypothesis distance (the abstract's
+# central observation), e.g. if errors came from a decoding bug rather than from small
+# separations
 icml26.claim(
     "10.8",
     "error rate vs distance decile, τ ∈ {0, 0.02}: largest ρ",
@@ -849,7 +850,8 @@ icml26.claim(
 
 # %%
 G = lambda x: decode(stego.finish(lat_model, x, abar, NUM_STEPS, T_LAT))  # noqa: E731
-# every channel setting in one batch: the loss is a sum over images, so they do not interact
+# every channel setting in one batch: the loss is a sum over images, so they do not
+# interact
 n_tau = len(TAUS)
 all_bits, all_loss = stego.iterative_recovery(
     G,
@@ -876,13 +878,15 @@ for k, tau in enumerate(TAUS):
     )
 
 # %% tags=["claim"]
-# fails if: the relaxed joint fit did not undo the decoder's mixing of cells (stuck at the init)
+# fails if: the relaxed joint fit did not undo the decoder's mixing of cells (stuck at
+# the init)
 icml26.claim(
     "10.10", "IR bit accuracy, τ = 0 (8-bit rounding only)", acc_ir[0.0], at_least=0.95
 )
 
 # %% tags=["claim"]
-# fails if: IR did little better than the per-cell nearest hypothesis without channel noise
+# fails if: IR did little better than the per-cell nearest hypothesis without channel
+# noise
 icml26.claim(
     "10.11",
     "IR − nearest hypothesis, τ = 0 (accuracy)",
@@ -909,7 +913,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the gains came from a few images (paired sign test over 200 images, τ ≤ 0.05)
+# fails if: the gains came from a few images (paired sign test over 200 images, τ ≤
+# 0.05)
 icml26.claim(
     "10.14",
     "IR beats the baseline image-wise, τ ≤ 0.05: largest sign-test p",

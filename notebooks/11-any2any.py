@@ -711,7 +711,8 @@ with torch.no_grad():
     z0 = z0 + model.adapt(z0, g1)
 grid = {d: X(z0[UNIFIED[0], di : di + 1], d[1], ALIGNED)[0] for di, d in enumerate(ALL)}
 
-# DDIM samples vs the t = T mean on 50 test scenes of the seen directions (first unified model)
+# DDIM samples vs the t = T mean on 50 test scenes of the seen directions (first unified
+# model)
 with torch.no_grad():
     rows = torch.cat(
         [torch.arange(di * n_test, di * n_test + 50) for di in range(len(seen))]
@@ -810,7 +811,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: one backbone cannot serve 14 mappings (too small, or the src/tgt embeddings unused)
+# fails if: one backbone cannot serve 14 mappings (too small, or the src/tgt embeddings
+# unused)
 icml26.claim(
     "11.1",
     "unified − pairwise PSNR, mean of 14 seen (dB)",
@@ -903,7 +905,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: other directions' supervision does not transfer to SAR→RGB through the backbone
+# fails if: other directions' supervision does not transfer to SAR→RGB through the
+# backbone
 icml26.claim(
     "11.4",
     "all-14 minus SAR→RGB-only, on SAR→RGB (dB)",
@@ -940,7 +943,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: nothing ties the latents together — independently trained autoencoders, negative control
+# fails if: nothing ties the latents together — independently trained autoencoders,
+# negative control
 assert gap_independent < 0, (
     "negative control: independent autoencoders must not translate zero-shot"
 )
@@ -996,7 +1000,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the shared latent does not compose across the graph (gauges not tied by the edges)
+# fails if: the shared latent does not compose across the graph (gauges not tied by the
+# edges)
 icml26.claim(
     "11.6",
     "linear twin: worst zero-shot MSE / Bayes MSE",
@@ -1036,7 +1041,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the adapter stays at its zero init (0 %) or cannot correct target-specific error
+# fails if: the adapter stays at its zero init (0 %) or cannot correct target-specific
+# error
 icml26.claim(
     "11.7",
     "adapter latent-MSE reduction, worst seed (%)",
@@ -1046,7 +1052,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the adapter harms a target, e.g. trained without the stop-gradient or the zero init
+# fails if: the adapter harms a target, e.g. trained without the stop-gradient or the
+# zero init
 icml26.claim(
     "11.8",
     "largest PSNR loss from adapters, seen directions (dB)",
@@ -1114,7 +1121,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the stop-gradient is missing on the first ẑ_j (negative control: summarised form)
+# fails if: the stop-gradient is missing on the first ẑ_j (negative control: summarised
+# form)
 assert grad_summarised > 0, (
     "negative control: the summarised loss must move the backbone"
 )
@@ -1193,7 +1201,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: ᾱ_T is not ≈ 0 (negative control: DDPM schedule) or the objective is not x₀-regression
+# fails if: ᾱ_T is not ≈ 0 (negative control: DDPM schedule) or the objective is not
+# x₀-regression
 assert cm_error_ddpm > 0.10, (
     "negative control: with ᾱ_T ≈ 0.8 the t = T prediction is not E[z_j|z_i]"
 )

@@ -604,8 +604,9 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the checker misses a violation (wrong contract direction, no loop invariant, join
-# taken as a union) or flags valid plans; the controls must show that both can happen
+# fails if: the checker misses a violation (wrong contract direction, no loop invariant,
+# join taken as a union) or flags valid plans; the controls must show that both can
+# happen
 assert fn_loose > 0 and fp_one > 0
 icml26.claim(
     "12.1",
@@ -656,8 +657,8 @@ for L in PASSK_LENGTHS:
 max_z = float(np.max(np.abs(z_scores)))
 
 # %% tags=["claim"]
-# fails if: a swap does not break a contract (checker or manifest too weak), swaps are not
-# independent, or the parser/renderer changes the plan
+# fails if: a swap does not break a contract (checker or manifest too weak), swaps are
+# not independent, or the parser/renderer changes the plan
 icml26.claim(
     "12.2",
     "max |z| of valid rate and pass@3 vs closed form, 5 lengths",
@@ -708,8 +709,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: violations are not fed back (the ablation: no repair) or the repair rounds are
-# too few for the error rate; the ablation must stay below 0.3
+# fails if: violations are not fed back (the ablation: no repair) or the repair rounds
+# are too few for the error rate; the ablation must stay below 0.3
 assert no_repair < 0.3
 icml26.claim(
     "12.3",
@@ -838,11 +839,13 @@ slow = argmin_ratio > 1.1
 print(f"tasks where the argmin-C plan is > 10 % slower than the fastest: {slow.sum()} "
       f"(items per loop t = {sorted(trips_all[slow].tolist())})")  # fmt: skip
 print(f"worst / best candidate latency: median {np.median(spread):.1f}, range "
-      f"{spread.min():.1f}–{spread.max():.1f} (paper 61.7 s / 11.7 s = 5.3)")  # fmt: skip
+      # fmt: skip
+      f"{spread.min():.1f}–{spread.max():.1f} (paper 61.7 s / 11.7 s = 5.3)")
 
 # %% tags=["claim"]
-# fails if: γ^d misstates the trip counts badly (true counts 1–20) or C_eval/C_tool is far
-# from the real latency ratio; the pooled correlation (printed above) is the wrong measure
+# fails if: γ^d misstates the trip counts badly (true counts 1–20) or C_eval/C_tool is
+# far from the real latency ratio; the pooled correlation (printed above) is the wrong
+# measure
 icml26.claim(
     "12.4",
     "median within-task Spearman ρ(C(P), latency), 37 tasks",
@@ -851,8 +854,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: the cheapest plan by C(P) is not among the fastest (e.g. γ too small to penalise
-# model calls inside loops)
+# fails if: the cheapest plan by C(P) is not among the fastest (e.g. γ too small to
+# penalise model calls inside loops)
 icml26.claim(
     "12.5",
     "max over tasks of latency(argmin C) / fastest latency",
@@ -929,9 +932,10 @@ act_mean = (1 + 9 * P_STALL_RUN) * MEAN_FACTOR  # mean / median of a stalled ele
 task_L = r5.integers(3, 20, N_TASKS)
 steps = [m for L in task_L for n in ORDER_FLOW[:L] for m in el_raw[n.split("(")[0]]]
 mean_act = np.mean(steps) * act_mean  # mean action latency of a loop step, unscaled
-# Calibration A (the chapter's): model calls have the research note's medians (3 s per step,
-# 6 s per plan); the UI latencies are scaled so that 73 % of the loop's latency is inference.
-# Calibration B: the UI latencies stay as drawn and the model's median is raised instead.
+# Calibration A (the chapter's): model calls have the research note's medians (3 s per
+# step, 6 s per plan); the UI latencies are scaled so that 73 % of the loop's latency is
+# inference. Calibration B: the UI latencies stay as drawn and the model's median is
+# raised instead.
 CALIBRATIONS = {
     "A": (3.0, 3.0 * MEAN_FACTOR * (1 - LLM_SHARE) / LLM_SHARE / mean_act),
     "B": (LLM_SHARE / (1 - LLM_SHARE) * mean_act / MEAN_FACTOR, 1.0),
@@ -1026,7 +1030,8 @@ per_task = {k: v[:, :2].sum(1).reshape(N_TASKS, RUNS).mean(1) for k, v in res.it
 idx = boot.integers(0, N_TASKS, (2000, N_TASKS))
 ratios = per_task["agent loop"][idx].mean(1) / per_task["JIT-Planner"][idx].mean(1)
 print(f"bootstrap 90 % interval of the speed-up over tasks: "
-      f"[{np.quantile(ratios, 0.05):.1f}, {np.quantile(ratios, 0.95):.1f}]")  # fmt: skip
+      # fmt: skip
+      f"[{np.quantile(ratios, 0.05):.1f}, {np.quantile(ratios, 0.95):.1f}]")
 llm_median, el_median = (
     CALIBRATIONS["A"][0],
     {n: CALIBRATIONS["A"][1] * v for n, v in el_raw.items()},
@@ -1114,7 +1119,8 @@ paper = [122.1, 80.1, 11.7]
 ax2.bar(xs + 0.2, [0.73 * paper[0], 0, 0], 0.4, color=icml26.plotting.color(0), hatch="//",
         alpha=0.6, label="paper (LLM share known)")  # fmt: skip
 ax2.bar(xs + 0.2, [0.27 * paper[0], paper[1], paper[2]], 0.4,
-        bottom=[0.73 * paper[0], 0, 0], color="grey", alpha=0.6, label="paper (total)")  # fmt: skip
+        # fmt: skip
+        bottom=[0.73 * paper[0], 0, 0], color="grey", alpha=0.6, label="paper (total)")
 ax2.set(
     xticks=xs,
     xticklabels=["loop", "loop+cache", "JIT"],
@@ -1174,8 +1180,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the paper's numbers were consistent with removing model calls alone (speed-up ≤
-# 1/(1 − 0.73)); the measured value is the action-time cut the numbers force
+# fails if: the paper's numbers were consistent with removing model calls alone
+# (speed-up ≤ 1/(1 − 0.73)); the measured value is the action-time cut the numbers force
 assert bu[0] / jp[0] > bound
 icml26.claim(
     "12.9",
@@ -1224,7 +1230,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: too few draws, tails fitted badly, or no common random numbers, so noise decides
+# fails if: too few draws, tails fitted badly, or no common random numbers, so noise
+# decides
 icml26.claim(
     "12.10",
     "realised / oracle expected latency, MC-selected strategy",
@@ -1233,7 +1240,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: one fixed strategy is as good as selecting per task (then selection is pointless)
+# fails if: one fixed strategy is as good as selecting per task (then selection is
+# pointless)
 icml26.claim(
     "12.11",
     "best fixed strategy total / MC-selection total",
@@ -1310,8 +1318,8 @@ for p in (0.0, 0.1, 0.3):
 print(f"largest relative error, MC vs quadrature: {max(rel_err):.2%}")
 
 # %% tags=["claim"]
-# fails if: the integrand is wrong ((1 − F)^n vs 1 − F^n swapped, a missing stall component)
-# or the quadrature misses the stall mode at 10 s
+# fails if: the integrand is wrong ((1 − F)^n vs 1 − F^n swapped, a missing stall
+# component) or the quadrature misses the stall mode at 10 s
 icml26.claim(
     "12.13",
     f"max relative error of E[min], E[max]: quad vs {HEDGE_MC:,} MC draws",
@@ -1491,7 +1499,8 @@ def cfg(plan: tuple) -> tuple[nx.DiGraph, list]:
 
 
 g_cfg, order = cfg(nested)
-loops = [  # natural loop of each back edge u → h: the nodes that reach u without passing h
+# natural loop of each back edge u → h: the nodes that reach u without passing h
+loops = [
     nx.ancestors(g_cfg.subgraph(set(g_cfg) - {h}), u) | {u}
     for u, h, back in g_cfg.edges(data="back")
     if back

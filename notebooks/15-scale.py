@@ -425,7 +425,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: u is computed as entropy or margin, over the wrong K, or with q_low off the arg-max
+# fails if: u is computed as entropy or margin, over the wrong K, or with q_low off the
+# arg-max
 icml26.claim(
     "15.1",
     "max |u − closed form in p₁|, random logit vectors",
@@ -575,7 +576,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: behaviour cloning averages the fork's modes, or u rises everywhere (policy too weak)
+# fails if: behaviour cloning averages the fork's modes, or u rises everywhere (policy
+# too weak)
 icml26.claim(
     "15.3",
     "AUROC of u for fork vs other states (greedy)",
@@ -617,7 +619,8 @@ for m in runs:
     )
 
 # %% tags=["claim"]
-# fails if: adaptive sampling does not escape the fork, or its noise costs more elsewhere
+# fails if: adaptive sampling does not escape the fork, or its noise costs more
+# elsewhere
 icml26.claim(
     "15.4",
     "success SCALE − greedy (points, mean over seeds)",
@@ -627,7 +630,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: near-greedy decoding in open space loses what full sampling gains at the fork
+# fails if: near-greedy decoding in open space loses what full sampling gains at the
+# fork
 icml26.claim(
     "15.5",
     "success SCALE − (T = 1) (points, mean over seeds)",
@@ -815,7 +819,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: γ divides the wrong way, is applied to a fused path that ignores it, or leaves (1/κ, κ)
+# fails if: γ divides the wrong way, is applied to a fused path that ignores it, or
+# leaves (1/κ, κ)
 icml26.claim(
     "15.6",
     "violations of entropy ↑ in γ, γ ∈ (0.5, 2), γ₁=γ₂=1",
@@ -905,7 +910,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: γ_t uses the current step's logits (a second pass) or SCALE adds forward calls
+# fails if: γ_t uses the current step's logits (a second pass) or SCALE adds forward
+# calls
 icml26.claim(
     "15.7",
     "violations of one pass per step, γ_t causal",

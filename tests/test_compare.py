@@ -82,5 +82,7 @@ def test_verdict_mode_compares_claims_only():
 @given(st.floats(-1e6, 1e6, allow_nan=False), st.integers(1, 6))
 def test_a_value_printed_twice_after_a_last_bit_change_always_matches(x, digits):
     y = x * (1 + 2**-52)
-    assert compare_text(f"v = {x:.{digits}g}", f"v = {y:.{digits}g}") == []
+    gx, gy = f"{x:.{digits}g}", f"{y:.{digits}g}"
+    if any(c in gx + gy for c in ".e"):  # an integer-looking token is compared exactly
+        assert compare_text(f"v = {gx}", f"v = {gy}") == []
     assert compare_text(f"v = {x:.{digits}f}", f"v = {y:.{digits}f}") == []
