@@ -9,7 +9,7 @@ NPM_STAMP := node_modules/.installed
 BROWSER_STAMP := build/.browser
 JOBS ?= 2
 
-.PHONY: help venv book test test-portable lint format notebooks paper lab bench bench-check lock clean
+.PHONY: help venv book test test-portable lint typecheck typecheck-all format notebooks paper lab bench bench-check lock clean
 
 help:
 	@echo "make venv       create .venv with the pinned environment (every target does this first)"
@@ -24,6 +24,8 @@ help:
 	@echo "make bench-check  rerun the kernel timings; fail if a ratio left its interval (~20 min)"
 	@echo "make lint       ruff check and format check"
 	@echo "make format     apply ruff's fixes and formatting"
+	@echo "make typecheck  mypy on the core library (flat modules and pipeline), part of make test"
+	@echo "make typecheck-all  mypy on the whole library (the parts are not yet clean)"
 	@echo "make lock       rewrite requirements-lock.txt from the installed environment"
 	@echo "make clean      remove the build outputs (keeps .venv and node_modules)"
 
@@ -63,6 +65,7 @@ book: $(STAMP) $(NPM_STAMP)
 
 test: $(STAMP) $(NPM_STAMP) $(BROWSER_STAMP)
 	$(MAKE) lint
+	$(MAKE) typecheck
 	$(BIN)/python -m pytest -q -n $(JOBS) -m "not book and not lab" tests
 	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadfile --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
@@ -80,6 +83,13 @@ test-portable: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check lib tests notebooks/*.py benchmarks book/_ext
 	$(BIN)/ruff format --check lib tests notebooks/*.py benchmarks book/_ext
+
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy
+
+# The parts' kernels, not yet in `make test`: what remains before the whole library is checked.
+typecheck-all: $(STAMP)
+	$(BIN)/python -m mypy lib/icml26
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix lib tests notebooks/*.py benchmarks book/_ext

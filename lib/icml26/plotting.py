@@ -55,7 +55,7 @@ def use_book_style() -> None:
     In a notebook, figures are also rendered at twice the resolution (``retina``), so that
     they stay sharp at the book's page width.
     """
-    mpl.rcParams.update(STYLE)
+    mpl.rcParams.update(STYLE)  # type: ignore[arg-type]  # keys are checked by matplotlib
     try:
         from IPython import get_ipython
         from matplotlib_inline.backend_inline import set_matplotlib_formats
