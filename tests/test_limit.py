@@ -213,6 +213,63 @@ def test_loader_rejects_qrels_to_unknown_query_id(tmp_path):
         limit.load_mteb(tmp_path)
 
 
+def _write_raw(folder, **texts):
+    """The three files, one of them replaced by raw text (or bytes)."""
+    _write_mteb(folder, _DOCS, _QUERIES, _QRELS)
+    for key, text in texts.items():
+        path = folder / f"{key}.jsonl"
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+
+
+_GOOD_DOC = '{"_id": "A", "text": "A likes X."}\n'
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "message"),
+    [
+        ("corpus", _GOOD_DOC + '{"_id": "B", "text": \n', r"corpus\.jsonl line 2: not valid JSON"),
+        ("corpus", _GOOD_DOC + '["B", "text"]\n', r"corpus\.jsonl line 2: .*JSON object"),
+        ("corpus", _GOOD_DOC + '{"text": "B likes Y."}\n', r"corpus\.jsonl line 2: .*'_id'"),
+        ("corpus", _GOOD_DOC + '{"_id": "B", "text": null}\n', r"line 2: missing or null .*'text'"),
+        ("corpus", _GOOD_DOC + '{"_id": "B", "text": "  "}\n', r"line 2: field 'text' .*non-empty"),
+        ("corpus", _GOOD_DOC + '{"_id": ["B"], "text": "x"}\n', r"line 2: field '_id' .*non-empty"),
+        ("queries", "\n\n", r"queries\.jsonl holds no records"),
+        ("queries", "", r"queries\.jsonl holds no records"),
+        ("qrels", '{"query-id": "q0"}\n', r"qrels\.jsonl line 1: .*'corpus-id'"),
+        ("qrels", '{"query-id": "q0", "corpus-id": "A", "score": "1"}\n', r"line 1: .*number"),
+        ("qrels", '{"query-id": "q0", "corpus-id": "A", "score": NaN}\n', r"line 1: .*finite"),
+        ("qrels", '{"query-id": "q0", "corpus-id": "A", "score": true}\n', r"line 1: .*number"),
+        (
+            "corpus",
+            _GOOD_DOC.encode() + b'{"_id": "B", "text": "\xff"}\n',
+            r"corpus\.jsonl line 2: not UTF-8",
+        ),
+    ],
+)
+def test_loader_names_the_file_and_line_of_each_malformed_record(tmp_path, file, text, message):
+    _write_raw(tmp_path, **{file: text})
+    with pytest.raises(ValueError, match=message):
+        limit.load_mteb(tmp_path)
+    if isinstance(text, str):  # the in-memory parser applies the same rules
+        files = {
+            n: (tmp_path / n).read_text() for n in ("corpus.jsonl", "queries.jsonl", "qrels.jsonl")
+        }
+        with pytest.raises(ValueError, match=message):
+            limit.parse_mteb(files)
+
+
+def test_loader_names_both_lines_of_a_duplicate_and_the_line_of_a_bad_qrel(tmp_path):
+    _write_raw(tmp_path, corpus=_GOOD_DOC + "\n" + _GOOD_DOC)
+    with pytest.raises(ValueError, match=r"'A' twice \(lines 1 and 3\)"):
+        limit.load_mteb(tmp_path)
+    _write_raw(
+        tmp_path,
+        qrels='{"query-id": "q0", "corpus-id": "A"}\n{"query-id": "q0", "corpus-id": "Z"}\n',
+    )
+    with pytest.raises(ValueError, match=r"qrels\.jsonl line 2 refers to an unknown corpus id 'Z'"):
+        limit.load_mteb(tmp_path)
+
+
 def test_official_limit_small_loads():
     data = limit.load_mteb(ROOT / "data" / "limit-small")
     assert len(data.doc_ids) == 46 and len(data.query_ids) == 1000

@@ -237,74 +237,120 @@ def write_limit(folder: str | os.PathLike, files: dict[str, str]) -> None:
         (folder / name).write_bytes(text.encode("utf-8"))
 
 
-def _read_jsonl(path: Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(s) for s in fh if s.strip()]
+#: The fields every record of each file must carry, each a non-empty string (``score`` is
+#: optional in ``qrels.jsonl`` and, when present, a finite number).
+_REQUIRED = {
+    "corpus.jsonl": ("_id", "text"),
+    "queries.jsonl": ("_id", "text"),
+    "qrels.jsonl": ("query-id", "corpus-id"),
+}
+_MTEB_FILES = tuple(_REQUIRED)
+
+#: One parsed record: the line it came from (1-based) and its fields.
+_Record = tuple[int, dict]
+
+
+def _parse_jsonl(name: str, text: str) -> list[_Record]:
+    """Records of one MTEB file with their line numbers; every malformed line is a
+    ``ValueError`` naming the file and the line."""
+    records: list[_Record] = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        where = f"{name} line {lineno}"
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as err:
+            raise ValueError(f"{where}: not valid JSON ({err.msg})") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: a record must be a JSON object")
+        for field in _REQUIRED[name]:
+            value = record.get(field)
+            if value is None:
+                raise ValueError(f"{where}: missing or null field {field!r}")
+            if not isinstance(value, str | int) or not str(value).strip():
+                raise ValueError(f"{where}: field {field!r} must be a non-empty string")
+        if name == "qrels.jsonl" and "score" in record:
+            score = record["score"]
+            if isinstance(score, bool) or not isinstance(score, int | float):
+                raise ValueError(f"{where}: field 'score' must be a number")
+            if not math.isfinite(score):
+                raise ValueError(f"{where}: field 'score' must be finite")
+        records.append((lineno, record))
+    if not records:
+        raise ValueError(f"{name} holds no records")
+    return records
+
+
+def _read_jsonl(path: Path) -> list[_Record]:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        raise ValueError(f"{path.name} line {line}: not UTF-8 ({err.reason})") from None
+    return _parse_jsonl(path.name, text)
 
 
 def load_mteb(folder: str | os.PathLike) -> LimitData:
     """Load an MTEB-style retrieval folder (``corpus.jsonl``, ``queries.jsonl``, ``qrels.jsonl``).
 
     Works for the official LIMIT / LIMIT-small releases and for :func:`generate_limit` output.
-    Documents are indexed in file order; qrels with ``score <= 0`` are ignored. Raises
-    ``ValueError`` on a duplicate ``_id`` in the corpus or the queries (a dict would silently keep
-    the last one) and on a qrel that names an unknown query or corpus id.
+    Documents are indexed in file order; qrels with ``score <= 0`` are ignored. Every malformed
+    record raises ``ValueError`` naming the file and the line: invalid JSON or UTF-8, a record
+    that is not an object, a missing, null or empty required field (``_id`` and ``text``;
+    ``query-id`` and ``corpus-id``), a non-numeric or non-finite score, a duplicate ``_id``
+    (a dict would silently keep the last one), a qrel naming an unknown id; so does a file
+    with no records.
     """
     folder = Path(folder)
-    for name in ("corpus.jsonl", "queries.jsonl", "qrels.jsonl"):
+    for name in _MTEB_FILES:
         if not (folder / name).is_file():
             raise ValueError(f"folder must contain {name}")
     return _from_records(*(_read_jsonl(folder / n) for n in _MTEB_FILES))
-
-
-_MTEB_FILES = ("corpus.jsonl", "queries.jsonl", "qrels.jsonl")
 
 
 def parse_mteb(files: dict[str, str]) -> LimitData:
     """:func:`load_mteb` for files held in memory, e.g. the output of :func:`generate_limit`."""
     if not isinstance(files, dict) or any(n not in files for n in _MTEB_FILES):
         raise ValueError(f"files must be a dict with the keys {_MTEB_FILES}")
-    return _from_records(
-        *([json.loads(s) for s in files[n].splitlines() if s.strip()] for n in _MTEB_FILES)
-    )
+    return _from_records(*(_parse_jsonl(n, files[n]) for n in _MTEB_FILES))
 
 
-def _unique_index(records: list[dict], name: str) -> dict[str, int]:
-    index: dict[str, int] = {}
-    for i, r in enumerate(records):
-        if "_id" not in r:
-            raise ValueError(f"{name} line {i + 1} has no '_id'")
+def _unique_index(records: list[_Record], name: str) -> dict[str, tuple[int, int]]:
+    """``_id`` → (position, line); a repeated ``_id`` names both lines."""
+    index: dict[str, tuple[int, int]] = {}
+    for i, (lineno, r) in enumerate(records):
         key = str(r["_id"])
         if key in index:
             raise ValueError(
-                f"{name} holds the _id {key!r} twice (lines {index[key] + 1} and {i + 1})"
+                f"{name} holds the _id {key!r} twice (lines {index[key][1]} and {lineno})"
             )
-        index[key] = i
+        index[key] = (i, lineno)
     return index
 
 
-def _from_records(corpus: list[dict], queries: list[dict], qrels: list[dict]) -> LimitData:
+def _from_records(corpus: list[_Record], queries: list[_Record], qrels: list[_Record]) -> LimitData:
     doc_index = _unique_index(corpus, "corpus.jsonl")
     query_index = _unique_index(queries, "queries.jsonl")
     rel = torch.zeros(len(queries), len(corpus), dtype=torch.bool)
-    for r in qrels:
+    for lineno, r in qrels:
         qid, did = str(r["query-id"]), str(r["corpus-id"])
         if qid not in query_index:
-            raise ValueError(f"qrels.jsonl refers to an unknown query id {qid!r}")
+            raise ValueError(f"qrels.jsonl line {lineno} refers to an unknown query id {qid!r}")
         if did not in doc_index:
-            raise ValueError(f"qrels.jsonl refers to an unknown corpus id {did!r}")
+            raise ValueError(f"qrels.jsonl line {lineno} refers to an unknown corpus id {did!r}")
         if float(r.get("score", 1)) > 0:
-            rel[query_index[qid], doc_index[did]] = True
+            rel[query_index[qid][0], doc_index[did][0]] = True
 
     def text(d: dict) -> str:
         title = str(d.get("title") or "").strip()
         return f"{title} {d['text']}" if title else str(d["text"])
 
     return LimitData(
-        doc_ids=tuple(str(d["_id"]) for d in corpus),
-        doc_texts=tuple(text(d) for d in corpus),
-        query_ids=tuple(str(q["_id"]) for q in queries),
-        query_texts=tuple(str(q["text"]) for q in queries),
+        doc_ids=tuple(str(d["_id"]) for _, d in corpus),
+        doc_texts=tuple(text(d) for _, d in corpus),
+        query_ids=tuple(str(q["_id"]) for _, q in queries),
+        query_texts=tuple(str(q["text"]) for _, q in queries),
         relevance=rel,
     )
 
