@@ -336,8 +336,9 @@ def test_game_equals_lp_above_multiplier_and_overspends_below(seed: int, T: floa
     s = zerosum.budgeted_lp(m, d, T)
     for beta in (1.5 * s.multiplier + 0.1, 5 * s.multiplier + 1):
         g = zerosum.maximin_lp(zerosum.safety_game(m, d, T, beta))
-        assert abs((beta + 1) * g.value - s.value) < 1e-8
-        assert g.strategy @ d <= T + 1e-8
+        # two HiGHS solves agree to its feasibility tolerance (1e-7), scaled by beta + 1
+        assert abs((beta + 1) * g.value - s.value) < 1e-7 * (beta + 1)
+        assert g.strategy @ d <= T + 1e-7
     if s.multiplier > 1e-6:
         g = zerosum.maximin_lp(zerosum.safety_game(m, d, T, 0.5 * s.multiplier))
         assert g.strategy @ d > T + 1e-12

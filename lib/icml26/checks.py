@@ -15,6 +15,7 @@ import torch
 
 __all__ = [
     "agree",
+    "as_float64",
     "finite",
     "integer",
     "probability_vector",
@@ -66,6 +67,8 @@ def real(
 
 def shape(name: str, x: ArrayLike, expected: Sequence[int | None]) -> None:
     """``x`` has ``len(expected)`` dimensions, each equal to the expected size (``None``: any)."""
+    if not hasattr(x, "shape"):
+        raise ValueError(f"{name} must be an array or tensor, got {type(x).__name__}")
     got = tuple(x.shape)
     if len(got) != len(expected) or any(
         e is not None and g != e for g, e in zip(got, expected, strict=True)
@@ -76,20 +79,27 @@ def shape(name: str, x: ArrayLike, expected: Sequence[int | None]) -> None:
 
 def finite(name: str, x: ArrayLike) -> None:
     """Every entry of ``x`` is finite."""
-    ok = torch.isfinite(x).all().item() if isinstance(x, torch.Tensor) else np.isfinite(x).all()
+    if isinstance(x, torch.Tensor):
+        ok = bool(torch.isfinite(x).all().item())
+    else:
+        ok = bool(np.isfinite(as_float64(name, x)).all())
     if not ok:
         raise ValueError(f"{name} must contain only finite values")
 
 
-def _as_float64(x: object) -> np.ndarray:
+def as_float64(name: str, x: object) -> np.ndarray:
+    """``x`` (a tensor, array or nested sequence of numbers) as a float64 NumPy array."""
     if isinstance(x, torch.Tensor):
         return x.detach().to("cpu", torch.float64).numpy()
-    return np.asarray(x, dtype=np.float64)
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from None
 
 
 def probability_vector(name: str, p: ArrayLike, *, atol: float = 1e-6) -> None:
     """``p`` (last axis) is non-negative and sums to one."""
-    a = _as_float64(p)
+    a = as_float64(name, p)
     if a.ndim < 1 or a.shape[-1] == 0:
         raise ValueError(f"{name} must be a non-empty probability vector, got shape {a.shape}")
     if not np.isfinite(a).all() or (a < -atol).any():
@@ -100,7 +110,7 @@ def probability_vector(name: str, p: ArrayLike, *, atol: float = 1e-6) -> None:
 
 def stochastic_matrix(name: str, P: ArrayLike, *, atol: float = 1e-6) -> None:
     """``P`` is square (in its last two axes), non-negative, with rows summing to one."""
-    a = _as_float64(P)
+    a = as_float64(name, P)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise ValueError(f"{name} must be a square matrix, got shape {a.shape}")
     probability_vector(name, a, atol=atol)
@@ -108,7 +118,7 @@ def stochastic_matrix(name: str, P: ArrayLike, *, atol: float = 1e-6) -> None:
 
 def unit_rows(name: str, X: ArrayLike, *, atol: float = 1e-6) -> None:
     """Every row of ``X`` (last axis) has Euclidean norm one."""
-    a = _as_float64(X)
+    a = as_float64(name, X)
     norms = np.linalg.norm(a, axis=-1)
     if not np.allclose(norms, 1.0, atol=atol):
         worst = float(np.max(np.abs(norms - 1.0)))
@@ -142,7 +152,7 @@ def agree(name: str, got: object, want: object, *, atol: float = 1e-8, rtol: flo
     notebook's readable reference, or against an established library); it is never a claim.
     Raises ``AssertionError`` naming ``name`` and the worst entry when they differ.
     """
-    a, b = _as_float64(got), _as_float64(want)
+    a, b = as_float64("got", got), as_float64("want", want)
     if a.shape != b.shape:
         raise AssertionError(f"{name}: shapes differ, {a.shape} vs {b.shape}")
     if a.size == 0:

@@ -26,8 +26,8 @@ def loglog_fit(x: object, y: object) -> tuple[float, float]:
     of regret, the cost of a kernel). ``x`` and ``y`` are 1-D, positive, of equal length ≥ 2,
     and ``x`` has at least two distinct values.
     """
-    xs = np.asarray(x.detach().cpu() if isinstance(x, torch.Tensor) else x, dtype=np.float64)
-    ys = np.asarray(y.detach().cpu() if isinstance(y, torch.Tensor) else y, dtype=np.float64)
+    xs = checks.as_float64("x", x)
+    ys = checks.as_float64("y", y)
     if xs.ndim != 1 or ys.ndim != 1 or xs.shape != ys.shape or xs.size < 2:
         raise ValueError(
             f"x and y must be 1-D of equal length >= 2, got shapes {xs.shape} and {ys.shape}"

@@ -103,7 +103,7 @@ class SafetyBenchmark:
 
 
 def _matrix(name: str, A: object) -> np.ndarray:
-    a = np.asarray(A.detach().cpu() if isinstance(A, torch.Tensor) else A, dtype=np.float64)
+    a = checks.as_float64(name, A)
     if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] < 1:
         raise ValueError(f"{name} must be a non-empty 2-D payoff matrix, got shape {a.shape}")
     checks.finite(name, a)

@@ -53,7 +53,7 @@ def linear_betas(
 def alphas_cumprod(betas: torch.Tensor) -> torch.Tensor:
     """``ᾱ_t = ∏_{s ≤ t} (1 − β_s)``: the signal fraction kept after ``t + 1`` noising steps."""
     b = checks.tensor("betas", betas, ndim=1)
-    if b.numel() == 0 or bool(((b <= 0) | (b >= 1)).any()):
+    if b.numel() == 0 or not bool(((b > 0) & (b < 1)).all()):
         raise ValueError("betas must be a non-empty vector of values in (0, 1)")
     return torch.cumprod(1.0 - b, dim=0)
 
@@ -132,6 +132,9 @@ def ddim_step(
     (``"epsilon"``) or the clean sample ``x₀`` (``"sample"``, the anchored regression of
     chapter 11). ``noise`` is the ``z`` injected (chapter 10 hides a bit in its sign); it is
     required when ``eta > 0``.
+
+    A per-step kernel: NaN or inf in ``sample`` or ``model_output`` propagate to the result
+    (no host synchronisation at every step); :func:`ddim_sample` checks its starting point.
     """
     x = checks.tensor("sample", sample)
     out = checks.tensor("model_output", model_output)
@@ -183,7 +186,8 @@ def ddim_sample(
     both hypotheses of chapter 10 at once. With ``return_trajectory`` the states after each
     step come back too (``x_T`` first).
     """
-    x = checks.tensor("x_T", x_T)
+    x = checks.tensor("x_T", x_T, floating=True)
+    checks.finite("x_T", x)
     a = checks.tensor("abar", abar, ndim=1)
     n = checks.integer("num_steps", num_steps, low=1, high=a.numel())
     e = checks.real("eta", eta, low=0.0)
@@ -208,7 +212,8 @@ def ddim_sample(
 def add_noise(x0: torch.Tensor, noise: torch.Tensor, abar_t: torch.Tensor | float) -> torch.Tensor:
     """The forward process ``x_t = sqrt(ᾱ_t) x₀ + sqrt(1 − ᾱ_t) ε``.
 
-    Agrees with ``diffusers.DDPMScheduler.add_noise``.
+    Agrees with ``diffusers.DDPMScheduler.add_noise``. Elementwise: NaN or inf in ``x0`` or
+    ``noise`` propagate to the result.
     """
     x = checks.tensor("x0", x0)
     z = checks.tensor("noise", noise)

@@ -242,6 +242,7 @@ def subset_margins(X: Tensor, queries: Tensor, subsets: Tensor) -> Tensor:
     X = _check_points(X)
     subsets = _check_subsets(subsets, X.shape[0])
     checks.shape("queries", queries, (subsets.shape[0], X.shape[1]))
+    checks.finite("queries", queries)
     scores = queries.to(X.dtype) @ X.T  # (B, m)
     sel = _selection_mask(subsets, X.shape[0])
     inf = torch.tensor(float("inf"), dtype=scores.dtype, device=scores.device)
@@ -526,6 +527,7 @@ def recall_at_k(scores: Tensor, relevant: Tensor, k: int) -> Tensor:
     checks.shape("relevant", relevant, tuple(scores.shape))
     if relevant.dtype != torch.bool:
         raise ValueError("relevant must be a boolean tensor")
+    checks.finite("scores", scores)  # topk would rank NaN first
     k = checks.integer("k", k, low=1, high=scores.shape[1])
     top = scores.topk(k, dim=1).indices
     hits = relevant.gather(1, top).sum(dim=1).to(torch.float64)

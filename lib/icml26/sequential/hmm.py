@@ -149,6 +149,7 @@ def gaussian_loglik(x: torch.Tensor, means: torch.Tensor, var: torch.Tensor) -> 
         raise ValueError(f"x must be a tensor of shape (R, T, p), got {getattr(x, 'shape', x)}")
     n = means.shape[-2] if isinstance(means, torch.Tensor) and means.ndim >= 2 else -1
     p = _check_emission(means, var, n)
+    checks.finite("x", x)
     if x.shape[-1] != p:
         raise ValueError(f"x must have p={p} features in its last axis, got {x.shape[-1]}")
     r = x.shape[0]
@@ -175,6 +176,8 @@ def forward_filter(
     """
     if not isinstance(log_obs, torch.Tensor) or log_obs.ndim != 3:
         raise ValueError("log_obs must be a tensor of shape (R, T, N)")
+    if bool((log_obs.isnan() | (log_obs == math.inf)).any()):
+        raise ValueError("log_obs must not hold NaN or +inf (-inf, a zero likelihood, is allowed)")
     n = _check_chain(P, pi)
     r, t_max, n_obs = log_obs.shape
     if n_obs != n:
@@ -400,7 +403,17 @@ def epoch_beliefs(
 
 # ----------------------------------------------------------------------------- forgetting
 def tv_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
-    """Total-variation distance ``0.5 * sum |p - q|`` along the last axis."""
+    """Total-variation distance ``0.5 * sum |p - q|`` along the last axis.
+
+    ``p`` and ``q`` are finite floating tensors of one shape (each a distribution, or a batch
+    of them along the leading axes).
+    """
+    checks.tensor("p", p, floating=True)
+    checks.tensor("q", q, floating=True)
+    if p.shape != q.shape or p.ndim == 0 or p.shape[-1] == 0:
+        raise ValueError(f"p and q must have one non-empty shape, got {p.shape}, {q.shape}")
+    checks.finite("p", p)
+    checks.finite("q", q)
     return 0.5 * (p - q).abs().sum(-1)
 
 
