@@ -280,12 +280,12 @@ def _step(env, ro: Rollout, win, a, draws, t) -> tuple[Rollout, torch.Tensor, to
     keep = ~done
     fresh = env.reset(draws["reset"][t], check=False)
     state = torch.where(done.view(*done.shape, *[1] * (nxt.ndim - 2)), fresh, nxt)
-    eye = torch.eye(env.n_actions, dtype=win.dtype, device=win.device)
+    prev = torch.nn.functional.one_hot(a, env.n_actions).to(win.dtype)
     ro_next = Rollout(
         state,
         t_next * keep,
         win * keep[..., None, None],
-        eye[a] * keep[..., None],
+        prev * keep[..., None],
         (ro.episode_return + r) * keep,
     )
     return ro_next, r, done
