@@ -131,8 +131,9 @@ def _compare_verdicts(committed: str, fresh: str) -> list[Difference]:
     ref, new = _claim_lines(committed), _claim_lines(fresh)
     if [_verdict(x) for x in ref] != [_verdict(x) for x in new]:
         return [
-            Difference(1, f"VERDICT CHANGED: {[_verdict(x) for x in ref]} vs "
-                       f"{[_verdict(x) for x in new]}")
+            Difference(
+                1, f"VERDICT CHANGED: {[_verdict(x) for x in ref]} vs {[_verdict(x) for x in new]}"
+            )
         ]
     out = []
     for i, (a, b) in enumerate(zip(ref, new, strict=True), start=1):
