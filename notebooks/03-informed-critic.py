@@ -1921,7 +1921,7 @@ print(
 #   tasks, six POPGym tasks) for 2 M steps and 20 seeds. We train its algorithm on two of its
 #   settings only — a reconstruction of its synthetic benchmark and position-only CartPole —
 #   with small networks on a window of the last three observations, for 160 000 and 96 000
-#   steps per run at the default scale (800 000 at `ICML26_SCALE=paper`, recorded below). The
+#   steps per run at the default scale (800 000 at `ICML26_SCALE=paper`, see below). The
 #   navigation tasks, the card-game and memory tasks of POPGym, the wall-clock overheads and the
 #   paper's expert-action signals are not tested.
 # - **The synthetic benchmark is reconstructed.** We do not know the paper's transition model,
@@ -1957,7 +1957,7 @@ print(
 # - **"Biased unless the state is decodable" is not the whole story.** The usual summary of
 #   Baisero and Amato's result says that a state critic is fine when the state can be decoded
 #   from the history. In our audit it is biased even with perfect observations (relative error
-#   0.03–0.56 over random policies, {ref}`informed-critic-ex-decodable`), and unbiased with
+#   0.07–0.52 over random policies, {ref}`informed-critic-ex-decodable`), and unbiased with
 #   noisy ones when the policy is reactive (the control of 03.2): what matters is whether the
 #   return after $(s_t, a_t)$ depends on the rest of the history
 #   ({prf:ref}`informed-critic-prop-state-bias`).
@@ -1967,8 +1967,9 @@ print(
 # **Paper scale.** `ICML26_SCALE=paper` audits 200 policies, runs the tests with the paper's
 # sizes (2500 gain episodes, $B = 1000$ permutations, 512 landmarks, forests of 100 trees),
 # trains 20 seeds per critic for 2000 updates on the synthetic POMDP, and all five CartPole
-# signals of the paper (plus the control) for 10 seeds × 2000 updates. Its claim lines, from
-# the record of the last paper-scale run:
+# signals of the paper (plus the control) for 10 seeds × 5000 updates. It needs no GPU. Its
+# record says where and when it last ran and gives its claim lines, or says why it has not
+# run:
 
 # %%
 paper.show("03-informed-critic")
@@ -2085,9 +2086,9 @@ paper.show("03-informed-critic")
 # the next dozens of steps much better, and its TD targets are less noisy. Both velocities are
 # finite differences of the observed positions, so the actor can infer them from its window,
 # but the critic's job — value, not action — profits from being given the one that drives the
-# return. With `ICML26_SCALE=paper` the notebook trains all five signals; its record above
-# shows the areas of the angular-velocity critic against the history-only one, and the
-# notebook prints the others.
+# return. With `ICML26_SCALE=paper` the notebook trains all five signals; its record in the
+# Limits section, once that scale has run, gives the area gain of the angular-velocity critic
+# over the history-only one, and the executed paper-scale notebook prints the others.
 # ````
 #
 # ## Summary
