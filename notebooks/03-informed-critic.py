@@ -1497,7 +1497,8 @@ plt.show()
 # policy for a long time while the informed ones did not, and that single seed widened the
 # $t$-intervals of 03.10 and 03.11 to just below zero (03.12 held). Learning outcomes of RL
 # runs are heavy-tailed in exactly this way, and the median is the aggregate recommended for
-# them; the claim lines mark the change as tuned.
+# them; the claim lines mark the change as tuned. Neither rule makes these verdicts robust to
+# the seed: the Limits section reports them at two other base seeds.
 
 # %%
 A2C_SIGNALS = [
@@ -1946,11 +1947,21 @@ print(
 # - **Random forests at reduced size.** Cross-fitting uses 30 trees with leaves of at least 5
 #   samples, each split trying a third of the inputs, at the default scale (100 trees with all
 #   inputs at `ICML26_SCALE=paper`, as in the paper), to keep the notebook within its budget.
-# - **The rule of 03.10–03.12.** They are decided on the median over seeds, a choice made
-#   after a first run decided them on the mean: with the mean's $t$-interval, one seed in
+# - **03.10–03.13 depend on the seed.** They are decided on the median over seeds, a choice
+#   made after a first run decided them on the mean: with the mean's $t$-interval, one seed in
 #   which the history-only critic stayed on a poor policy for long made 03.10 and 03.11 NOT
 #   REPRODUCED at the default scale (their bounds of the mean are printed with the table of
-#   03.10); the paper scale, with 20 seeds, is less exposed to a single seed.
+#   03.10). The median does not make them robust. We reran the notebook with its base seed
+#   set to 7 and to 11 instead of 3 (other initial weights and random numbers for every run,
+#   same settings). At 7, 03.10–03.12 hold, narrowly (lower bounds +0.003 and +0.001 for
+#   03.10 and 03.11). At 11, 03.10 and 03.11 are NOT REPRODUCED under the median rule (lower
+#   bounds −0.014 and −0.033, medians +0.035 and +0.018; under the mean rule 03.10 would hold
+#   at +0.002 and 03.11 would not, at −0.019). 03.12 and 03.14 hold at all three seeds, and
+#   at 7 and 11 03.13 holds but does not discriminate: the number of features then orders
+#   no pair against learning either. With 8 seeds, the informative signal's learning gain on
+#   our toy is of the order of the seed-to-seed spread: its median is above zero at all three
+#   seeds, its confidence bound at two. The paper scale, with 20 seeds, is the test of these
+#   claims.
 # - **03.6 and 03.13 are decided once.** The residual test runs on one data set of the paper's
 #   size (its informative $p$-values sit at the smallest attainable value, $1/(B + 1)$), and
 #   03.13 compares one ordering from all seeds; both print why.
@@ -2103,5 +2114,7 @@ paper.show("03-informed-critic")
 #   leave redundant ones alone when episodes, not steps, are permuted (03.6–03.9).
 # - Trained, the informed actor-critic with the reward-carrying subset learns faster than the
 #   history-only critic and keeps the full-state critic's gain, noise does not help, and the
-#   tests order the signals as learning does (03.10–03.13).
+#   tests order the signals as learning does (03.10–03.13) — at our seed; with 8 seeds these
+#   gains are of the order of the seed-to-seed spread, and at one of two other base seeds
+#   03.10 and 03.11 are not reproduced.
 # - On position-only CartPole the masked angular velocity speeds the critic up (03.14).
