@@ -108,7 +108,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         "informed-critic",
         "sequential",
         "Informed asymmetric actor-critic: privileged signals for the critic",
-        ("icml26.sequential.critic",),
+        (
+            "icml26.sequential.critic",
+            "icml26.sequential.critic_envs",
+            "icml26.sequential.informativeness",
+            "icml26.sequential.a2c",
+        ),
         bench="bench_03_informed_critic",
         sources="abstract and secondary summaries",
     ),

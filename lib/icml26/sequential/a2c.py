@@ -1,0 +1,480 @@
+"""The informed asymmetric actor-critic, trained: many critics and seeds at once (chapter 03).
+
+The paper's informed-asym-A2C: an actor ``pi(a | h)`` that reads only the history, and a
+separate critic ``V(h, i)`` that also reads a chosen privileged signal ``i_t`` (never given
+to the actor). The critic is trained by TD(0) towards ``r_t + gamma V_target(h_{t+1},
+i_{t+1})`` with a frozen target critic refreshed every ``target_every`` updates; the actor
+follows the advantage ``r_t + gamma V(h_{t+1}, i_{t+1}) - V(h_t, i_t)`` with an entropy bonus
+that decays linearly to ``entropy_final``. By :prf:ref:`informed-critic-thm-unbiased` the
+signal may be any function of the state (and independent noise); the baselines are the
+same algorithm with no signal (the symmetric A2C), the full state, or pure noise.
+
+At toy scale the GRU history encoders of the paper are replaced by a window of the last
+``window`` observations and actions with the normalised time (the features of
+:func:`icml26.sequential.critic_envs.history_window`), and both heads are one-hidden-layer
+MLPs. Every model (``len(signals)`` critics times ``n_seeds`` seeds) is trained at once:
+the parameters carry a leading model axis and every product is a batched matrix product.
+Seed ``s`` starts every critic from the same actor and draws the same random numbers for
+actions and transitions (common random numbers), so critics are compared in pairs.
+
+A readable one-model, one-episode-at-a-time version of :func:`collect` and
+:func:`a2c_losses` is the reference of chapter 03 (``reference_a2c_losses``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+from icml26 import checks
+
+__all__ = [
+    "A2CRun",
+    "A2CSettings",
+    "Models",
+    "Rollout",
+    "Segment",
+    "Signal",
+    "a2c_losses",
+    "collect",
+    "draw_segment",
+    "init_models",
+    "mlp",
+    "signal_maps",
+    "start",
+    "train_a2c",
+    "update",
+]
+
+
+@dataclass(frozen=True)
+class Signal:
+    """What a critic reads besides the history: the privileged features ``features`` (column
+    indices of the environment's ``privileged(state)``) and ``noise`` extra columns of
+    independent standard normal noise. ``Signal("none")`` is the symmetric critic."""
+
+    name: str
+    features: tuple[int, ...] = ()
+    noise: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError("name must be a non-empty string")
+        feats = tuple(self.features)
+        for j in feats:
+            checks.integer("features", j, low=0)
+        if len(set(feats)) != len(feats):
+            raise ValueError(f"features must not repeat, got {feats}")
+        object.__setattr__(self, "features", feats)
+        checks.integer("noise", self.noise, low=0)
+
+    @property
+    def width(self) -> int:
+        return len(self.features) + self.noise
+
+
+@dataclass(frozen=True)
+class A2CSettings:
+    """Sizes and step sizes of one training run (every field validated)."""
+
+    n_iterations: int = 600  # updates
+    n_envs: int = 16  # environments per model
+    segment: int = 25  # steps per environment per update
+    window: int = 3  # observations and actions in the history encoding
+    hidden: int = 16  # hidden units of each head
+    lr_actor: float = 3e-3
+    lr_critic: float = 1e-2
+    gamma: float = 0.99
+    entropy: float = 0.01  # entropy bonus at the first update ...
+    entropy_final: float = 0.001  # ... decayed linearly to this at the last
+    target_every: int = 10  # updates between refreshes of the target critic
+
+    def __post_init__(self) -> None:
+        for name in ("n_iterations", "n_envs", "segment", "window", "hidden", "target_every"):
+            checks.integer(name, getattr(self, name), low=1)
+        for name in ("lr_actor", "lr_critic"):
+            checks.real(name, getattr(self, name), low=0.0, strict=True)
+        checks.real("gamma", self.gamma, low=0.0, high=1.0)
+        checks.real("entropy", self.entropy, low=0.0)
+        checks.real("entropy_final", self.entropy_final, low=0.0)
+
+
+@dataclass
+class Models:
+    """Batched parameters, leading axis = model (config-major: model ``c * n_seeds + s``).
+    Each head is ``[W1 (M, d_in, H), b1 (M, 1, H), W2 (M, H, d_out), b2 (M, 1, d_out)]``."""
+
+    actor: list[torch.Tensor]
+    critic: list[torch.Tensor]
+    target: list[torch.Tensor]
+
+
+@dataclass
+class Rollout:
+    """Where the environments are between updates: ``state`` (M, N, ...), the step in the
+    episode ``t`` (M, N), the history window (M, N, window, d_step), the one-hot previous
+    action (M, N, A) (zero at an episode's start) and the running episode's return (M, N)."""
+
+    state: torch.Tensor
+    t: torch.Tensor
+    window: torch.Tensor
+    prev_action: torch.Tensor
+    episode_return: torch.Tensor
+
+
+@dataclass
+class Segment:
+    """One update's data: history features ``z`` (M, N, T, d_z), critic signal ``i`` (M, N, T,
+    d_i), actions ``a``, rewards ``r``, episode ends ``done`` (M, N, T), the features after
+    the last step ``z_last``, ``i_last`` (M, N, d), and per model the summed return and count
+    of the episodes that ended in the segment."""
+
+    z: torch.Tensor
+    i: torch.Tensor
+    a: torch.Tensor
+    r: torch.Tensor
+    done: torch.Tensor
+    z_last: torch.Tensor
+    i_last: torch.Tensor
+    ended_return: torch.Tensor
+    ended: torch.Tensor
+
+
+@dataclass
+class A2CRun:
+    """A training run: ``returns`` (n_iterations, n_signals, n_seeds) — the mean return of the
+    episodes that ended during each update (carried forward when none did) — and the models."""
+
+    signals: tuple[Signal, ...]
+    settings: A2CSettings
+    returns: torch.Tensor
+    models: Models = field(repr=False)
+
+
+def _check_env(env: object) -> None:
+    for name in ("n_actions", "obs_dim", "privileged_dim", "horizon"):
+        if not hasattr(env, name):
+            raise ValueError(f"env must have the attribute {name!r}")
+        checks.integer(f"env.{name}", getattr(env, name), low=1)
+    for name in ("reset_uniforms", "step_uniforms"):
+        checks.integer(f"env.{name}", getattr(env, name, None), low=0)
+    for name in ("reset", "observe", "privileged", "step"):
+        if not callable(getattr(env, name, None)):
+            raise ValueError(f"env must have a method {name!r}")
+
+
+def _check_signals(signals: object, privileged_dim: int) -> tuple[Signal, ...]:
+    if isinstance(signals, Signal) or not isinstance(signals, Sequence) or not signals:
+        raise ValueError("signals must be a non-empty sequence of Signal")
+    out = tuple(signals)
+    for s in out:
+        if not isinstance(s, Signal):
+            raise ValueError(f"signals must hold Signal objects, got {type(s).__name__}")
+        if any(j >= privileged_dim for j in s.features):
+            raise ValueError(f"signal {s.name!r} reads a feature >= {privileged_dim}")
+    if len({s.name for s in out}) != len(out):
+        raise ValueError("signals must have distinct names")
+    return out
+
+
+def signal_maps(
+    signals: Sequence[Signal], privileged_dim: int, n_seeds: int, dtype: torch.dtype
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per model, the map from privileged features to the critic's signal columns
+    (M, privileged_dim, d_i) and the mask of its noise columns (M, 1, d_i)."""
+    signals = _check_signals(signals, checks.integer("privileged_dim", privileged_dim, low=1))
+    S = checks.integer("n_seeds", n_seeds, low=1)
+    d_i = max(1, max(s.width for s in signals))
+    sel = torch.zeros(len(signals), privileged_dim, d_i, dtype=dtype)
+    noise = torch.zeros(len(signals), 1, d_i, dtype=dtype)
+    for c, s in enumerate(signals):
+        for col, j in enumerate(s.features):
+            sel[c, j, col] = 1.0
+        noise[c, 0, len(s.features) : s.width] = 1.0
+    return sel.repeat_interleave(S, 0), noise.repeat_interleave(S, 0)
+
+
+def mlp(params: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+    """One-hidden-layer ReLU MLP per model: ``x`` (M, B, d_in) -> (M, B, d_out)."""
+    W1, b1, W2, b2 = params
+    return torch.baddbmm(b2, torch.baddbmm(b1, x, W1).relu(), W2)
+
+
+def _head(S, C, d_in, d_out, hidden, gen, out_scale, dtype, device) -> list[torch.Tensor]:
+    W1 = torch.randn(S, d_in, hidden, generator=gen, dtype=dtype) * math.sqrt(2.0 / d_in)
+    W2 = torch.randn(S, hidden, d_out, generator=gen, dtype=dtype) * out_scale
+    W2 = W2 / math.sqrt(hidden)
+    zeros = [torch.zeros(S, 1, hidden, dtype=dtype), torch.zeros(S, 1, d_out, dtype=dtype)]
+    return [p.repeat(C, 1, 1).to(device).requires_grad_(True) for p in (W1, zeros[0], W2, zeros[1])]
+
+
+def init_models(
+    n_signals: int,
+    n_seeds: int,
+    d_history: int,
+    d_signal: int,
+    n_actions: int,
+    hidden: int,
+    *,
+    generator: torch.Generator | None = None,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
+) -> Models:
+    """Actor ``(d_history -> n_actions)``, critic ``(d_history + d_signal -> 1)`` and its
+    target copy for ``n_signals * n_seeds`` models; seed ``s`` has the same initial weights
+    for every signal (the critic's columns beyond a signal's width only ever see zeros)."""
+    C = checks.integer("n_signals", n_signals, low=1)
+    S = checks.integer("n_seeds", n_seeds, low=1)
+    dz = checks.integer("d_history", d_history, low=1)
+    di = checks.integer("d_signal", d_signal, low=1)
+    A = checks.integer("n_actions", n_actions, low=1)
+    H = checks.integer("hidden", hidden, low=1)
+    if not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype, got {dtype}")
+    actor = _head(S, C, dz, A, H, generator, 0.01, dtype, device)  # near-uniform policy
+    critic = _head(S, C, dz + di, 1, H, generator, 1.0, dtype, device)
+    return Models(actor, critic, [p.detach().clone() for p in critic])
+
+
+def start(
+    env, n_models: int, n_envs: int, window: int, u: torch.Tensor, dtype=torch.float64
+) -> Rollout:
+    """Fresh episodes in every environment, initial states from uniforms ``u`` (M, N, k)."""
+    _check_env(env)
+    M = checks.integer("n_models", n_models, low=1)
+    N = checks.integer("n_envs", n_envs, low=1)
+    k = checks.integer("window", window, low=1)
+    u = checks.tensor("u", u, floating=True)
+    checks.shape("u", u, (M, N, env.reset_uniforms))
+    dev = u.device
+    d_step = env.obs_dim + env.n_actions + 1
+    return Rollout(
+        env.reset(u),
+        torch.zeros(M, N, dtype=torch.long, device=dev),
+        torch.zeros(M, N, k, d_step, dtype=dtype, device=dev),
+        torch.zeros(M, N, env.n_actions, dtype=dtype, device=dev),
+        torch.zeros(M, N, dtype=dtype, device=dev),
+    )
+
+
+def _features(env, ro: Rollout, sel: torch.Tensor, noise_mask: torch.Tensor, eps):
+    """Push the current observation into the window: history and signal features."""
+    obs = env.observe(ro.state, check=False).to(ro.window.dtype)
+    step = torch.cat([obs, ro.prev_action, torch.ones_like(obs[..., :1])], -1)
+    win = torch.cat([step[:, :, None], ro.window[:, :, :-1]], 2)
+    time = (ro.t.to(obs.dtype) / env.horizon)[..., None]
+    z = torch.cat([win.flatten(2), time], -1)
+    i = torch.bmm(env.privileged(ro.state, check=False).to(obs.dtype).flatten(1, -2), sel)
+    return z, i.view(*z.shape[:2], -1) + eps * noise_mask, win
+
+
+def _step(env, ro: Rollout, win, a, draws, t) -> tuple[Rollout, torch.Tensor, torch.Tensor]:
+    """Step the environments; restart the episodes that end. ``(rollout, reward, done)``."""
+    nxt, r, term = env.step(ro.state, a, draws["step"][t], check=False)
+    r = r.to(win.dtype)
+    t_next = ro.t + 1
+    done = term | (t_next >= env.horizon)
+    keep = ~done
+    fresh = env.reset(draws["reset"][t], check=False)
+    state = torch.where(done.view(*done.shape, *[1] * (nxt.ndim - 2)), fresh, nxt)
+    prev = torch.nn.functional.one_hot(a, env.n_actions).to(win.dtype)
+    ro_next = Rollout(
+        state,
+        t_next * keep,
+        win * keep[..., None, None],
+        prev * keep[..., None],
+        (ro.episode_return + r) * keep,
+    )
+    return ro_next, r, done
+
+
+def collect(
+    env,
+    models: Models,
+    ro: Rollout,
+    sel: torch.Tensor,
+    noise_mask: torch.Tensor,
+    draws: dict[str, torch.Tensor],
+) -> tuple[Segment, Rollout]:
+    """Run every model's environments for ``T`` steps with its current actor (no gradient).
+
+    ``draws`` holds the randomness of the segment: ``gumbel`` (T, M, N, A) standard Gumbel
+    noise for the actions (Gumbel-max sampling: ``argmax(logits + g)``), ``step`` (T, M, N, k) and
+    ``reset`` (T, M, N, k') uniforms for the environment, ``noise`` (T + 1, M, N, d_i) normal
+    draws for the noise columns of the signals. Episodes that end restart at once.
+    """
+    _check_env(env)
+    T = draws["gumbel"].shape[0]
+    Z, I, As, R, D = [], [], [], [], []
+    ended_ret = torch.zeros_like(ro.episode_return[:, 0])
+    ended = torch.zeros_like(ended_ret)
+    with torch.no_grad():
+        for t in range(T):
+            z, i, win = _features(env, ro, sel, noise_mask, draws["noise"][t])
+            a = (mlp(models.actor, z) + draws["gumbel"][t]).argmax(-1)
+            ret = ro.episode_return
+            ro, r, done = _step(env, ro, win, a, draws, t)
+            ended_ret += ((ret + r) * done).sum(1)
+            ended += done.sum(1)
+            Z.append(z), I.append(i), As.append(a), R.append(r), D.append(done)
+        z_last, i_last, _ = _features(env, ro, sel, noise_mask, draws["noise"][T])
+    stack = [torch.stack(x, 2) for x in (Z, I, As, R, D)]
+    return Segment(*stack, z_last, i_last, ended_ret, ended), ro
+
+
+def a2c_losses(
+    models: Models, seg: Segment, gamma: float, entropy: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-model actor and critic losses (M,) of one segment.
+
+    Critic: mean of ``(V(h_t, i_t) - r_t - gamma (1 - d_t) V_target(h_{t+1}, i_{t+1}))^2``.
+    Actor: ``-mean(A_t log pi(a_t | h_t)) - entropy * mean(H(pi(. | h_t)))`` with the TD(0)
+    advantage ``A_t = r_t + gamma (1 - d_t) V(h_{t+1}, i_{t+1}) - V(h_t, i_t)`` (no gradient).
+    """
+    gamma = checks.real("gamma", gamma, low=0.0, high=1.0)
+    entropy = checks.real("entropy", entropy, low=0.0)
+    M, N, T, dz = seg.z.shape
+    x = torch.cat([seg.z, seg.i], -1)
+    x_last = torch.cat([seg.z_last, seg.i_last], -1)[:, :, None]
+    x_all = torch.cat([x, x_last], 2).view(M, N * (T + 1), -1)
+    v_all = mlp(models.critic, x_all).view(M, N, T + 1)
+    cont = gamma * (~seg.done).to(x.dtype)
+    with torch.no_grad():
+        v_tgt = mlp(models.target, x_all).view(M, N, T + 1)[..., 1:]
+        adv = seg.r + cont * v_all[..., 1:] - v_all[..., :T]
+    v = v_all[..., :T]
+    critic_loss = (v - (seg.r + cont * v_tgt)).square().mean((1, 2))
+    logp = mlp(models.actor, seg.z.view(M, N * T, dz)).view(M, N, T, -1).log_softmax(-1)
+    logp_a = logp.gather(-1, seg.a[..., None]).squeeze(-1)
+    ent = -(logp.exp() * logp).sum(-1)
+    actor_loss = -(adv * logp_a).mean((1, 2)) - entropy * ent.mean((1, 2))
+    return actor_loss, critic_loss
+
+
+def draw_segment(
+    env,
+    n_steps: int,
+    n_seeds: int,
+    n_signals: int,
+    n_envs: int,
+    d_signal: int,
+    *,
+    generator: torch.Generator | None = None,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
+) -> dict[str, torch.Tensor]:
+    """One segment's random numbers for :func:`collect`, drawn per seed and shared by the
+    ``n_signals`` models of a seed (common random numbers), models config-major."""
+    _check_env(env)
+    T = checks.integer("n_steps", n_steps, low=1)
+    S = checks.integer("n_seeds", n_seeds, low=1)
+    C = checks.integer("n_signals", n_signals, low=1)
+    N = checks.integer("n_envs", n_envs, low=1)
+    d_i = checks.integer("d_signal", d_signal, low=1)
+
+    def u(*shape):
+        x = torch.rand(*shape, generator=generator, dtype=torch.float64)
+        return x.repeat(1, C, *[1] * (len(shape) - 2)).to(device)
+
+    gumbel = -(-u(T, S, N, env.n_actions).clamp_min(1e-300).log()).log()
+    noise = torch.randn(T + 1, S * C, N, d_i, generator=generator, dtype=torch.float64)
+    return {
+        "gumbel": gumbel.to(dtype),
+        "step": u(T, S, N, env.step_uniforms),
+        "reset": u(T, S, N, env.reset_uniforms),
+        "noise": noise.to(device, dtype),
+    }
+
+
+def update(
+    env,
+    models: Models,
+    optimizer: torch.optim.Optimizer,
+    ro: Rollout,
+    maps: tuple[torch.Tensor, torch.Tensor],
+    draws: dict[str, torch.Tensor],
+    gamma: float,
+    entropy: float,
+) -> tuple[Segment, Rollout]:
+    """One training step of every model: collect a segment, one optimizer step on the sum of
+    the models' actor and critic losses (the models share no parameter)."""
+    seg, ro = collect(env, models, ro, *maps, draws)
+    actor_loss, critic_loss = a2c_losses(models, seg, gamma, entropy)
+    optimizer.zero_grad()
+    (actor_loss.sum() + critic_loss.sum()).backward()
+    optimizer.step()
+    return seg, ro
+
+
+def _setup(env, signals, S, cfg, gen, dtype, device):
+    C, N = len(signals), cfg.n_envs
+    maps = tuple(m.to(device) for m in signal_maps(signals, env.privileged_dim, S, dtype))
+    dz = cfg.window * (env.obs_dim + env.n_actions + 1) + 1
+    models = init_models(
+        C, S, dz, maps[0].shape[-1], env.n_actions, cfg.hidden,
+        generator=gen, dtype=dtype, device=device,
+    )  # fmt: skip
+    optimizer = torch.optim.Adam(
+        [
+            {"params": models.actor, "lr": cfg.lr_actor},
+            {"params": models.critic, "lr": cfg.lr_critic},
+        ]
+    )
+    u0 = torch.rand(S, N, env.reset_uniforms, generator=gen, dtype=torch.float64)
+    ro = start(env, C * S, N, cfg.window, u0.repeat(C, 1, 1).to(device), dtype)
+    return maps, models, optimizer, ro
+
+
+def train_a2c(
+    env,
+    signals: Sequence[Signal],
+    *,
+    n_seeds: int,
+    settings: A2CSettings | None = None,
+    generator: torch.Generator | None = None,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str = "cpu",
+    progress=None,
+) -> A2CRun:
+    """Train ``len(signals) * n_seeds`` informed asymmetric actor-critics at once.
+
+    Seed ``s`` of every signal starts from the same weights and draws the same random numbers
+    (from ``generator``); the critics differ only in the signal they read. Float64 (the
+    default) keeps every sampled action identical across CPUs and numeric libraries: in
+    float32 a last-bit difference flips an action within a few dozen updates and the runs
+    diverge. ``progress`` (e.g. ``icml26.progress``) wraps the loop over updates. Implements
+    :prf:ref:`informed-critic-alg-a2c`, chapter 03.
+    """
+    _check_env(env)
+    signals = _check_signals(signals, env.privileged_dim)
+    S = checks.integer("n_seeds", n_seeds, low=1)
+    cfg = A2CSettings() if settings is None else settings
+    if not isinstance(cfg, A2CSettings):
+        raise ValueError(f"settings must be A2CSettings, got {type(settings).__name__}")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise ValueError("generator must be a torch.Generator or None")
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype, got {dtype}")
+    gen = torch.Generator().manual_seed(0) if generator is None else generator
+    maps, models, optimizer, ro = _setup(env, signals, S, cfg, gen, dtype, device)
+    C, K = len(signals), cfg.n_iterations
+    returns = torch.full((K, C * S), math.nan, dtype=torch.float64)
+    last = returns[0].clone()
+    steps = range(K) if progress is None else progress(range(K), desc="A2C updates")
+    for k in steps:
+        draws = draw_segment(
+            env, cfg.segment, S, C, cfg.n_envs, maps[0].shape[-1],
+            generator=gen, dtype=dtype, device=device,
+        )  # fmt: skip
+        lam = cfg.entropy + (cfg.entropy_final - cfg.entropy) * k / max(K - 1, 1)
+        seg, ro = update(env, models, optimizer, ro, maps, draws, cfg.gamma, lam)
+        if (k + 1) % cfg.target_every == 0:
+            models.target = [p.detach().clone() for p in models.critic]
+        ended = seg.ended.cpu()
+        mean = seg.ended_return.cpu().double() / ended.clamp_min(1)
+        last = torch.where(ended > 0, mean, last)
+        returns[k] = last
+    return A2CRun(signals, cfg, returns.view(K, C, S), models)
