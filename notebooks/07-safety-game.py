@@ -632,7 +632,7 @@ print(np.round(R_all[0], 2))
 #
 # ### 07.1–07.2 · The game is the budgeted LP exactly when β ≥ λ*
 #
-# *Claim* ({prf:ref}`safety-game-thm-reduction`, note claim (a)): for every prompt whose budget binds
+# *Claim* ({prf:ref}`safety-game-thm-reduction`): for every prompt whose budget binds
 # ($\lambda^\star > 0$), solving the $K \times 2$ game {eq}`safety-game-eq-game-matrix` with
 # $\beta \in \{1.1, 2, 10\} \cdot \lambda^\star$ gives $(\beta+1)V = p^\star$ and a strategy within
 # the budget (07.1); with $\beta = \lambda^\star/2$ the game's maximin strategy exceeds the budget
@@ -695,7 +695,7 @@ icml26.claim(
 #
 # ### 07.3 · The ε-robustness rule: solve at T − 2ε
 #
-# *Claim* ({prf:ref}`safety-game-prop-robust`, note claim (b)): if every risk reading is within $\varepsilon$
+# *Claim* ({prf:ref}`safety-game-prop-robust`): if every risk reading is within $\varepsilon$
 # of the truth, the LP solved at budget $T - 2\varepsilon$ on the read scores keeps the **true**
 # extra risk $\le T$ on every prompt; the LP solved at $T$ does not (negative control, same cell).
 # Errors are drawn uniformly in $[-\varepsilon, \varepsilon]$ per reading, the refusal's included,
@@ -794,7 +794,7 @@ plt.show()
 #
 # ### 07.4–07.5 · Game vs threshold filter at the same budget
 #
-# *Claim* (the paper's comparison with a filter, note claim (c)): at the same risk budget, the
+# *Claim* (the paper's comparison with a filter): at the same risk budget, the
 # game earns more helpfulness than the filter "drop every answer with $\hat\Delta_i > T$, answer
 # the most helpful remaining" (07.4), and the gain comes from **borderline** answers — those just
 # over the budget, $T < \hat\Delta_i \le T + 0.1$, which a filter drops at any cutoff and the game
