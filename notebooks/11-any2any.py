@@ -532,6 +532,7 @@ with torch.no_grad():
         ]
     )
 icml26.checks.agree("stacked backbone vs reference", got, want, atol=1e-5)
+print("stacked backbone = reference on 3 × 5 samples: max |difference| ≤ 1e-5")
 
 # %% [markdown]
 # ### Stage II: one training loop for every backbone
