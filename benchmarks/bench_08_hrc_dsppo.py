@@ -2,7 +2,7 @@
 
 "Equal accuracy" is stated, not assumed: an LP per game (HiGHS) returns the Nash equilibrium
 to ~1e-9, while self-play returns an averaged policy whose duality gap under the true
-preference (chapter 08, hrc-lem-gap) is *certified* by one matrix-vector product. The cases:
+preference (chapter 08, hrc-dsppo-lem-gap) is *certified* by one matrix-vector product. The cases:
 
 - Case 1: 1000 random 8 × 8 preference games (generator G1: reward scale 0.5, cyclic scale 2),
   DSPPO with λ = 1 for T = 1600 iterations in float64 — every game's gap is certified

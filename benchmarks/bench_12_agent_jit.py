@@ -1,7 +1,7 @@
 """Chapter 12 (agent-jit): the vectorised Monte Carlo scheduler vs a per-task loop vs simpy.
 
 All three compute the latencies of the serial, parallel and hedged strategies
-({prf:ref}`jit-def-d3`) for every task and every draw of the same pre-drawn element
+({prf:ref}`agent-jit-def-d3`) for every task and every draw of the same pre-drawn element
 latencies (common random numbers), so the outputs are identical:
 
 - Case 1: 200 tasks (the chapter's task mix) × 20 draws × 3 hedged workers. Kernel:

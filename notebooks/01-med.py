@@ -77,7 +77,10 @@ torch.set_num_threads(
 
 
 def fresh_generator(offset: int) -> torch.Generator:
-    """One independent stream per experiment (changing one leaves the others as they are)."""
+    """One independent stream per experiment.
+
+    Changing one leaves the others as they are.
+    """
     return icml26.stats.stream(SEED, offset, device=DEVICE)
 
 
@@ -543,7 +546,10 @@ def reference_centroid_margin(X, subset):
 
 
 def reference_moment_query(t, subset, d):
-    """q_S = -(c_1, ..., c_d) with P_S(t)^2 = sum_j c_j t^j (numpy.polynomial, ascending)."""
+    """q_S = -(c_1, ..., c_d) with P_S(t)^2 = sum_j c_j t^j.
+
+    Coefficients by numpy.polynomial, in ascending order.
+    """
     p = np.polynomial.polynomial.polyfromroots([t[i] for i in subset])
     c = np.polynomial.polynomial.polymul(p, p)
     return -np.pad(c[1:], (0, d - len(c) + 1)), c[0]
@@ -578,7 +584,7 @@ print("reference and kernels agree on", len(subs), "subsets")
 #
 # ## Experiments
 #
-# ### Claims 01.1–01.2: four dimensions retrieve every pair, for any number of objects
+# ### 01.1–01.2 · Four dimensions retrieve every pair, for any number of objects
 #
 # *Claim (Theorem 3.3 of {cite}`wang2026med`; our {prf:ref}`med-thm-med`).* Points on the moment
 # curve in $\mathbb{R}^{2k}$ make every answer set of size $\le k$ retrievable, however large $m$
@@ -669,7 +675,7 @@ icml26.claim(
 print("smallest explicit-query margin per m:", [f"{g:.1e}" for g in min_poly_margin])
 
 # %% [markdown]
-# ### Claims 01.3–01.4: the margin ceiling $\varepsilon_\star(m,k)$ is exact
+# ### 01.3–01.4 · The margin ceiling $\varepsilon_\star(m,k)$ is exact
 #
 # *Claim (the feasibility ceiling of {cite}`wang2026med`; our {prf:ref}`med-thm-ceiling` and
 # {prf:ref}`med-prop-simplex`).* Normalised-centroid queries on the regular simplex achieve
@@ -695,7 +701,8 @@ for m, k, d in OPT_CASES:
     _, _, g = med.optimize_margin(m, k, d, steps=OPT_STEPS, generator=gen)
     opt.append((m, k, d, g, med.eps_star(m, k)))
     print(
-        f"m={m} k={k} d={d}: optimised margin {g:.4f}, eps_star {med.eps_star(m, k):.4f}"
+        f"m={m} k={k} d={d}: optimised margin {g:.4f}, eps_star "
+        f"{med.eps_star(m, k):.4f}"
     )
 print(f"max |simplex margin - eps_star| over the grid < 1e-12: {simplex_err < 1e-12}")
 
@@ -750,7 +757,7 @@ icml26.claim(
 # The optimiser reaches the ceiling to four decimals (printed above) when $d = m - 1$, so the
 # bound is not only an upper bound for the optimiser but attained by it.
 #
-# ### Claim 01.5: Gaussian centroids need only $O(\log m)$ dimensions for a fixed margin
+# ### 01.5 · Gaussian centroids need only $O(\log m)$ dimensions for a fixed margin
 #
 # *Claim ({cite}`wang2026med`, Gaussian centroid witness; our {prf:ref}`med-thm-gauss`).* With
 # random unit vectors and normalised centroid queries, the smallest margin over *all* pairs
@@ -775,7 +782,10 @@ gen = fresh_generator(3)
 
 
 def min_pair_margin(G, d):
-    """Exact min over all C(m, 2) pairs of the centroid margin of the unit rows of G[:, :d]."""
+    """Exact centroid margin of the unit rows of G[:, :d].
+
+    The minimum over all C(m, 2) pairs.
+    """
     X = G[:, :d] / G[:, :d].norm(dim=1, keepdim=True)
     return float(med.min_pair_centroid_margin(X))
 
@@ -820,7 +830,8 @@ print(dict(zip(GAUSS_M, [f"{x:.1f}" for x in d_need], strict=True)))
 lin = np.polyval(np.polyfit(GAUSS_M, d_need, 1), GAUSS_M)
 r2_lin = 1 - np.sum((d_need - lin) ** 2) / np.sum((d_need - d_need.mean()) ** 2)
 print(
-    f"fit d = {intercept:.1f} + {slope:.1f} ln m,  R^2 = {r2:.3f}  (linear in m: {r2_lin:.3f})"
+    f"fit d = {intercept:.1f} + {slope:.1f} ln m,  R^2 = {r2:.3f}  (linear in m: "
+    f"{r2_lin:.3f})"
 )
 k_, a_ = 2, GAUSS_EPS * math.sqrt(2)
 bound = 18 * k_**2 * (2 * math.log(GAUSS_M[-1]) + math.log(2)) / (1 - a_) ** 2
@@ -898,7 +909,8 @@ daic, p_fit = delta_aic(GAUSS_M, d_need)
 for q in (0.5, 0.25):
     fq = np.polyval(np.polyfit(np.power(GAUSS_M, q), d_need, 1), np.power(GAUSS_M, q))
     print(
-        f"R^2 of a line in m^{q}: {1 - np.sum((d_need - fq) ** 2) / np.sum((d_need - d_need.mean()) ** 2):.3f}"
+        f"R^2 of a line in m^{q}: "
+        f"{1 - np.sum((d_need - fq) ** 2) / np.sum((d_need - d_need.mean()) ** 2):.3f}"
     )
 print(f"R^2 of a line in ln m: {r2:.3f}; best power law d = c m^p has p = {p_fit:.2f}")
 noise = d_need - pred  # the residuals of the log fit, added to a true power law
@@ -918,7 +930,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### Claims 01.6–01.7: the free-embedding "critical n" measures the optimiser, not the geometry
+# ### 01.6–01.7 · The free-embedding "critical n" measures the optimiser, not the geometry
 #
 # *Claim ({cite}`wang2026med`, Section 5.1, against the free-embedding experiment of
 # {cite}`weller2025limits`).* Weller et al. train free unit document and query vectors for all
@@ -1055,7 +1067,7 @@ icml26.claim(
 # ("for web-scale search, even the largest embedding dimensions with ideal test-set optimization
 # are not enough", {cite}`weller2025limits`) therefore extrapolates the optimiser.
 #
-# ### Claims 01.8–01.9: simple trained retrievers overfit LIMIT-small
+# ### 01.8–01.9 · Simple trained retrievers overfit LIMIT-small
 #
 # *Claim ({cite}`wang2026med`, Section 5.2).* On LIMIT-small, simple single-vector retrievers beat
 # the best single-vector LLM embedding baseline reported by Weller et al.
@@ -1094,7 +1106,8 @@ data = limit.load_mteb(DATA)
 synth = limit.load_mteb(DATA_SYNTH)
 R = data.relevance.to(DEVICE)
 print(
-    f"{len(data.doc_ids)} documents, {len(data.query_ids)} queries, {int(R.sum())} qrels"
+    f"{len(data.doc_ids)} documents, {len(data.query_ids)} queries, {int(R.sum())} "
+    "qrels"
 )
 print(
     "example:",
@@ -1196,13 +1209,15 @@ for dim in TOKEN_SUM_D:
     )
 matched_table = recalls(matched_scores, Rm)
 print(
-    f"{'recall@2 / recall@10':34s} {'official':>15s} {'generated':>15s} {'matched':>15s}"
+    f"{'recall@2 / recall@10':34s} {'official':>15s} {'generated':>15s} "
+    f"{'matched':>15s}"
 )
 for name, (g2, g10, _) in synth_table.items():
     o2, o10, _ = table[name]
     m2, m10, _ = matched_table.get(name, (math.nan, math.nan, None))
     print(
-        f"{name:34s} {o2:7.3f} / {o10:5.3f} {g2:7.3f} / {g10:5.3f} {m2:7.3f} / {m10:5.3f}"
+        f"{name:34s} {o2:7.3f} / {o10:5.3f} {g2:7.3f} / {g10:5.3f} {m2:7.3f} / "
+        f"{m10:5.3f}"
     )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Recall@2 on the official LIMIT-small and on our generated versions of it. BM25 and the random token-sum embedding at large $d$ nearly solve the official data and the generated data with matched vocabulary, but fail with the default compositional vocabulary; encoders trained on the test relevance judgements memorise them on both (claim 01.8); the moment curve solves the task exactly (claim 01.9).", "name": "01-fig-limit"}}
@@ -1264,7 +1279,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### Claims 01.10–01.11: the paper's own evidence, the random token-sum grid
+# ### 01.10–01.11 · The paper's own evidence, the random token-sum grid
 #
 # *Claim ({cite}`wang2026med`, Section 5.2 and the appendix grid).* The label-unaware random
 # token-sum embedding, with a plain word tokenizer ("vanilla": split on spaces and punctuation,
@@ -1437,7 +1452,8 @@ if LIMIT_DOCS > len(data.doc_ids):  # paper scale only
     gen = fresh_generator(6)
     Rb = big.relevance.to(DEVICE)
     print(
-        f"{len(big.doc_ids)} documents ({int(Rb.any(0).sum())} core), {int(Rb.sum())} qrels"
+        f"{len(big.doc_ids)} documents ({int(Rb.any(0).sum())} core), {int(Rb.sum())} "
+        "qrels"
     )
     torch.set_num_threads(os.cpu_count() or 1)
     big_scores = {
@@ -1482,8 +1498,10 @@ if LIMIT_DOCS > len(data.doc_ids):  # paper scale only
         exact *= 2 * torch.sin((tb[None, :] - pos[:, c : c + 1]) / 2) ** 2
     exact = exact.masked_fill(Rb, math.inf).amin(1).min()
     print(
-        f"trig. curve, m={LIMIT_DOCS}: smallest margin of the float64 scores {float(seen):.2e},"
-        f" exact smallest margin {float(exact):.2e} (float64 eps {torch.finfo(Sb.dtype).eps:.1e})"
+        f"trig. curve, m={LIMIT_DOCS}: smallest margin of the float64 scores "
+        f"{float(seen):.2e},"
+        f" exact smallest margin {float(exact):.2e} (float64 eps "
+        f"{torch.finfo(Sb.dtype).eps:.1e})"
     )
     del big_scores, Sb, exact
     torch.set_num_threads(1)

@@ -81,7 +81,7 @@
 #
 #   $$
 #   R_T = \sum_{t \le T} \Bigl(\max_a \mu_t(a) - \mu_t(A_t)\Bigr).
-#   $$ (hmmb-eq-regret)
+#   $$ (hmm-bandits-eq-regret)
 #
 #   This benchmark is the chapter's choice. The paper's comparator in the natural model is not
 #   known to us; note that past rewards carry information about $S_t$, so a reward-aware policy
@@ -95,7 +95,7 @@
 # ### The filter and its forgetting
 #
 # ```{prf:definition} Forward filter
-# :label: hmmb-def-filter
+# :label: hmm-bandits-def-filter
 #
 # The belief $b_t$ satisfies the forward recursion
 #
@@ -104,7 +104,7 @@
 # \qquad
 # b_t = \frac{\operatorname{diag}(g(X_t))\, P^\top b_{t-1}}
 #            {\mathbf{1}^\top \operatorname{diag}(g(X_t))\, P^\top b_{t-1}}, \quad t \ge 2,
-# $$ (hmmb-eq-filter)
+# $$ (hmm-bandits-eq-filter)
 #
 # and the normalising constants multiply to the likelihood: $\log p(X_{1:T}) = \sum_{t \le T}
 # \log c_t$ with $c_t$ the denominator at step $t$. The prediction step $b \mapsto P^\top b$ moves
@@ -114,7 +114,7 @@
 # $$
 # \log g_s(x) = -\tfrac12 \textstyle\sum_j \bigl[(x_j - \mu_{sj})^2 / v_{sj} + \log(2\pi v_{sj})
 # \bigr].
-# $$ (hmmb-eq-emission)
+# $$ (hmm-bandits-eq-emission)
 # ```
 #
 # The filter is started from $\pi$, which the learner may not know. *Forgetting* (filter
@@ -123,12 +123,12 @@
 # isometry.
 #
 # ```{prf:theorem} Geometric forgetting of the filter
-# :label: hmmb-thm-forgetting
+# :label: hmm-bandits-thm-forgetting
 #
 # Let $P$ have strictly positive entries and let
 # $\Delta(P) = \max_{i,j,k,l} \log \frac{P_{ik} P_{jl}}{P_{jk} P_{il}}$ and
 # $\tau(P) = \tanh(\Delta(P)/4) < 1$ (Birkhoff's contraction coefficient). Let $b_t$ and $b'_t$
-# be the filters {eq}`hmmb-eq-filter` started from two initial laws $\pi, \pi'$ with full support and fed the
+# be the filters {eq}`hmm-bandits-eq-filter` started from two initial laws $\pi, \pi'$ with full support and fed the
 # *same* contexts. Then for every context sequence and every $t \ge 1$,
 #
 # $$
@@ -144,7 +144,7 @@
 # {cite}`birkhoff1957hilbert` ({cite}`cappe2005hmm`, Ch. 4, for its use in HMMs): a matrix $M$
 # with positive entries contracts the Hilbert metric, $d_H(Mp, Mq) \le \tanh(\Delta(M)/4)\,
 # d_H(p, q)$, and $\Delta(M^\top)
-# = \Delta(M)$. One step of {eq}`hmmb-eq-filter` is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
+# = \Delta(M)$. One step of {eq}`hmm-bandits-eq-filter` is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
 # $d_H(b_t, b'_t) \le \tau(P)\, d_H(b_{t-1}, b'_{t-1})$; iterate. For the total variation, let
 # $m = \min_i p_i/q_i \le 1 \le M = \max_i p_i / q_i$ (both vectors sum to one). Then
 # $\lVert p - q\rVert_{TV} = \sum_i q_i (1 - p_i/q_i)^+ \le 1 - m \le 1 - m/M = 1 - e^{-d_H(p,q)}
@@ -162,7 +162,7 @@
 # predict it.
 #
 # ```{prf:lemma} Beliefs from estimated parameters (our reconstruction)
-# :label: hmmb-lem-perturbation
+# :label: hmm-bandits-lem-perturbation
 #
 # Let $\hat b_t$ be the filter run with $(\hat P, \hat g, \hat \pi)$, with $P$ and $\hat P$
 # entrywise positive and $\pi, \hat\pi$ of full support, and define the one-step parameter error
@@ -177,10 +177,10 @@
 # ```
 #
 # ```{prf:proof}
-# Write $F_t$ and $\hat F_t$ for one step of {eq}`hmmb-eq-filter` with the true and the estimated parameters. By
+# Write $F_t$ and $\hat F_t$ for one step of {eq}`hmm-bandits-eq-filter` with the true and the estimated parameters. By
 # the triangle inequality $d_H(\hat F_t \hat b, F_t b) \le d_H(\hat F_t \hat b, \hat F_t b) +
 # d_H(\hat F_t b, F_t b)$. The first term is at most $\tau(\hat P) d_H(\hat b, b)$
-# ({prf:ref}`hmmb-thm-forgetting`). For the second, $(\hat P^\top b)_j / (P^\top b)_j$ lies
+# ({prf:ref}`hmm-bandits-thm-forgetting`). For the second, $(\hat P^\top b)_j / (P^\top b)_j$ lies
 # between $\min_i \hat P_{ij}/P_{ij}$ and $\max_i \hat P_{ij}/P_{ij}$, so $d_H(\hat P^\top b,
 # P^\top b) \le 2\max_{ij} |\log \hat P_{ij}/P_{ij}|$, and the diagonal steps differ by at most
 # $2 \max_s |\log \hat g_s/g_s|$. Unroll the recursion.
@@ -197,7 +197,7 @@
 # when the variances are equal), so $\max_{k \le t} \varepsilon_k$ grows with $t$ (like
 # $\log t$ for Gaussian tails) and "a fixed estimate gives a linear term at rate error$/(1 -
 # \hat\tau)$" needs bounded contexts or a truncation argument. With finite contexts (the
-# paper's reported setting, {prf:ref}`hmmb-alg-spectral`) $\varepsilon_t$ is bounded by the
+# paper's reported setting, {prf:ref}`hmm-bandits-alg-spectral`) $\varepsilon_t$ is bounded by the
 # largest log-ratio of emission probabilities and the lemma applies as stated. Second, for our
 # persistent chain $\tau(P) = 0.98$, so $1/(1 - \hat\tau) \approx 50$ and the Hilbert-metric
 # bound is vacuous in total variation unless $\varepsilon$ is tiny; the forgetting we measure below
@@ -206,7 +206,7 @@
 # ### The simplified model and its reduction
 #
 # ```{prf:definition} Simplified (belief-linear) model
-# :label: hmmb-def-simplified
+# :label: hmm-bandits-def-simplified
 #
 # Rewards are linear in the belief: $r_t = \langle \theta_{A_t}, b_t\rangle + \eta_t$ with
 # $\theta_a \in \mathbb{R}^N$ and $\eta_t$ conditionally $\sigma$-sub-Gaussian given the past and
@@ -214,7 +214,7 @@
 #
 # $$
 # \phi_t(a) = e_a \otimes b_t \in \mathbb{R}^{KN}
-# $$ (hmmb-eq-simplified)
+# $$ (hmm-bandits-eq-simplified)
 #
 # this *is* a linear contextual bandit with $d = KN$ and mean $\mu_t(a) = \langle \theta,
 # \phi_t(a)\rangle$.
@@ -226,7 +226,7 @@
 # \hat\theta_{t-1}, \phi_t(a)\rangle + \beta_{t-1} \lVert \phi_t(a) \rVert_{V_{t-1}^{-1}}$.
 #
 # ```{prf:theorem} OFUL regret (Abbasi-Yadkori, Pál and Szepesvári, 2011)
-# :label: hmmb-thm-oful
+# :label: hmm-bandits-thm-oful
 #
 # Assume $\lVert\theta\rVert \le S$, $\lVert \phi_t(a)\rVert \le L$, $|\mu_t(a)| \le 1$, and
 # conditionally $\sigma$-sub-Gaussian noise. With
@@ -264,10 +264,10 @@
 # b_t - \hat b_t\rVert_{TV}$.
 #
 # ```{prf:proposition} Regret with estimated beliefs (our reconstruction)
-# :label: hmmb-prop-estimated
+# :label: hmm-bandits-prop-estimated
 #
 # Run OFUL on $\hat\phi_t$ with radius $\beta_t(\delta) + \sqrt{\sum_{s \le t} \xi_s^2}$. Assume,
-# besides the assumptions of {prf:ref}`hmmb-thm-oful`, that the surrogate means are bounded too,
+# besides the assumptions of {prf:ref}`hmm-bandits-thm-oful`, that the surrogate means are bounded too,
 # $|\langle \theta, \hat\phi_t(a)\rangle| \le 1$ (e.g. $\max_{a,s} |\theta_{as}| \le 1$, since
 # $\hat b_t \in \Delta_N$), and that $\beta_T(\delta) \ge 1$. Then with probability $1 - \delta$,
 #
@@ -277,8 +277,8 @@
 # \qquad \bar\xi_t = \max_a |\langle \theta_a, b_t - \hat b_t\rangle|.
 # $$
 #
-# With $\lVert p - q\rVert_{TV} \le d_H(p, q)$ ({prf:ref}`hmmb-thm-forgetting`) and
-# {prf:ref}`hmmb-lem-perturbation`, writing $\hat\tau = \tau(\hat P)$,
+# With $\lVert p - q\rVert_{TV} \le d_H(p, q)$ ({prf:ref}`hmm-bandits-thm-forgetting`) and
+# {prf:ref}`hmm-bandits-lem-perturbation`, writing $\hat\tau = \tau(\hat P)$,
 #
 # $$
 # \bar\xi_t \le 2 \max_{a,s} |\theta_{as}| \Bigl(\hat\tau^{\,t-1} d_H(\hat b_1, b_1) +
@@ -300,7 +300,7 @@
 # \hat\Phi^\top \xi\rVert \le \lVert \xi\rVert$, because $\hat\Phi V_t^{-1} \hat\Phi^\top
 # \preceq I$ for the design matrix $\hat\Phi$ (rows $\hat\phi_s$). So the enlarged ellipsoid
 # contains $\theta$, optimism holds for the *surrogate* means $\langle\theta, \hat\phi_t(a)
-# \rangle$, and the proof of {prf:ref}`hmmb-thm-oful` bounds their regret. The surrogate and the
+# \rangle$, and the proof of {prf:ref}`hmm-bandits-thm-oful` bounds their regret. The surrogate and the
 # true means differ by at most $\bar\xi_t$ for every action, which costs $2\bar\xi_t$ per round.
 # ```
 #
@@ -313,7 +313,7 @@
 # ### The natural model and periodic updates
 #
 # ```{prf:definition} Natural model
-# :label: hmmb-def-natural
+# :label: hmm-bandits-def-natural
 #
 # Rewards depend on the hidden state and the context: $r_t = \langle \theta_{A_t}, \psi(S_t, X_t)
 # \rangle + \eta_t$ with $\psi(s, x) = e_s \otimes (x, 1) \in \mathbb{R}^{N(p+1)}$ (this
@@ -324,7 +324,7 @@
 # $$
 # \mu_t(a) = \langle \theta_a, \varphi_t\rangle, \qquad \varphi_t = \mathbb{E}[\psi(S_t, X_t)
 # \mid X_{1:t}] = b_t \otimes (X_t, 1).
-# $$ (hmmb-eq-natural)
+# $$ (hmm-bandits-eq-natural)
 # ```
 #
 # So one could run OFUL on $\phi_t(a) = e_a \otimes \varphi_t$. The trouble is the noise
@@ -334,11 +334,11 @@
 # $\mathbb{E}[\zeta_t \mid \mathcal G_t] = \langle \theta_{A_t}, \mathbb{E}[\psi(S_t, X_t) \mid
 # \mathcal G_t] - \varphi_t\rangle \ne 0$ in general, and $\zeta_t$ is not a martingale difference
 # for the filtration to which the features and actions are adapted. The self-normalised bound in
-# the proof of {prf:ref}`hmmb-thm-oful` fails at its first line. Worse, $A_t$ is chosen from
+# the proof of {prf:ref}`hmm-bandits-thm-oful` fails at its first line. Worse, $A_t$ is chosen from
 # $\hat\theta_{t-1}$, a function of the very rewards that bias $\zeta_t$: a selection effect.
 #
 # ```{prf:algorithm} Periodic-update OFUL
-# :label: hmmb-alg-periodic
+# :label: hmm-bandits-alg-periodic
 #
 # **Input** epoch starts $1 = t_1 < t_2 < \dots$ (a fixed period $t_{k+1} - t_k = L$, or
 # growing epochs such as $t_{k+1} - t_k \propto t_k$ when the horizon is unknown), $\lambda,
@@ -362,7 +362,7 @@
 # $L$ they are a fixed fraction of order $1/((1 - \rho) L)$.
 #
 # ```{prf:theorem} Regret of the periodic-update algorithm (reported, not verified by us)
-# :label: hmmb-thm-natural
+# :label: hmm-bandits-thm-natural
 #
 # Under the HMM forgetting condition (and, for the estimation step, finite contexts with a
 # full-rank emission matrix and an invertible transition matrix, estimated by a spectral method),
@@ -381,7 +381,7 @@
 # (Structure only, not a proof.) The paper's full proof is not reproduced here; what follows is a
 # reconstruction of how such a proof is organised, and no step below is carried out. (1)
 # *Decomposition*: regret = regret of the idealised learner that knows the HMM + the cost of
-# estimated beliefs ({prf:ref}`hmmb-lem-perturbation`). (2) *Epochs*: within epoch $k$ the frozen
+# estimated beliefs ({prf:ref}`hmm-bandits-lem-perturbation`). (2) *Epochs*: within epoch $k$ the frozen
 # parameters make the actions $\mathcal G_{t_k} \vee \sigma(X_{1:t})$-measurable; discarding (or
 # paying for) the first $O(\log T / (1 - \rho))$ rounds after each epoch start removes the bias of
 # $\zeta_t$ up to $T^{-1}$. (3) *Concentration*: the sums $\sum_t \phi_t \zeta_t$ over the remaining
@@ -408,17 +408,17 @@
 # P_{13} = \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top] = M_1 \operatorname{diag}(w) M_3^\top, \quad
 # P_{13}(y) = \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top \mathbb{1}[X_t = y]] = M_1
 # \operatorname{diag}(w) \operatorname{diag}(B_{\cdot y}) M_3^\top.
-# $$ (hmmb-eq-moments)
+# $$ (hmm-bandits-eq-moments)
 #
 # The middle context $X_t$ is independent of $X_{t-1}$ and $X_{t+1}$ given $S_t$, which gives the
 # last factorisation.
 #
 # ```{prf:algorithm} Spectral HMM estimation
-# :label: hmmb-alg-spectral
+# :label: hmm-bandits-alg-spectral
 #
 # **Input** contexts $X_{1:n}$, number of states $N$.
 #
-# 1. Estimate the moments {eq}`hmmb-eq-moments` by empirical averages over $t$.
+# 1. Estimate the moments {eq}`hmm-bandits-eq-moments` by empirical averages over $t$.
 # 2. Let $U_1, U_3$ be the top-$N$ left and right singular vectors of $\hat P_{13}$ and
 #    $\hat M(y) = (U_1^\top \hat P_{13}(y) U_3)(U_1^\top \hat P_{13} U_3)^{-1}$ for each symbol $y$.
 # 3. Diagonalise one random combination $\sum_y \eta_y \hat M(y) = R \Lambda R^{-1}$, and read
@@ -429,17 +429,17 @@
 # ```
 #
 # ```{prf:proposition} Exactness on exact moments
-# :label: hmmb-prop-spectral
+# :label: hmm-bandits-prop-spectral
 #
 # If $B$ has rank $N$, $P$ is invertible and $w > 0$, the algorithm applied to the population
 # moments returns $(P, w, B)$ up to a relabelling of the states. With empirical moments from $n$
 # contexts, the moment errors are $O_{\mathbb P}(n^{-1/2})$, and so are the parameter errors (the
 # steps are smooth maps near the population moments when the eigenvalues $\sum_y \eta_y B_{sy}$
-# are distinct); by {prf:ref}`hmmb-lem-perturbation` the belief error is then $O(n^{-1/2})$ too.
+# are distinct); by {prf:ref}`hmm-bandits-lem-perturbation` the belief error is then $O(n^{-1/2})$ too.
 # ```
 #
 # ```{prf:proof}
-# From {eq}`hmmb-eq-moments`, $U_1^\top P_{13}(y) U_3 = (U_1^\top M_1) \operatorname{diag}(w)
+# From {eq}`hmm-bandits-eq-moments`, $U_1^\top P_{13}(y) U_3 = (U_1^\top M_1) \operatorname{diag}(w)
 # \operatorname{diag}(B_{\cdot y}) (M_3^\top U_3)$ and $U_1^\top P_{13} U_3 = (U_1^\top M_1)
 # \operatorname{diag}(w) (M_3^\top U_3)$, both products of invertible $N \times N$ matrices
 # (the singular vectors span the ranges of $M_1$ and $M_3$). Hence $M(y) = (U_1^\top M_1)
@@ -478,7 +478,10 @@ DT = torch.float64
 
 
 def below(err: float, floor: float = 1e-8) -> str:
-    """Rounding-level errors differ across machines: print them as a bound, larger ones as is."""
+    """Rounding-level errors differ across machines.
+
+    Print them as a bound, larger ones as is.
+    """
     return f"< {floor:.0e}" if err < floor else f"{err:.1e}"
 
 
@@ -596,7 +599,7 @@ print(
 )
 
 # %% [markdown]
-# The reference implementation: the forward filter {eq}`hmmb-eq-filter` for *one* run, written as a loop over time
+# The reference implementation: the forward filter {eq}`hmm-bandits-eq-filter` for *one* run, written as a loop over time
 # in numpy, exactly as on paper. The kernel `icml26.sequential.hmm.forward_filter` does the same
 # for all runs
 # at once (one batched matrix product per step), in normalised or in log space.
@@ -604,7 +607,10 @@ print(
 
 # %% tags=["reference"]
 def reference_filter(x, P, pi, means, var):
-    """The forward filter for one run: beliefs (T, N) and log-likelihood, one time step at a time."""
+    """The forward filter for one run, one time step at a time.
+
+    Returns the beliefs (T, N) and the log-likelihood.
+    """
     T_, N_ = x.shape[0], P.shape[0]
     beliefs, loglik = np.zeros((T_, N_)), 0.0
     b = pi
@@ -682,7 +688,7 @@ print(
 # the actions, so the estimate does not depend on the policy. Each new estimate is relabelled to
 # match the previous one (a label switch would scramble LinUCB's statistics), and on $[t_k,
 # t_{k+1})$ the filter *continues* from $\hat b_{t_k - 1}$ with the new parameters rather than
-# being re-run over the past: by {prf:ref}`hmmb-thm-forgetting` the two filters differ only for
+# being re-run over the past: by {prf:ref}`hmm-bandits-thm-forgetting` the two filters differ only for
 # the few rounds it takes to forget the initial law, and the cost is one pass over $T$ instead of
 # one per epoch. Past features are not rewritten (LinUCB keeps its statistics), so round $t$ uses
 # only contexts up to $t$.
@@ -722,7 +728,8 @@ mean_err = (mu_al - mu_d).norm(dim=-1).amax(-1)
 tv_err = hmm.tv_distance(beliefs_al, beliefs)[:, T_WARM:].mean(1)
 print(
     f"Baum-Welch on {T_WARM} contexts, median over runs: max |mu_hat - mu| = "
-    f"{mean_err.median():.2f}, |P_hat - P|_max = {(P_al - P_d).abs().amax((1, 2)).median():.3f}"
+    f"{mean_err.median():.2f}, |P_hat - P|_max = "
+    f"{(P_al - P_d).abs().amax((1, 2)).median():.3f}"
 )
 print(
     f"mean TV(b_hat, b) after warm-up: median {tv_err.median():.2f}, "
@@ -800,9 +807,9 @@ plt.show()
 # %% [markdown]
 # ## Experiments
 #
-# ### Claim 1: the filter forgets its initial law geometrically
+# ### The filter forgets its initial law geometrically
 #
-# {prf:ref}`hmmb-thm-forgetting` predicts that two filters fed the same contexts but started from
+# {prf:ref}`hmm-bandits-thm-forgetting` predicts that two filters fed the same contexts but started from
 # different initial laws approach each other at least as fast as $\tau(P)^{t-1}$, for *every*
 # context sequence. We start filters from $\pi = (0.98, 0.01, 0.01)$ and $\pi' = (0.01, 0.01,
 # 0.98)$ on the contexts of our chain, fit the geometric rate $\hat\rho$ of the mean log Hilbert
@@ -878,7 +885,8 @@ plt.show()
 # filter)
 print(f"fitted forgetting rate {rho_inf:.2f} ≤ τ(P) = {tau:.3f}")
 print(
-    f"worst pathwise ratio d_H(b_t, b'_t) / (τ(P)^(t-1) d_H(b_1, b'_1)): {ratio_bound:.2f}"
+    "worst pathwise ratio d_H(b_t, b'_t) / (τ(P)^(t-1) d_H(b_1, b'_1)): "
+    f"{ratio_bound:.2f}"
 )
 assert rho_inf <= tau, (
     "the filter forgets more slowly than Birkhoff's coefficient allows"
@@ -893,13 +901,13 @@ assert ratio_bound <= 1.0 + 1e-9, (
 # over context sequences and is not attained here: even nearly uninformative contexts only bring
 # the rate down to about $|\lambda_2(P)| < \tau(P)$.
 #
-# ### Claim 2: belief-LinUCB has $\sqrt T$ regret; a once-estimated HMM adds a small linear term
+# ### 02.1–02.2 · Belief-LinUCB has $\sqrt T$ regret; a once-estimated HMM adds a small linear term
 #
 # The simplified model with $\theta_a = e_a$: the mean reward of action $a$ is $b_t(a)$, the
 # probability that the hidden state is $a$ ("recommend the item that fits the user's current
 # regime"), plus Gaussian noise of standard deviation 0.7. Four learners run OFUL
 # (`icml26.sequential.bandits.run_linucb`, $\lambda = 1$, $\delta = 0.05$, the radius of
-# {prf:ref}`hmmb-thm-oful` with $S = \sqrt 3$) on 64 runs each, batched as one $256$-run
+# {prf:ref}`hmm-bandits-thm-oful` with $S = \sqrt 3$) on 64 runs each, batched as one $256$-run
 # problem: belief features with the true HMM, belief features with the Baum–Welch HMM fitted
 # once, the same with the HMM re-estimated on the doubling schedule, and the
 # context-only baseline $z_t = (X_t, 1)$ that ignores the chain. Regret is measured against the
@@ -913,7 +921,10 @@ assert ratio_bound <= 1.0 + 1e-9, (
 
 # %% tags=["reference"]
 def reference_oful(z, rewards, k, sigma, bound, lam=1.0, delta=0.05, period=1):
-    """OFUL for one run, the full design matrix inverted at every refresh (`period` rounds)."""
+    """OFUL for one run.
+
+    The full design matrix is inverted at every refresh (every `period` rounds).
+    """
     steps, m = z.shape
     d = k * m
     V = lam * torch.eye(d, dtype=z.dtype)
@@ -998,9 +1009,9 @@ slope_ctx = bandits.loglog_slope(reg_ctx, T_MIN)
 post_known = (reg_known[:, -1] - reg_known[:, T_WARM - 1]).mean()
 post_est = (reg_est[:, -1] - reg_est[:, T_WARM - 1]).mean()
 ratio_post = float(post_est / post_known)
-# the single Baum-Welch fit leaves a fixed belief error: Prop. hmmb-prop-estimated
-# predicts a linear term. Slope of the regret accumulated *after* the warm-up, against
-# rounds since the warm-up:
+# the single Baum-Welch fit leaves a fixed belief error:
+# Prop. hmm-bandits-prop-estimated predicts a linear term. Slope of the regret
+# accumulated *after* the warm-up, against rounds since the warm-up:
 slope_post_est = bandits.loglog_slope(
     reg_est[:, T_WARM:] - reg_est[:, T_WARM - 1 : T_WARM], T_MIN
 )
@@ -1024,26 +1035,33 @@ for name, reg in [
 ]:
     m = reg.mean(0)
     print(
-        f"{name:>15}: mean regret at t = 1e2, 1e3, 1e4: {m[99]:.0f}, {m[999]:.0f}, {m[-1]:.0f}"
+        f"{name:>15}: mean regret at t = 1e2, 1e3, 1e4: {m[99]:.0f}, {m[999]:.0f}, "
+        f"{m[-1]:.0f}"
     )
 print(
-    f"log-log slopes: known {slope_known:.2f} (t >= {T_MIN}), estimated {slope_est:.2f} "
+    f"log-log slopes: known {slope_known:.2f} (t >= {T_MIN}), estimated "
+    f"{slope_est:.2f} "
     f"(t >= {2 * T_WARM}), context only {slope_ctx:.2f} (t >= {T_MIN}), "
     f"{slope_ctx_late:.2f} (t >= {10 * T_MIN})"
 )
 print(
-    f"regret after the warm-up vs rounds since it: slope {slope_post_known:.2f} (known HMM), "
+    f"regret after the warm-up vs rounds since it: slope {slope_post_known:.2f} (known "
+    "HMM), "
     f"{slope_post_est:.2f} (Baum-Welch HMM)"
 )
 print(
-    f"per-round regret over t > {T // 2}: known {rate_known:.4f}, Baum-Welch {rate_est:.4f}; "
+    f"per-round regret over t > {T // 2}: known {rate_known:.4f}, Baum-Welch "
+    f"{rate_est:.4f}; "
     f"misspecification price 2 mean xi_bar_t = {price:.3f}"
 )
 
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Regret of belief-based OFUL grows like $\\sqrt t$ with the known HMM (claim 02.1) and linearly for the context-only learner (claim 02.5).", "name": "02-fig-regret"}}
 def regret_band(ax, reg, label, i, ls="-"):
-    """Mean cumulative regret with a band of +- 2 standard errors over runs (log-log)."""
+    """Mean cumulative regret on log-log axes.
+
+    With a band of +- 2 standard errors over runs.
+    """
     t_ax = np.arange(1, reg.shape[1] + 1)
     m, se = (
         reg.mean(0).cpu().numpy(),
@@ -1096,7 +1114,7 @@ icml26.claim(
 # Read the Baum–Welch curve with care. Its slope over $[2 \cdot 10^3, 10^4]$ is small only because
 # the warm-up regret is a large constant offset: measured from the end of the warm-up, its regret
 # grows with slope about 1, i.e. *linearly*, at a small per-round rate. That is what
-# {prf:ref}`hmmb-prop-estimated` predicts for a model fitted once: a fixed belief error costs up
+# {prf:ref}`hmm-bandits-prop-estimated` predicts for a model fitted once: a fixed belief error costs up
 # to $2\bar\xi_t$ per round for ever. The paper's sublinear bounds rely on re-estimating the HMM
 # as data accumulates, which we do next (02.3–02.4). For the single fit we assert what holds:
 # over the rounds after the warm-up it stays within a factor 3 of the known-HMM learner (02.2),
@@ -1117,13 +1135,14 @@ icml26.claim(
 # %%
 # The price of estimated beliefs: the proposition's per-round bound, checked (not a
 # claim)
-print(f"per-round regret over t > {T // 2} / price 2·mean ξ̄_t = {rate_est / price:.1f}")
+per_round = f"per-round regret over t > {T // 2} / price 2·mean ξ̄_t"
+print(f"{per_round} = {rate_est / price:.1f}")
 assert rate_est <= price, "per-round regret above the price of estimated beliefs"
 
 # %% [markdown]
-# ### Re-estimating the HMM on a doubling schedule
+# ### 02.3–02.4 · Re-estimating the HMM on a doubling schedule
 #
-# {prf:ref}`hmmb-prop-estimated` says where the single fit's linear term comes from: the extra
+# {prf:ref}`hmm-bandits-prop-estimated` says where the single fit's linear term comes from: the extra
 # regret is at most $2 \sum_t \bar\xi_t$, the sum of the belief errors. If the estimate improves
 # as contexts accumulate, the belief errors shrink and so does the per-round extra regret. The
 # re-estimating learner tests this. We measure, on each epoch $[t_k, t_{k+1})$, the mean belief
@@ -1171,17 +1190,20 @@ for t_k, x1, xr, e1, er in per_epoch:
     print(f"{int(t_k):>11} | {x1:.3f}, {xr:.3f} | {e1:+.4f}, {er:+.4f}")
 print(
     f"re-estimated xi_bar decays like t^{xi_decay:.2f} over the epochs; "
-    f"per-round regret over t > {T // 2}: known {rate_known:.4f}, single fit {rate_est:.4f}, "
+    f"per-round regret over t > {T // 2}: known {rate_known:.4f}, single fit "
+    f"{rate_est:.4f}, "
     f"re-estimated {rate_re:.4f}"
 )
 print(
-    f"slope of the regret after the warm-up over {T_LATE} <= t - {T_WARM} <= {T - T_WARM}: "
+    f"slope of the regret after the warm-up over {T_LATE} <= t - {T_WARM} <= "
+    f"{T - T_WARM}: "
     f"known {slope_late['known']:.2f}, single fit {slope_late['single']:.2f}, "
     f"re-estimated {slope_late['re']:.2f}"
 )
 print(
     f"regret over rounds {T_WARM + 1}..{T}: known {post_known[:, -1].mean():.0f}, "
-    f"single fit {post_single[:, -1].mean():.0f}, re-estimated {post_re[:, -1].mean():.0f}"
+    f"single fit {post_single[:, -1].mean():.0f}, re-estimated "
+    f"{post_re[:, -1].mean():.0f}"
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Re-estimating the HMM on doubling epochs bends the regret (claims 02.3 and 02.4); a single fit stays linear. Right: belief error and extra regret per epoch.", "name": "02-fig-reestimate"}}
@@ -1229,7 +1251,8 @@ plt.show()
 print(f"fitted once: slope {slope_late['single']:.2f}")
 icml26.claim(
     "02.3",
-    f"re-estimated HMM: late log-log regret slope, {T_LATE} ≤ t − {T_WARM} ≤ {T - T_WARM}",
+    f"re-estimated HMM: late log-log regret slope, {T_LATE} ≤ t − {T_WARM} ≤ "
+    f"{T - T_WARM}",
     slope_late["re"],
     at_most=0.8,
     digits=2,
@@ -1250,7 +1273,7 @@ icml26.claim(
 # level and, once the warm-up's head start is used up, the per-round extra regret settles on a
 # plateau (about $0.013$): a linear term. With re-estimation the belief error falls from epoch to
 # epoch, roughly like $t^{-1/2}$ (the fitted exponent is printed above), as the heuristic part of
-# {prf:ref}`hmmb-prop-estimated` assumes, and the late per-round extra regret is about four
+# {prf:ref}`hmm-bandits-prop-estimated` assumes, and the late per-round extra regret is about four
 # times smaller than the single fit's, in proportion to the smaller belief error. In the first
 # epoch (and, for the re-estimating learner, the second) the extra regret is *negative* (not
 # drawn on the log axis): the 1000 uniform
@@ -1267,7 +1290,7 @@ icml26.claim(
 # proof of a rate.
 
 # %% [markdown]
-# ### Claim 3: ignoring the hidden chain costs linear regret
+# ### 02.5 · Ignoring the hidden chain costs linear regret
 #
 # The context-only learner solves a misspecified problem: the best action depends on the belief,
 # a non-linear function of the whole context history, and a linear function of the current
@@ -1288,9 +1311,9 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### Claim 4: in the natural model, periodic updates remove the bias of every-round updates
+# ### 02.6–02.8 · In the natural model, periodic updates remove the bias of every-round updates
 #
-# The natural model of {prf:ref}`hmmb-def-natural`, in a regime built to expose the problem
+# The natural model of {prf:ref}`hmm-bandits-def-natural`, in a regime built to expose the problem
 # periodic updates are for: the rewards are *very* informative about $S_t$ (state effect
 # $c_{as} = 2 \cdot \mathbb{1}[a = s]$, reward noise standard deviation 0.05), the chain mixes
 # slowly ($P_{ii} = 0.995$, a state lasts 200 rounds on average) and the contexts are weakly
@@ -1298,7 +1321,7 @@ icml26.claim(
 # more about the current state than the contexts do. The slopes $w_{as}$ are small random
 # vectors as before (entries $0.3\,\mathcal N(0, 1)$). The learners know the HMM (only the
 # reward-dependency issue is at play) and run OFUL on the features $b_t \otimes (X_t, 1)$
-# ($d = 27$) with three schedules: update every round; {prf:ref}`hmmb-alg-periodic` with a fixed
+# ($d = 27$) with three schedules: update every round; {prf:ref}`hmm-bandits-alg-periodic` with a fixed
 # period $L = 50$; and the same algorithm with *growing* epochs (epoch $k$ ends at round
 # $\lfloor 50 \cdot 1.3^k \rceil$, so each epoch after the first lasts $0.3$ times the time
 # elapsed; `icml26.sequential.bandits.epoch_refresh`), as an algorithm that does not know the
@@ -1315,7 +1338,7 @@ icml26.claim(
 #   estimator (and approximately Gaussian errors) it exceeds $3.56$ with probability at most 1%
 #   (Bonferroni over 27 two-sided tests);
 # - the **score** $\frac1T \sum_t \phi_t(A_t)\, \zeta_t$ with $\zeta_t = r_t - \mu_t(A_t)$, the
-#   term that the self-normalised bound of {prf:ref}`hmmb-thm-oful` controls: its expectation is
+#   term that the self-normalised bound of {prf:ref}`hmm-bandits-thm-oful` controls: its expectation is
 #   zero whenever $A_t$ depends on the past only through the contexts (then $\zeta_t$ is a
 #   martingale difference), and it is exactly what breaks when actions depend on past rewards.
 #   Same statistic: largest $|t|$ over the 27 coordinates, same 3.56 threshold. The bias of
@@ -1414,7 +1437,8 @@ for name, a_s, th in zip(
     )
 hidden_price = bandits.regret(mean_state, bandits.oracle_actions(mean_nat)).mean(0)[-1]
 print(
-    f"for scale: the belief oracle's regret against the true-state oracle is {hidden_price:.0f} "
+    "for scale: the belief oracle's regret against the true-state oracle is "
+    f"{hidden_price:.0f} "
     "(linear, the price of never seeing S_t)"
 )
 
@@ -1511,17 +1535,17 @@ icml26.claim(
 #
 # The price is regret: at this horizon the every-round learner has the *smallest* regret of the
 # three — its bias is a form of using the reward information about $S_t$, which the belief
-# oracle of {eq}`hmmb-eq-regret` does not use — and the growing epochs, frozen for longer and
+# oracle of {eq}`hmm-bandits-eq-regret` does not use — and the growing epochs, frozen for longer and
 # longer, pay the most. All three have late per-round regret well below their earlier one
 # (ratios below 0.7), so the toy does **not** separate the schedules in regret: what it separates
 # is the dependence that the proofs must control. The claim on the growing schedule's late
 # increments (02.6) tests sublinearity against the reported rate, not superiority.
 
 # %% [markdown]
-# ### Claim 5: the paper's setting — finite contexts and a spectral estimator
+# ### 02.9 · The paper's setting — finite contexts and a spectral estimator
 #
 # The paper's estimation step, as reported, assumes finitely many contexts and estimates the HMM
-# by a spectral method ({prf:ref}`hmmb-alg-spectral`). We switch to that setting: $N = 3$
+# by a spectral method ({prf:ref}`hmm-bandits-alg-spectral`). We switch to that setting: $N = 3$
 # persistent states ($P_{ii} = 0.9$) emitting one of $d = 4$ symbols through an emission matrix
 # of full rank, and compare, on `RUNS_SPEC` independent sequences of growing length $n$, the
 # belief error of three filters against the filter with the true parameters, on a fresh test
@@ -1529,10 +1553,10 @@ icml26.claim(
 # iterations from the spectral estimate (the usual pairing: moments give a consistent start,
 # EM then climbs the likelihood); and, for reference, the true parameters (error 0). The
 # estimation error of the spectral method is $O(n^{-1/2})$ in its parameters (up to spectral
-# constants), and {prf:ref}`hmmb-lem-perturbation` turns a parameter error into a belief error of
+# constants), and {prf:ref}`hmm-bandits-lem-perturbation` turns a parameter error into a belief error of
 # the same order, so the belief error should fall like $n^{-1/2}$.
 #
-# The reference implementation of {prf:ref}`hmmb-alg-spectral` for *one* sequence, in numpy,
+# The reference implementation of {prf:ref}`hmm-bandits-alg-spectral` for *one* sequence, in numpy,
 # step by step as written (moments by counting, one symbol at a time); the kernel
 # `icml26.sequential.hmm.spectral_hmm` does the same for all runs at once, the moments by one
 # `bincount` over flat indices and the linear algebra as batched SVD and eigen-decompositions.
@@ -1540,7 +1564,10 @@ icml26.claim(
 
 # %% tags=["reference"]
 def reference_spectral(obs, n_states, n_symbols, eta, floor=1e-4):
-    """Spectral estimate (P, pi, B) from one sequence of symbols, numpy, step by step."""
+    """Spectral estimate (P, pi, B) from one sequence of symbols.
+
+    In numpy, step by step.
+    """
     d, n = n_symbols, len(obs)
     p12, p13, p132 = np.zeros((d, d)), np.zeros((d, d)), np.zeros((d, d, d))
     for t in range(n - 1):
@@ -1566,7 +1593,7 @@ def reference_spectral(obs, n_states, n_symbols, eta, floor=1e-4):
 
 # %% [markdown]
 # Kernel and reference agree on a random case, and the estimator is exact on exact moments (an
-# implementation check, with the population moments of {eq}`hmmb-eq-moments` computed from the
+# implementation check, with the population moments of {eq}`hmm-bandits-eq-moments` computed from the
 # true parameters).
 
 # %%
@@ -1617,7 +1644,10 @@ b_true_test, _ = hmm.forward_filter(hmm.categorical_loglik(obs_test, B_sp), P_sp
 
 
 def belief_error(P_e, pi_e, B_e):
-    """Mean TV distance, per run, between estimated and true beliefs on the test contexts."""
+    """Mean TV distance, per run, between estimated and true beliefs.
+
+    Measured on the test contexts.
+    """
     perm_e = hmm.align_states(B_e, B_sp)
     P_a, pi_a, B_a, _ = hmm.permute_hmm(perm_e, P_e, pi_e, B_e, B_e)
     b_e, _ = hmm.forward_filter(hmm.categorical_loglik(obs_test, B_a), P_a, pi_a)
@@ -1643,7 +1673,8 @@ for i, n in enumerate(SPEC_SIZES):
     bw_txt = f", spectral + Baum-Welch {bw_med[i]:.3f}" if i < len(bw_med) else ""
     print(f"n = {n:>6}: median belief TV error, spectral {spec_med[i]:.3f}{bw_txt}")
 print(
-    f"log-log slope of the belief error: spectral {spec_slope:.2f}, + Baum-Welch {bw_slope:.2f}"
+    f"log-log slope of the belief error: spectral {spec_slope:.2f}, + Baum-Welch "
+    f"{bw_slope:.2f}"
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Finite contexts: the belief error of the spectral estimator falls like $n^{-1/2}$ (claim 02.9); Baum–Welch started from it is more accurate at every size.", "name": "02-fig-spectral"}}
@@ -1759,7 +1790,8 @@ print(
 )
 print(
     f"vs hmmlearn from its own initialisation (run to convergence; ours stopped after "
-    f"{BW_XCHECK_ITERS} iterations), after state alignment: max |mean diff| = {err_indep:.0e}"
+    f"{BW_XCHECK_ITERS} iterations), after state alignment: max |mean diff| = "
+    f"{err_indep:.0e}"
 )
 
 # %% [markdown]
@@ -1795,7 +1827,8 @@ err_cat_bw = max(
 )
 print(
     f"log-likelihood per context of {XCHECK_T} contexts: true parameters "
-    f"{float(ll_true_x[0]) / XCHECK_T:.4f}, spectral {float(ll_cat[0]) / XCHECK_T:.4f}, "
+    f"{float(ll_true_x[0]) / XCHECK_T:.4f}, spectral "
+    f"{float(ll_cat[0]) / XCHECK_T:.4f}, "
     f"after Baum-Welch {cat_fit.score(obs_np) / XCHECK_T:.4f}"
 )
 assert err_cat <= 1e-6, "categorical forward filter and hmmlearn disagree"
@@ -1810,24 +1843,26 @@ print(
 # %%
 assert max(err_score, err_post) <= 1e-6, "forward filter and hmmlearn disagree"
 print(
-    f"forward filter vs hmmlearn: max |score or posterior diff| {below(max(err_score, err_post))}"
+    "forward filter vs hmmlearn: max |score or posterior diff| "
+    f"{below(max(err_score, err_post))}"
 )
 
 # %%
 assert err_bw <= 1e-6, "Baum–Welch and hmmlearn's fit disagree from the same start"
 print(
-    f"Baum–Welch vs hmmlearn from the same start: max parameter difference {below(err_bw)}"
+    "Baum–Welch vs hmmlearn from the same start: max parameter difference "
+    f"{below(err_bw)}"
 )
 
 # %% [markdown]
 # ## Limits of this reproduction
 #
 # - **No access to the paper's full text.** The exact statements and constants of
-#   {cite}`li2026direct` were not available to us. {prf:ref}`hmmb-lem-perturbation` and
-#   {prf:ref}`hmmb-prop-estimated` are our reconstructions (with complete proofs of what they
+#   {cite}`li2026direct` were not available to us. {prf:ref}`hmm-bandits-lem-perturbation` and
+#   {prf:ref}`hmm-bandits-prop-estimated` are our reconstructions (with complete proofs of what they
 #   state, except the heuristic rate for a re-estimated HMM, which is marked as such); they may
 #   differ from the paper's own statements and constants. The $\tilde O(T^{7/8})$ rate in
-#   {prf:ref}`hmmb-thm-natural` comes from a machine-generated summary of arXiv v1 and is not
+#   {prf:ref}`hmm-bandits-thm-natural` comes from a machine-generated summary of arXiv v1 and is not
 #   checked against the paper; only the structure of its proof is sketched. In particular the
 #   proposition carries $2 \max|\theta_{as}|$ and the enlarged radius $\lVert\xi\rVert$: it is
 #   not a bound free of the reward functions, as the paper's is reported to be.
@@ -1838,7 +1873,7 @@ print(
 #   bandit, and it is a batch estimator on one sequence, not an online one; the warm-up dominates the estimated
 #   learners' regret, which is why claims 02.2 and 02.4 compare regret after the warm-up. Fitted
 #   *once*, the belief error does not shrink and the regret after the warm-up is linear (slope
-#   about 1), as {prf:ref}`hmmb-prop-estimated` predicts; the check after claim 02.2 asserts only
+#   about 1), as {prf:ref}`hmm-bandits-prop-estimated` predicts; the check after claim 02.2 asserts only
 #   that this linear
 #   part stays within the proposition's misspecification price. Re-estimated at $t = 2000, 4000,
 #   8000$ (3 warm-started EM iterations each, not run to convergence), the belief error shrinks
@@ -1866,7 +1901,7 @@ print(
 # - **Slopes are finite-horizon summaries.** For the known-HMM learner the local slope falls with
 #   $t$ (the problem has gaps, and OFUL is eventually logarithmic): the $[0.35, 0.65]$ window of
 #   claim 02.1 is met over $10^2 \le t \le 10^4$ and would drift below it at much larger $T$.
-# - **Radius.** {prf:ref}`hmmb-prop-estimated` enlarges the confidence radius by the
+# - **Radius.** {prf:ref}`hmm-bandits-prop-estimated` enlarges the confidence radius by the
 #   misspecification $\lVert \xi\rVert$, which a learner cannot compute; our estimated-HMM
 #   learners use the plain OFUL radius, so the proposition does not cover them as run (with a
 #   fixed belief error the enlarged radius would grow like $\sqrt t$ and make the bound linear
@@ -1880,14 +1915,14 @@ print(
 # ## Exercises
 #
 # ````{exercise} Less persistence, smaller gap
-# :label: hmmb-ex-persistence
+# :label: hmm-bandits-ex-persistence
 #
 # Set `STAY = 0.6` (a state lasts 2.5 rounds on average) and predict, before running, what happens
 # to (a) the gap between the state accuracy of $b_t$ and of the single-context posterior, and
 # (b) the slope of the context-only learner. Then run it.
 # ````
 #
-# ````{solution} hmmb-ex-persistence
+# ````{solution} hmm-bandits-ex-persistence
 # :class: dropdown
 #
 # With little persistence the past says little about the present: $b_t$ is closer to the
@@ -1900,14 +1935,14 @@ print(
 # ````
 #
 # ````{exercise} Total variation from the Hilbert metric
-# :label: hmmb-ex-tv
+# :label: hmm-bandits-ex-tv
 #
 # Prove that for $p, q \in \Delta_N$ with positive entries, $\lVert p - q\rVert_{TV} \le 1 -
 # e^{-d_H(p, q)}$, and find $p \ne q$ for which $\lVert p - q\rVert_{TV}$ is much smaller than
-# $d_H(p,q)$. What does that mean for using $d_H$ in {prf:ref}`hmmb-lem-perturbation`?
+# $d_H(p,q)$. What does that mean for using $d_H$ in {prf:ref}`hmm-bandits-lem-perturbation`?
 # ````
 #
-# ````{solution} hmmb-ex-tv
+# ````{solution} hmm-bandits-ex-tv
 # :class: dropdown
 #
 # Let $m = \min_i p_i/q_i$ and $M = \max_i p_i/q_i$. Since $\sum_i p_i = \sum_i q_i = 1$,
@@ -1920,15 +1955,15 @@ print(
 # ````
 #
 # ````{exercise} The misspecification term
-# :label: hmmb-ex-misspec
+# :label: hmm-bandits-ex-misspec
 #
 # Show that for any design matrix $\Phi \in \mathbb{R}^{t \times d}$, $\lambda > 0$ and $\xi \in
 # \mathbb{R}^t$, $\lVert \Phi^\top \xi\rVert_{(\lambda I + \Phi^\top\Phi)^{-1}} \le \lVert \xi
-# \rVert$, the step used in {prf:ref}`hmmb-prop-estimated`. Then explain why a *fixed* belief
+# \rVert$, the step used in {prf:ref}`hmm-bandits-prop-estimated`. Then explain why a *fixed* belief
 # error $\varepsilon$ makes the regret bound linear in $T$.
 # ````
 #
-# ````{solution} hmmb-ex-misspec
+# ````{solution} hmm-bandits-ex-misspec
 # :class: dropdown
 #
 # $\lVert \Phi^\top\xi\rVert^2_{V^{-1}} = \xi^\top \Phi V^{-1} \Phi^\top \xi$ with $V = \lambda I +
@@ -1941,24 +1976,24 @@ print(
 # ````
 #
 # ````{exercise} Continue the filter or re-run it?
-# :label: hmmb-ex-adaptive
+# :label: hmm-bandits-ex-adaptive
 #
 # `icml26.sequential.hmm.epoch_beliefs` continues the filter from $\hat b_{t_k - 1}$ with the new
 # parameters
 # at each refit. Write the alternative that re-runs the filter with the new estimate over the
 # whole prefix $X_{1:t}$ at each epoch start and keeps the rows $t_k \le t < t_{k+1}$. (a) Use
-# {prf:ref}`hmmb-thm-forgetting` to bound the difference between the two beliefs at round $t_k +
+# {prf:ref}`hmm-bandits-thm-forgetting` to bound the difference between the two beliefs at round $t_k +
 # j$. (b) Compare the costs. (c) Measure the largest difference over rounds $t_k + 20 \le t <
 # t_{k+1}$ on our runs.
 # ````
 #
-# ````{solution} hmmb-ex-adaptive
+# ````{solution} hmm-bandits-ex-adaptive
 # :class: dropdown
 #
-# (a) On $[t_k, t_{k+1})$ both are the filter {eq}`hmmb-eq-filter` with the *same* parameters $\hat\theta_k$ and
+# (a) On $[t_k, t_{k+1})$ both are the filter {eq}`hmm-bandits-eq-filter` with the *same* parameters $\hat\theta_k$ and
 # the same contexts, started at $t_k$ from two different predictive laws ($\hat b_{t_k-1}^\top
 # \hat P_k$, with $\hat b_{t_k - 1}$ from the old parameters, against the re-run filter's). By
-# {prf:ref}`hmmb-thm-forgetting`, with $\hat P_k$ in place of $P$, their Hilbert distance (hence
+# {prf:ref}`hmm-bandits-thm-forgetting`, with $\hat P_k$ in place of $P$, their Hilbert distance (hence
 # their TV distance) at round $t_k + j$ is at most $\tau(\hat P_k)^{j}$ times the distance at
 # $t_k$: the choice matters only for the first few rounds of each epoch. (b) Continuing costs one
 # filter pass over $T$ in all; re-running costs $\sum_k t_{k+1} \approx 2T$ more steps on a
@@ -1981,15 +2016,15 @@ print(
 # ````
 #
 # ````{exercise} Why three consecutive contexts?
-# :label: hmmb-ex-three-views
+# :label: hmm-bandits-ex-three-views
 #
-# Show that the pair moments $P_{12}$ of {eq}`hmmb-eq-moments` do not identify $(B, P, w)$: find,
+# Show that the pair moments $P_{12}$ of {eq}`hmm-bandits-eq-moments` do not identify $(B, P, w)$: find,
 # for any invertible $Q \in \mathbb{R}^{N \times N}$, other factors giving the same $P_{12}$.
 # Then explain which property of the triple moments $P_{13}(y)$ removes the ambiguity in
-# {prf:ref}`hmmb-alg-spectral`.
+# {prf:ref}`hmm-bandits-alg-spectral`.
 # ````
 #
-# ````{solution} hmmb-ex-three-views
+# ````{solution} hmm-bandits-ex-three-views
 # :class: dropdown
 #
 # $P_{12} = B^\top \operatorname{diag}(w) P B = (B^\top Q)\,(Q^{-1} \operatorname{diag}(w) P
@@ -2005,7 +2040,7 @@ print(
 # ````
 #
 # ````{exercise} What makes the dependence visible?
-# :label: hmmb-ex-mild
+# :label: hmm-bandits-ex-mild
 #
 # In the natural-model experiment set `NATURAL_SD = 0.5`, `STATE_EFFECT = 1.0` and `STAY_INF =
 # 0.98` (noisier rewards, a smaller state effect, a chain that forgets four times faster).
@@ -2014,7 +2049,7 @@ print(
 # simplified-model experiments) and predict again.
 # ````
 #
-# ````{solution} hmmb-ex-mild
+# ````{solution} hmm-bandits-ex-mild
 # :class: dropdown
 #
 # The selection effect needs rewards that reveal the state *beyond what the contexts already

@@ -27,8 +27,8 @@
 #
 # By the end of this chapter you will be able to: write the paper's game and reduce it to the
 # budgeted LP; say exactly when the reduction holds (the prior weight of the adversarial type
-# must exceed the LP's multiplier, {prf:ref}`sg-thm-reduction`); make the LP robust to probe
-# errors by tightening the budget by $2\varepsilon$ ({prf:ref}`sg-prop-robust`); see why a game
+# must exceed the LP's multiplier, {prf:ref}`safety-game-thm-reduction`); make the LP robust to probe
+# errors by tightening the budget by $2\varepsilon$ ({prf:ref}`safety-game-prop-robust`); see why a game
 # beats a threshold filter at the same budget (it mixes in *borderline* answers); and solve the LP
 # for thousands of prompts at once without a solver. A second part presents the chapter's own
 # extensions — a game against several query intents, a batched no-regret solver
@@ -71,7 +71,7 @@
 # ## Theory
 #
 # ```{prf:definition} The safety game
-# :label: sg-def-budget-game
+# :label: safety-game-def-budget-game
 #
 # Chance draws the user type, hidden from the model: benign with probability $1/(\beta+1)$,
 # adversarial with probability $\beta/(\beta+1)$. The model commits to one $\pi \in \Delta_K$
@@ -82,13 +82,13 @@
 # $$
 # V(\beta) = \max_{\pi \in \Delta_K} \min_{\lambda \in [0,1]}
 # \Big[\tfrac{1}{\beta+1}\, \pi^\top M \;-\; \tfrac{\beta}{\beta+1}\, \lambda\, (\pi^\top \Delta - T)\Big].
-# $$ (sg-eq-game-value)
+# $$ (safety-game-eq-game-value)
 #
 # The **budgeted LP** is
 #
 # $$
 # p^\star = \max_{\pi \in \Delta_K} \ \pi^\top M \quad \text{s.t.}\quad \pi^\top \Delta \le T ,
-# $$ (sg-eq-budget-lp)
+# $$ (safety-game-eq-budget-lp)
 #
 # and $\lambda^\star \ge 0$ denotes the smallest optimal Lagrange multiplier of its budget.
 # ```
@@ -97,13 +97,13 @@
 # refusal when no mixture improves on it within the budget.
 #
 # ```{prf:theorem} The game reduces to the budgeted LP exactly when β ≥ λ*
-# :label: sg-thm-reduction
+# :label: safety-game-thm-reduction
 #
 # (i) $V(\beta)$ is the value of the $K \times 2$ matrix game
 #
 # $$
 # G_\beta = \tfrac{1}{\beta+1} \big[\, M \ \ \big|\ \ M + \beta (T\mathbf{1} - \Delta) \,\big]
-# $$ (sg-eq-game-matrix)
+# $$ (safety-game-eq-game-matrix)
 #
 # and $(\beta+1) V(\beta) = \max_\pi \phi_\beta(\pi)$ with
 # $\phi_\beta(\pi) = \pi^\top M - \beta (\pi^\top \Delta - T)_+$.
@@ -114,7 +114,7 @@
 # ```
 #
 # ```{prf:proof}
-# (i) For fixed $\pi$ the bracket in {eq}`sg-eq-game-value` is affine in $\lambda$, so its
+# (i) For fixed $\pi$ the bracket in {eq}`safety-game-eq-game-value` is affine in $\lambda$, so its
 # minimum over $[0,1]$ is at $\lambda = 0$ or $\lambda = 1$ — the two columns of $G_\beta$ — and
 # equals $\phi_\beta(\pi)/(\beta+1)$ (the adversary charges only when the budget is exceeded): an
 # exact-penalty function. (ii) LP duality for the budget (with $\Delta_K$ kept as the domain)
@@ -136,13 +136,13 @@
 # The theorem says what "$\beta$ large enough" means: the prior weight of the adversarial user
 # must exceed the price of risk at the budget, the extra helpfulness bought per unit of extra
 # risk. Below it the penalty is too cheap and the model happily overspends its budget. Since an
-# optimal vertex of {eq}`sg-eq-budget-lp` mixes at most two candidates — one within the budget and
+# optimal vertex of {eq}`safety-game-eq-budget-lp` mixes at most two candidates — one within the budget and
 # one over it, with the budget tight — $\lambda^\star$ is the slope of the segment between them,
 # and it is computed in closed form: $\lambda^\star = \max\big(0, \max_{i: \Delta_i > T}
 # (M_i - p^\star)/(\Delta_i - T)\big)$.
 #
 # ```{prf:proposition} Robustness to probe errors: tighten the budget by 2ε
-# :label: sg-prop-robust
+# :label: safety-game-prop-robust
 #
 # Suppose each probe's risk reading is within $\varepsilon$ of the truth,
 # $\lvert \hat r_i - r_i \rvert \le \varepsilon$ for all $i$ including the refusal, and let
@@ -194,37 +194,37 @@
 #
 # $$
 # A_{ij}(w) = (1 - w)\, H_{ij} - w\, R_{ij}, \qquad i \in [K],\ j \in [J].
-# $$ (sg-eq-payoff)
+# $$ (safety-game-eq-payoff)
 #
 # At $w = 0$ only helpfulness counts and a detailed answer wins; at $w = 1$ only safety
 # counts and the refusal ($H = R = 0$) is optimal; in between the agent may *mix*.
 #
 # ```{prf:definition} Intents game (extension)
-# :label: sg-def-game
+# :label: safety-game-def-game
 #
 # For one query with candidates $[K]$, intents $[J]$ and safety weight $w$, the *safety game* is
-# the two-player zero-sum game with payoff matrix $A(w)$ of {eq}`sg-eq-payoff`: the agent picks
+# the two-player zero-sum game with payoff matrix $A(w)$ of {eq}`safety-game-eq-payoff`: the agent picks
 # $x \in \Delta_K$, the opponent $y \in \Delta_J$, and the agent receives $x^\top A y$. The
 # agent's *worst-case payoff* of $x$ is $\min_{y} x^\top A y = \min_j (x^\top A)_j$, and a
 # *maximin strategy* maximises it.
 # ```
 #
 # ```{prf:theorem} Minimax theorem by LP duality
-# :label: sg-thm-minimax
+# :label: safety-game-thm-minimax
 #
 # For every $A \in \mathbb{R}^{K \times J}$ the row player's LP
 #
 # $$
 # \max_{x \in \mathbb{R}^K,\ v \in \mathbb{R}} \ v
 # \quad \text{s.t.}\quad A^\top x \ge v \mathbf{1},\ \ \mathbf{1}^\top x = 1,\ \ x \ge 0
-# $$ (sg-eq-primal)
+# $$ (safety-game-eq-primal)
 #
 # and the column player's LP
 #
 # $$
 # \min_{y \in \mathbb{R}^J,\ u \in \mathbb{R}} \ u
 # \quad \text{s.t.}\quad A y \le u \mathbf{1},\ \ \mathbf{1}^\top y = 1,\ \ y \ge 0
-# $$ (sg-eq-dual)
+# $$ (safety-game-eq-dual)
 #
 # are both feasible, are dual to each other, and have equal optimal values $v^\star = u^\star$.
 # Consequently $\max_x \min_y x^\top A y = \min_y \max_x x^\top A y$, and any optimal $x^\star$,
@@ -233,30 +233,30 @@
 #
 # ```{prf:proof}
 # Both LPs are feasible (any $x \in \Delta_K$ with $v = \min_j (x^\top A)_j$; likewise for $y$)
-# and bounded ($v \le \max_{ij} A_{ij}$). Write the Lagrangian of {eq}`sg-eq-primal` with
+# and bounded ($v \le \max_{ij} A_{ij}$). Write the Lagrangian of {eq}`safety-game-eq-primal` with
 # multipliers $y \ge 0$ for $A^\top x \ge v\mathbf{1}$, $u \in \mathbb{R}$ for
 # $\mathbf{1}^\top x = 1$ and $s \ge 0$ for $x \ge 0$:
 # $\mathcal{L} = v + y^\top (A^\top x - v\mathbf{1}) + u(1 - \mathbf{1}^\top x) + s^\top x$.
 # Maximising over the free $v$ forces $\mathbf{1}^\top y = 1$; maximising over $x$ forces
 # $A y - u\mathbf{1} + s = 0$, i.e. $A y \le u\mathbf{1}$. What remains is $\min u$ — exactly
-# {eq}`sg-eq-dual`. Strong LP duality (feasible and bounded primal) gives $v^\star = u^\star$.
+# {eq}`safety-game-eq-dual`. Strong LP duality (feasible and bounded primal) gives $v^\star = u^\star$.
 # For the game: $\min_y x^\top A y = \min_j (x^\top A)_j$ because a linear function on the
-# simplex is minimised at a vertex, so {eq}`sg-eq-primal` computes $\max_x \min_y x^\top A y$
-# and {eq}`sg-eq-dual` computes $\min_y \max_x x^\top A y$; their equality is the minimax
+# simplex is minimised at a vertex, so {eq}`safety-game-eq-primal` computes $\max_x \min_y x^\top A y$
+# and {eq}`safety-game-eq-dual` computes $\min_y \max_x x^\top A y$; their equality is the minimax
 # theorem. Finally $v^\star \le \min_j (x^{\star\top} A)_j \le x^{\star\top} A y^\star \le
 # \max_i (A y^\star)_i \le u^\star = v^\star$, so neither player gains by deviating.
 # ```
 #
 # ```{prf:definition} Duality gap (exploitability)
-# :label: sg-def-gap
+# :label: safety-game-def-gap
 #
 # For a pair $(x, y) \in \Delta_K \times \Delta_J$,
 #
 # $$
 # \operatorname{gap}(x, y) = \max_i (A y)_i - \min_j (x^\top A)_j .
-# $$ (sg-eq-gap)
+# $$ (safety-game-eq-gap)
 #
-# By {prf:ref}`sg-thm-minimax`, $\min_j (x^\top A)_j \le v \le \max_i (Ay)_i$: the gap is
+# By {prf:ref}`safety-game-thm-minimax`, $\min_j (x^\top A)_j \le v \le \max_i (Ay)_i$: the gap is
 # non-negative, brackets the value, and vanishes exactly at equilibria. A pair with gap
 # $\le \varepsilon$ is an $\varepsilon$-equilibrium: neither player can gain more than
 # $\varepsilon$ by deviating.
@@ -269,10 +269,10 @@
 # $$
 # \hat A_{ij} = \frac{1}{n} \sum_{k=1}^{n} \big[(1 - w) X_k - w Y_k\big],
 # \qquad \mathbb{E}\,\hat A_{ij} = A_{ij}.
-# $$ (sg-eq-estimate)
+# $$ (safety-game-eq-estimate)
 #
 # ```{prf:proposition} Value stability
-# :label: sg-prop-stability
+# :label: safety-game-prop-stability
 #
 # For any $A, \hat A \in \mathbb{R}^{K \times J}$, $\ \lvert v(\hat A) - v(A) \rvert \le
 # \lVert \hat A - A \rVert_{\max}$. The bound is tight
@@ -288,9 +288,9 @@
 # ```
 #
 # ```{prf:proposition} Judge calls needed (Hoeffding)
-# :label: sg-prop-hoeffding
+# :label: safety-game-prop-hoeffding
 #
-# If each score in {eq}`sg-eq-estimate` lies in an interval of length $\ell$ (here $\ell = 1$)
+# If each score in {eq}`safety-game-eq-estimate` lies in an interval of length $\ell$ (here $\ell = 1$)
 # and the $KJ$ entries are estimated from $n$ calls each, then
 #
 # $$
@@ -300,7 +300,7 @@
 # $$
 #
 # for a failure probability $\rho \in (0, 1)$, and then $\lvert \hat v - v \rvert \le \delta$ by
-# {prf:ref}`sg-prop-stability`. Read the other way: with probability $\ge 1 - \rho$,
+# {prf:ref}`safety-game-prop-stability`. Read the other way: with probability $\ge 1 - \rho$,
 # $\lvert \hat v - v\rvert \le \ell\sqrt{\ln(2KJ/\rho)/(2n)}$, so the value error is
 # $O(1/\sqrt n)$ (one entry alone errs by order $\ell/\sqrt n$; the union bound over $KJ$
 # entries costs the factor $\sqrt{\ln(2KJ/\rho)}$).
@@ -323,13 +323,13 @@
 # x_t \propto \exp\Big(\eta_x \sum_{s<t} A y_s\Big), \qquad
 # y_t \propto \exp\Big(-\eta_y \sum_{s<t} A^\top x_s\Big), \qquad
 # \bar x_T = \frac1T \sum_{t=1}^{T} x_t,\ \ \bar y_T = \frac1T \sum_{t=1}^{T} y_t .
-# $$ (sg-eq-hedge)
+# $$ (safety-game-eq-hedge)
 #
 # ```{prf:theorem} No-regret dynamics reach an ε-equilibrium
-# :label: sg-thm-mwu
+# :label: safety-game-thm-mwu
 #
 # Let $L = \max A - \min A$. With $\eta_x = \sqrt{8 \ln K / T}/L$ and
-# $\eta_y = \sqrt{8 \ln J / T}/L$, the averaged strategies of {eq}`sg-eq-hedge` satisfy
+# $\eta_y = \sqrt{8 \ln J / T}/L$, the averaged strategies of {eq}`safety-game-eq-hedge` satisfy
 #
 # $$
 # \operatorname{gap}(\bar x_T, \bar y_T)
@@ -473,7 +473,7 @@ plt.show()
 # %% [markdown]
 # ## Implementation
 #
-# The paper's LP {eq}`sg-eq-budget-lp` first. A readable reference solves it for one prompt
+# The paper's LP {eq}`safety-game-eq-budget-lp` first. A readable reference solves it for one prompt
 # without a solver: an optimal vertex mixes at most two candidates (one within the budget, one
 # over it, with the budget tight), so it suffices to try every single candidate within the
 # budget and every such pair.
@@ -483,7 +483,10 @@ plt.show()
 def budgeted_lp_reference(
     M: np.ndarray, D: np.ndarray, T: float
 ) -> tuple[float, np.ndarray]:
-    """max π·M s.t. π·Δ ≤ T over the simplex, by trying every vertex; returns (value, π)."""
+    """max π·M s.t. π·Δ ≤ T over the simplex, by trying every vertex.
+
+    Returns (value, π).
+    """
     K = len(M)
     best, pi = -np.inf, None
     for i in range(K):
@@ -506,7 +509,7 @@ def budgeted_lp_reference(
 # $\lambda^\star$; `icml26.games.zerosum.budgeted_lp_batched` does the vertex enumeration of the
 # reference for a whole batch of prompts at once, as a few vectorised operations on
 # $(Q, K, K)$ tensors; and `icml26.games.zerosum.safety_game` builds the $K \times 2$ matrix
-# {eq}`sg-eq-game-matrix`, which `icml26.games.zerosum.maximin_lp` solves as a game. The candidate
+# {eq}`safety-game-eq-game-matrix`, which `icml26.games.zerosum.maximin_lp` solves as a game. The candidate
 # pool is simulated by `icml26.games.zerosum.simulate_candidates`: per prompt, a refusal and seven
 # answers with a level of detail, a quality, and a prompt-level sensitivity (most prompts are
 # harmless; detail helps and, on sensitive prompts, harms). `icml26.games.zerosum.probe` reads
@@ -536,17 +539,21 @@ icml26.checks.agree(
 )
 print("prompt 0, refusal first: M =", np.round(Mn[0], 2), "Δ =", np.round(Dn[0], 2))
 print(
-    f"LP at T = {BUDGET}: π = {np.round(sols[0].strategy, 2)}, λ* = {sols[0].multiplier:.2f}"
+    f"LP at T = {BUDGET}: π = {np.round(sols[0].strategy, 2)}, λ* = "
+    f"{sols[0].multiplier:.2f}"
 )
 
 # %% [markdown]
 # For the extensions, a second reference: Hedge for one intents game, a plain loop over rounds,
-# exactly {eq}`sg-eq-hedge` with the step sizes of {prf:ref}`sg-thm-mwu`.
+# exactly {eq}`safety-game-eq-hedge` with the step sizes of {prf:ref}`safety-game-thm-mwu`.
 
 
 # %% tags=["reference"]
 def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
-    """Multiplicative weights for both players of one game; returns the averaged strategies."""
+    """Multiplicative weights for both players of one game.
+
+    Returns the averaged strategies.
+    """
     K, J = A.shape
     L = A.max() - A.min()
     eta_x, eta_y = np.sqrt(8 * np.log(K) / T) / L, np.sqrt(8 * np.log(J) / T) / L
@@ -569,13 +576,13 @@ def hedge_reference(A: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
 # on
 # whatever device the batch lives, with no transfer to the host inside the loop. It applies the
 # update multiplicatively, $x_{t+1} \propto x_t \odot e^{\eta A y_t}$ (the same iterates as
-# {eq}`sg-eq-hedge`, on the payoff centred per game so that no factor overflows), and stores the
+# {eq}`safety-game-eq-hedge`, on the payoff centred per game so that no factor overflows), and stores the
 # batch as the *last* axis, so that each round is a dozen vectorised sweeps over all games
 # rather than $B$ tiny matrix products. It returns the averaged strategies, the value bracket
-# $[\min_j (\bar x^\top A)_j,\ \max_i (A\bar y)_i]$ and the duality gap {eq}`sg-eq-gap`;
+# $[\min_j (\bar x^\top A)_j,\ \max_i (A\bar y)_i]$ and the duality gap {eq}`safety-game-eq-gap`;
 # with `tol=` it stops as soon as every game's gap — the certificate — is below `tol`, checked
-# every 32 rounds (the only host synchronisation). The LPs {eq}`sg-eq-primal` and
-# {eq}`sg-eq-dual` are `icml26.games.zerosum.maximin_lp` and `icml26.games.zerosum.minimax_lp`
+# every 32 rounds (the only host synchronisation). The LPs {eq}`safety-game-eq-primal` and
+# {eq}`safety-game-eq-dual` are `icml26.games.zerosum.maximin_lp` and `icml26.games.zerosum.minimax_lp`
 # (HiGHS through
 # `scipy.optimize.linprog`). Both must agree with the reference on a random case.
 
@@ -592,7 +599,8 @@ assert (
     <= float(res_check.upper[0]) + 1e-12
 )
 print(
-    f"kernel = reference on game 0; LP value {lp_check.value:.4f} lies in the Hedge bracket "
+    f"kernel = reference on game 0; LP value {lp_check.value:.4f} lies in the Hedge "
+    "bracket "
     f"[{float(res_check.lower[0]):.4f}, {float(res_check.upper[0]):.4f}]"
 )
 
@@ -602,8 +610,8 @@ print(
 # ordered from the refusal (never helpful, never unsafe) to the most detailed answer, and $J$
 # intents with their own appreciation of detail and their own amplification of harm (the last
 # intent is fully malicious). Queries differ in *sensitivity*: a harmless question makes even
-# detailed answers safe. `icml26.games.zerosum.payoff_matrix` forms {eq}`sg-eq-payoff`, and
-# `icml26.games.zerosum.judge_estimate` simulates the judges of {eq}`sg-eq-estimate`. One query,
+# detailed answers safe. `icml26.games.zerosum.payoff_matrix` forms {eq}`safety-game-eq-payoff`, and
+# `icml26.games.zerosum.judge_estimate` simulates the judges of {eq}`safety-game-eq-estimate`. One query,
 # rounded:
 
 # %%
@@ -624,8 +632,8 @@ print(np.round(R_all[0], 2))
 #
 # ### 07.1–07.2 · The game is the budgeted LP exactly when β ≥ λ*
 #
-# *Claim* ({prf:ref}`sg-thm-reduction`, note claim (a)): for every prompt whose budget binds
-# ($\lambda^\star > 0$), solving the $K \times 2$ game {eq}`sg-eq-game-matrix` with
+# *Claim* ({prf:ref}`safety-game-thm-reduction`): for every prompt whose budget binds
+# ($\lambda^\star > 0$), solving the $K \times 2$ game {eq}`safety-game-eq-game-matrix` with
 # $\beta \in \{1.1, 2, 10\} \cdot \lambda^\star$ gives $(\beta+1)V = p^\star$ and a strategy within
 # the budget (07.1); with $\beta = \lambda^\star/2$ the game's maximin strategy exceeds the budget
 # on every such prompt (07.2). The game is solved by the generic maximin LP, not by the budgeted
@@ -687,7 +695,7 @@ icml26.claim(
 #
 # ### 07.3 · The ε-robustness rule: solve at T − 2ε
 #
-# *Claim* ({prf:ref}`sg-prop-robust`, note claim (b)): if every risk reading is within $\varepsilon$
+# *Claim* ({prf:ref}`safety-game-prop-robust`): if every risk reading is within $\varepsilon$
 # of the truth, the LP solved at budget $T - 2\varepsilon$ on the read scores keeps the **true**
 # extra risk $\le T$ on every prompt; the LP solved at $T$ does not (negative control, same cell).
 # Errors are drawn uniformly in $[-\varepsilon, \varepsilon]$ per reading, the refusal's included,
@@ -710,9 +718,11 @@ for eps in EPSILONS:
     plain_violations.append(int((risk_plain > BUDGET + 1e-12).sum()))
     cost.append(float((v_true_T - (pi_robust * M_true).sum(1)).mean()))
     print(
-        f"ε = {eps}: LP at T − 2ε exceeds T on {int((risk_robust > BUDGET + 1e-12).sum())} "
+        f"ε = {eps}: LP at T − 2ε exceeds T on "
+        f"{int((risk_robust > BUDGET + 1e-12).sum())} "
         f"prompts; LP at T on {plain_violations[-1]} of {PROMPTS} "
-        f"(worst excess {float((risk_plain - BUDGET).max()):.4f}); helpfulness cost of the rule "
+        f"(worst excess {float((risk_plain - BUDGET).max()):.4f}); helpfulness cost of "
+        "the rule "
         f"{cost[-1]:.4f}"
     )
 robust_excess = np.array(robust_excess)
@@ -784,7 +794,7 @@ plt.show()
 #
 # ### 07.4–07.5 · Game vs threshold filter at the same budget
 #
-# *Claim* (the paper's comparison with a filter, note claim (c)): at the same risk budget, the
+# *Claim* (the paper's comparison with a filter): at the same risk budget, the
 # game earns more helpfulness than the filter "drop every answer with $\hat\Delta_i > T$, answer
 # the most helpful remaining" (07.4), and the gain comes from **borderline** answers — those just
 # over the budget, $T < \hat\Delta_i \le T + 0.1$, which a filter drops at any cutoff and the game
@@ -849,8 +859,10 @@ icml26.claim(
 help_f_at = np.interp(risk_g, risk_f, help_f, left=np.nan, right=np.nan)
 ok = np.isfinite(help_f_at)
 print(
-    f"at equal realised mean risk ({ok.sum()} budgets inside the filter's range): game − filter "
-    f"helpfulness from {np.nanmin(help_g - help_f_at):.3f} to {np.nanmax(help_g - help_f_at):.3f}"
+    f"at equal realised mean risk ({ok.sum()} budgets inside the filter's range): game "
+    "− filter "
+    f"helpfulness from {np.nanmin(help_g - help_f_at):.3f} to "
+    f"{np.nanmax(help_g - help_f_at):.3f}"
 )
 
 # %% [markdown]
@@ -890,7 +902,7 @@ plt.show()
 # ## The chapter's own extensions: intents, Hedge and judge estimation
 #
 # Everything from here to the Cross-check is **not in the paper**. The game is the intents game
-# {prf:ref}`sg-def-game` — the model against the worst of several query intents, with a safety
+# {prf:ref}`safety-game-def-game` — the model against the worst of several query intents, with a safety
 # weight $w$ — its payoffs are estimated from repeated judge calls, and it is solved both by LP
 # and by batched multiplicative weights. The checks of LP duality and maximin optimality are
 # implementation checks (plain assertions); the rates of Hedge and of judge estimation are
@@ -898,7 +910,7 @@ plt.show()
 #
 # ### E1 · The LP computes the minimax value, and both LPs agree
 #
-# *Claim* ({prf:ref}`sg-thm-minimax`): the row player's LP and the column player's LP have the
+# *Claim* ({prf:ref}`safety-game-thm-minimax`): the row player's LP and the column player's LP have the
 # same value, and their solutions are the equilibria that a game-theory library finds by other
 # means. We solve both LPs on random games of every size up to $8 \times 8$, and on small games
 # compare with nashpy's Lemke–Howson {cite}`lemke1964equilibrium` (all starting labels) and
@@ -934,7 +946,8 @@ for _ in range(N_NASH_GAMES):
 
 worst = max(primal_dual_err, nash_err)
 print(
-    f"{N_RANDOM_GAMES} games up to {MAX_SIZE}x{MAX_SIZE}: primal and dual LP values agree"
+    f"{N_RANDOM_GAMES} games up to {MAX_SIZE}x{MAX_SIZE}: primal and dual LP values "
+    "agree"
 )
 print(
     f"{N_NASH_GAMES} small games: Lemke-Howson returned {lh_found} equilibria, support "
@@ -961,7 +974,7 @@ print(
 # and helpfulness, in the sense that its worst case over intents is at least that of every
 # single candidate and of the two obvious policies, **always safest** (the candidate with the
 # least mean risk: the refusal) and **always most helpful** (the candidate with the most mean
-# helpfulness). By {prf:ref}`sg-thm-minimax` this must hold exactly; we check it on all
+# helpfulness). By {prf:ref}`safety-game-thm-minimax` this must hold exactly; we check it on all
 # (query, weight) pairs of the simulated benchmark (64 queries × 11 weights at the default
 # scale).
 
@@ -988,11 +1001,13 @@ mixed = (strategies > 1e-6).sum(-1) > 1
 gain_pure = (eq_worst - pure_worst.max(-1)).mean()
 gain_base = (eq_worst - np.maximum(safest_worst, helpful_worst)).mean()
 print(
-    f"mean gain over the best single candidate: {gain_pure:.4f}; over the better of the two "
+    f"mean gain over the best single candidate: {gain_pure:.4f}; over the better of "
+    "the two "
     f"baselines: {gain_base:.4f}"
 )
 print(
-    f"(query, w) pairs where the equilibrium mixes two or more candidates: {mixed.mean():.0%}"
+    "(query, w) pairs where the equilibrium mixes two or more candidates: "
+    f"{mixed.mean():.0%}"
 )
 
 # %%
@@ -1142,9 +1157,9 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ### E3 · Multiplicative weights (claim 07.6): the duality gap falls like $1/\sqrt{T}$
+# ### 07.6 · Extension E3, multiplicative weights: the duality gap falls like $1/\sqrt{T}$
 #
-# *Claim* ({prf:ref}`sg-thm-mwu`): with the horizon-tuned step size, the averaged Hedge
+# *Claim* ({prf:ref}`safety-game-thm-mwu`): with the horizon-tuned step size, the averaged Hedge
 # strategies reach an $\varepsilon$-equilibrium after $O(\log(KJ)/\varepsilon^2)$ rounds, i.e.
 # the duality gap falls like $T^{-1/2}$. We run the batched solver on 1024 (default scale) safety
 # games ($w = 0.5$) for each horizon $T = 64, \dots, 4096$, and fit the log–log slope of the mean
@@ -1173,7 +1188,8 @@ bound_T = np.array(
     ]
 )
 print(
-    f"mean gap at T={Ts[-1]}: {gaps.mean(1)[-1]:.4f} (bound for the mean width: {bound_T[-1]:.4f})"
+    f"mean gap at T={Ts[-1]}: {gaps.mean(1)[-1]:.4f} (bound for the mean width: "
+    f"{bound_T[-1]:.4f})"
 )
 
 # %% tags=["claim"]
@@ -1200,7 +1216,8 @@ t_lp = time.perf_counter() - t0
 mid, half_gap = res_T.value.cpu().numpy(), res_T.gap.cpu().numpy() / 2
 ratio_T = float((np.abs(mid - v_lp) / half_gap).max())
 print(
-    f"max gap {2 * half_gap.max():.4f}; mean |midpoint − v_LP| {np.abs(mid - v_lp).mean():.5f}"
+    f"max gap {2 * half_gap.max():.4f}; mean |midpoint − v_LP| "
+    f"{np.abs(mid - v_lp).mean():.5f}"
 )
 
 # %% tags=["nbval-ignore-output"]
@@ -1214,14 +1231,16 @@ print(
     f"{MWU_GAMES} games: LP loop took {t_lp:.2f} s, "
     f"batched Hedge (T={Ts[-1]}) took {t_mwu:.2f} s on {DEVICE};\n"
     f"float32 Hedge stopped once every gap ≤ 2e-2 ({res_fast.rounds} rounds) took "
-    f"{t_fast:.3f} s: {t_lp / t_fast:.0f}× faster than the LP loop at that certified accuracy"
+    f"{t_fast:.3f} s: {t_lp / t_fast:.0f}× faster than the LP loop at that certified "
+    "accuracy"
 )
 
 # %%
 # The bracket is a certificate by weak duality: asserted, not claimed
 assert ratio_T <= 1.0, "an LP value lies outside Hedge's bracket"
 print(
-    f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ 1"
+    f"max over {MWU_GAMES} games of |Hedge midpoint − v_LP| / (gap/2): {ratio_T:.3f} ≤ "
+    "1"
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Batched Hedge: the duality gap falls like $1/\\sqrt T$ over a thousand games (claim 07.6), and the LP value always lies in Hedge's bracket.", "name": "07-fig-hedge"}}
@@ -1279,9 +1298,9 @@ plt.show()
 # $\pm 3.7 \times 10^{-3}$ ($T = 4096$) the advantage shrinks to about $5\times$, and at
 # $10^{-3}$ the LP loop would win.
 #
-# ### E5 · Black-box estimation (claims 07.7–07.8): the value error shrinks like $1/\sqrt{n}$, within the bound
+# ### 07.7–07.8 · Extension E5, black-box estimation: the value error shrinks like $1/\sqrt{n}$, within the bound
 #
-# *Claim* ({prf:ref}`sg-prop-stability` and {prf:ref}`sg-prop-hoeffding`): with
+# *Claim* ({prf:ref}`safety-game-prop-stability` and {prf:ref}`safety-game-prop-hoeffding`): with
 # $n$ judge calls per entry, the value of the estimated game is off by $O(1/\sqrt n)$. For 64
 # queries (default scale), two independent judge panels each, we keep querying the judges
 # ($n = 32, \dots, 32768$, nested: larger $n$ reuses the earlier calls), solve every estimated
@@ -1320,7 +1339,8 @@ print(f"slope of mean ‖Â − A‖_max over the same range: {slope_d:.2f}")
 print(
     f"median |v̂ − v| / ‖Â − A‖_max: {np.median(value_err / est_err):.2f}; "
     f"instances where the bound is attained (to {LP_TOL:g}): {tight:.1%}; "
-    f"max of |v̂ − v| − ‖Â − A‖_max: {'≤ 1e-12' if excess <= 1e-12 else f'{excess:.1e}'}"
+    "max of |v̂ − v| − ‖Â − A‖_max: "
+    f"{'≤ 1e-12' if excess <= 1e-12 else f'{excess:.1e}'}"
 )
 
 # %% tags=["claim"]
@@ -1398,7 +1418,7 @@ plt.show()
 #
 # ### E6 · How many judge calls: Hoeffding's sample size
 #
-# *Claim* ({prf:ref}`sg-prop-hoeffding`): $n = \lceil \ln(2KJ/\rho) / (2\delta^2) \rceil$ calls
+# *Claim* ({prf:ref}`safety-game-prop-hoeffding`): $n = \lceil \ln(2KJ/\rho) / (2\delta^2) \rceil$ calls
 # per entry make $\lVert \hat A - A \rVert_{\max} \le \delta$, hence $\lvert \hat v - v \rvert \le
 # \delta$, for at least a fraction $1 - \rho$ of queries. We draw a fresh benchmark of 1024
 # queries and count.
@@ -1417,15 +1437,18 @@ A_h_hat = zerosum.judge_estimate(
 dev_h = (A_h_hat - A_h).abs().amax((-2, -1)).cpu().numpy()
 within = float((dev_h <= HOEFFDING_DELTA).mean())
 print(
-    f"δ = {HOEFFDING_DELTA}, ρ = {HOEFFDING_RHO}, K·J = {CANDIDATES * INTENTS} entries → "
-    f"n = {n_hoeffding} calls per entry; largest ‖Â − A‖_max over queries: {dev_h.max():.3f}"
+    f"δ = {HOEFFDING_DELTA}, ρ = {HOEFFDING_RHO}, K·J = {CANDIDATES * INTENTS} entries "
+    "→ "
+    f"n = {n_hoeffding} calls per entry; largest ‖Â − A‖_max over queries: "
+    f"{dev_h.max():.3f}"
 )
 
 # %%
 # Hoeffding's inequality at work (a textbook fact): asserted, not claimed
 assert within >= 1 - HOEFFDING_RHO, "Hoeffding's sample size missed its confidence"
 print(
-    f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (≥ {1 - HOEFFDING_RHO:.2f})"
+    f"queries with ‖Â − A‖_max ≤ δ at Hoeffding's n: {within:.3f} (≥ "
+    f"{1 - HOEFFDING_RHO:.2f})"
 )
 
 # %% [markdown]
@@ -1439,14 +1462,14 @@ print(
 # themselves ($w = 0.5$), which are *degenerate* — the refusal row is identically zero and
 # answers tie — unlike the random games of E1.
 #
-# 1. HiGHS returns the dual variables of the row LP {eq}`sg-eq-primal`; by
-#    {prf:ref}`sg-thm-minimax` the multipliers of $A^\top x \ge v\mathbf{1}$ *are* a minimax
+# 1. HiGHS returns the dual variables of the row LP {eq}`safety-game-eq-primal`; by
+#    {prf:ref}`safety-game-thm-minimax` the multipliers of $A^\top x \ge v\mathbf{1}$ *are* a minimax
 #    strategy of the column player, so reading them off must reproduce
 #    `icml26.games.zerosum.minimax_lp`.
 # 2. nashpy's support enumeration (exhaustive over support pairs, so slow: 12 games) and its own
 #    LP.
 # 3. nashpy's Lemke–Howson from every starting label, each output checked by its duality gap
-#    {eq}`sg-eq-gap`.
+#    {eq}`safety-game-eq-gap`.
 
 # %%
 from scipy.optimize import linprog
@@ -1486,7 +1509,8 @@ for A in A_cross:
 print(f"{N_CROSS} safety games at w = {W_EST}:")
 print(f"  HiGHS dual multipliers reproduce the minimax value: {dual_err < 1e-9}")
 print(
-    f"  support enumeration found equilibria in {se_games} games, all with gap 0 and the LP value: "
+    f"  support enumeration found equilibria in {se_games} games, all with gap 0 and "
+    "the LP value: "
     f"{se_err < 1e-9}"
 )
 print(f"  nashpy linear_program agrees with zerosum.maximin_lp: {nlp_err < 1e-8}")
@@ -1499,7 +1523,7 @@ print(
 # pivoting, its complementary pivoting is ill-defined under ties, and nashpy's implementation
 # returns whatever vertex it stops at. On the generic random games of E1 every one of its
 # outputs was exact. The lesson for an agent that calls a solver at inference time is the one
-# of {prf:ref}`sg-def-gap`: the duality gap is a one-line certificate — check it.
+# of {prf:ref}`safety-game-def-gap`: the duality gap is a one-line certificate — check it.
 
 # %% [markdown]
 # ## Limits of this reproduction
@@ -1524,7 +1548,7 @@ print(
 #   thousandths on average): most queries have a dominant candidate, and the equilibrium mixes
 #   in about a quarter of the (query, weight) pairs. The gain over the fixed baselines is large.
 # - **Scale.** $K = 6$ candidates and $J = 4$ intents; the paper's candidate sets are of similar
-#   size, but real judges are neither independent nor unbiased, which {eq}`sg-eq-estimate` assumes.
+#   size, but real judges are neither independent nor unbiased, which {eq}`safety-game-eq-estimate` assumes.
 # - **Speed was measured on CPU only.** The batched solver is written to run on a GPU, but its
 #   advantage over the LP loop was timed on a 2-core CPU; the GPU case is not tested here.
 
@@ -1532,7 +1556,7 @@ print(
 # ## Exercises
 #
 # ````{exercise} The price of the T − 2ε rule
-# :label: sg-ex-robust-price
+# :label: safety-game-ex-robust-price
 #
 # (a) Show that the helpfulness lost per prompt by solving at $T - 2\varepsilon$ instead of $T$
 # (both with true scores) is at most $2\varepsilon\,\lambda^\star(T - 2\varepsilon)$, the
@@ -1541,12 +1565,12 @@ print(
 # sees readings within $\varepsilon$ guarantee true risk $\le T$ with a smaller margin?
 # ````
 #
-# ````{solution} sg-ex-robust-price
+# ````{solution} safety-game-ex-robust-price
 # :class: dropdown
 #
 # (a) The optimum $h(t)$ is concave in the budget, so $h(T) - h(T - 2\varepsilon) \le
 # 2\varepsilon\, h'((T - 2\varepsilon)^+)$, and the right derivative is the smallest optimal
-# multiplier there ({prf:ref}`sg-thm-reduction`, proof of (iii)). (b) The inequality holds on
+# multiplier there ({prf:ref}`safety-game-thm-reduction`, proof of (iii)). (b) The inequality holds on
 # every prompt, with equality on those whose optimal pair does not change between the two
 # budgets (the frontier is linear there). (c) Readings $\hat r_i = r_i - \varepsilon$ for a risky
 # answer and $\hat r_s = r_s + \varepsilon$ for the refusal are consistent with the data and
@@ -1555,7 +1579,7 @@ print(
 # ````
 #
 # ````{exercise} Fixed step size
-# :label: sg-ex-fixed-eta
+# :label: safety-game-ex-fixed-eta
 #
 # Run `icml26.games.zerosum.mwu(A_mwu, T, eta=eta)` with a fixed step, $\eta = 0.05$ and $\eta =
 # 2$, for the
@@ -1565,12 +1589,12 @@ print(
 # then compare.
 # ````
 #
-# ````{solution} sg-ex-fixed-eta
+# ````{solution} safety-game-ex-fixed-eta
 # :class: dropdown
 #
 # *Prediction.* With a fixed step (in units of $1/L$, as `mwu` scales it) the regret bound gives
 # $\operatorname{gap} \lesssim L\,[\ln(KJ)/(\eta T) + \eta/4]$: a $1/T$ decay, then a **floor** of
-# order $\eta L$ that does not shrink with $T$. The $1/\sqrt T$ rate of {prf:ref}`sg-thm-mwu`
+# order $\eta L$ that does not shrink with $T$. The $1/\sqrt T$ rate of {prf:ref}`safety-game-thm-mwu`
 # comes from balancing the two terms, $\eta \propto 1/\sqrt T$; a schedule
 # $\eta_t \propto 1/\sqrt t$ gets the same rate without knowing $T$.
 #
@@ -1587,7 +1611,7 @@ print(
 # ````
 #
 # ````{exercise} The stability bound is tight, and when it is loose
-# :label: sg-ex-tight
+# :label: safety-game-ex-tight
 #
 # (a) Give a game and a perturbation with $\lvert v(\hat A) - v(A)\rvert = \lVert \hat A -
 # A\rVert_{\max}$. (b) Suppose the equilibrium $(x^\star, y^\star)$ of $A$ is unique and
@@ -1595,7 +1619,7 @@ print(
 # use it to explain why experiment 07.7 finds the value error far below the bound.
 # ````
 #
-# ````{solution} sg-ex-tight
+# ````{solution} safety-game-ex-tight
 # :class: dropdown
 #
 # (a) Any $A$ and $\hat A = A + \delta\mathbf{1}\mathbf{1}^\top$: every payoff moves by $\delta$,
@@ -1610,7 +1634,7 @@ print(
 # ````
 #
 # ````{exercise} The bounded multiplier
-# :label: sg-ex-multiplier
+# :label: safety-game-ex-multiplier
 #
 # For one query of the benchmark take the malicious intent, $M = $ `H_all[q, :, -1]`,
 # $r = $ `R_all[q, :, -1]` and a cap $\tau = 0.1$. Compare
@@ -1621,11 +1645,11 @@ print(
 # $\bar\lambda$ is too small?
 # ````
 #
-# ````{solution} sg-ex-multiplier
+# ````{solution} safety-game-ex-multiplier
 # :class: dropdown
 #
 # They agree once $\bar\lambda$ exceeds the optimal multiplier $\lambda^\star$ of the risk cap
-# ({prf:ref}`sg-thm-reduction`, with $\bar\lambda$ in the role of $\beta$) — the extra helpfulness bought per unit of extra risk at the
+# ({prf:ref}`safety-game-thm-reduction`, with $\bar\lambda$ in the role of $\beta$) — the extra helpfulness bought per unit of extra risk at the
 # optimum (the slope of the helpfulness–risk frontier at the cap). On the 64 queries of our
 # benchmark $\bar\lambda = 10$ suffices for every one, $\bar\lambda = 1$ for fewer than a
 # third. Below $\lambda^\star$ the penalty is too cheap: the agent prefers to exceed the cap
@@ -1636,7 +1660,7 @@ print(
 # ````
 #
 # ````{exercise} Budgeting judge calls
-# :label: sg-ex-budget
+# :label: safety-game-ex-budget
 #
 # (a) With `icml26.games.zerosum.hoeffding_samples`, how many calls per entry guarantee $\lvert
 # \hat v - v\rvert
@@ -1645,7 +1669,7 @@ print(
 # variance is $\sigma^2 \ll 1/4$ and estimate the saving.
 # ````
 #
-# ````{solution} sg-ex-budget
+# ````{solution} safety-game-ex-budget
 # :class: dropdown
 #
 # (a) $n = \lceil \ln(2 \cdot 24/0.01)/(2 \cdot 10^{-4}) \rceil = \lceil 8.476/0.0002\rceil =
@@ -1661,7 +1685,7 @@ print(
 #
 # - The paper's safety game — a model against a chance-drawn benign or adversarial user, scores
 #   relative to the refusal, a risk budget $T$ — is the $K \times 2$ matrix game
-#   {eq}`sg-eq-game-matrix`, and for $\beta \ge \lambda^\star$ its maximin strategy is the
+#   {eq}`safety-game-eq-game-matrix`, and for $\beta \ge \lambda^\star$ its maximin strategy is the
 #   solution of one budgeted LP (07.1); below $\lambda^\star$ it overspends the budget (07.2).
 # - With probe errors bounded by $\varepsilon$, solving at $T - 2\varepsilon$ keeps the true
 #   risk within $T$ on every prompt; solving at $T$ overspends on about a third (07.3).

@@ -71,7 +71,7 @@
 # ## Theory
 #
 # ```{prf:definition} Bradley–Terry, GPM and HRC preference models
-# :label: hrc-def-models
+# :label: hrc-dsppo-def-models
 #
 # For responses with rewards $r_i$ and embeddings $v_i \in \mathbb{R}^{2d}$,
 #
@@ -79,7 +79,7 @@
 # s_{\mathrm{BT}}(y_i, y_j) = r_i - r_j, \qquad
 # s_{\mathrm{GPM}}(y_i, y_j) = v_i^\top D R^\succ D\, v_j, \qquad
 # s_{\mathrm{HRC}}(y_i, y_j) = C_1 (r_i - r_j) + C_2\, v_i^\top D R^\succ D\, v_j ,
-# $$ (hrc-eq-models)
+# $$ (hrc-dsppo-eq-models)
 #
 # with, in HRC, $r = \mathrm{clip}(w_r^\top h, -\delta, \delta)$ and $v = W_c h / \lVert W_c h
 # \rVert_2$ computed from a shared representation $h$ of the (prompt, response) pair, and a gate
@@ -88,18 +88,18 @@
 #
 # $$
 # \mathcal{L} = -\mathbb{E} \log \sigma\big(s(y_w, y_l) / \tau\big).
-# $$ (hrc-eq-loss)
+# $$ (hrc-dsppo-eq-loss)
 #
 # The paper calls HRC with a $2d$-dimensional GPM head "dimension $2d + 1$" (e.g. HRC(2+1)).
 # ```
 #
-# Every score in {eq}`hrc-eq-models` is skew-symmetric ($R^\succ$ is, and $D R^\succ D = R^\succ
+# Every score in {eq}`hrc-dsppo-eq-models` is skew-symmetric ($R^\succ$ is, and $D R^\succ D = R^\succ
 # D^2$ because $D$ is constant on each block). BT is itself a rank-2 GPM: for the block
 # $R^\succ$, $[r_i, -c]\, R^\succ [r_j, -c]^\top = c\,(r_i - r_j)$, so HRC is a GPM whose first
 # block has a constant second coordinate.
 #
 # ```{prf:theorem} Transitive–cyclic decomposition (finite form)
-# :label: hrc-thm-decomposition
+# :label: hrc-dsppo-thm-decomposition
 #
 # Let $S \in \mathbb{R}^{n \times n}$ be skew-symmetric and $\mathbf{1}$ the all-ones vector.
 # Define the potential $f = \frac1n S \mathbf{1}$ (the mean score of each item against the
@@ -142,7 +142,7 @@
 # non-uniform population the "cyclic" part has zero mean only under that population.
 #
 # ```{prf:theorem} Which heads are transitive and which cyclic
-# :label: hrc-thm-instantiation
+# :label: hrc-dsppo-thm-instantiation
 #
 # (a) A Bradley–Terry score matrix is purely transitive: $C = 0$ and $f = r - \bar r\mathbf{1}$.
 # (b) A GPM score matrix $S = V W V^\top$ ($V$ the $n \times 2d$ matrix of embeddings, $W$ skew)
@@ -159,7 +159,7 @@
 # $T = S$.
 # (b, c) $f = \frac1n V W V^\top \mathbf{1} = V W m$ with $m = \frac1n \sum_j v_j$; it vanishes for
 # $m = 0$, and otherwise $T_{ij} = f_i - f_j = (v_i - v_j)^\top W m$. (d) The decomposition is
-# linear and unique ({prf:ref}`hrc-thm-decomposition`), so it splits the sum of a transitive and a
+# linear and unique ({prf:ref}`hrc-dsppo-thm-decomposition`), so it splits the sum of a transitive and a
 # cyclic matrix into exactly those two.
 # ```
 #
@@ -168,7 +168,7 @@
 # signal. Experiment 08.3 shows that this is not a small effect.
 #
 # ```{prf:theorem} GPM cannot host a dominant response and a cycle in two dimensions
-# :label: hrc-thm-gpm-limits
+# :label: hrc-dsppo-thm-gpm-limits
 #
 # Let $A_1 \succ A_2 \succ \dots \succ A_n \succ A_1$ ($n \ge 3$) be a cycle of responses and
 # $A^\star$ a dominant response, $A^\star \succ A_i$ for all $i$.
@@ -219,7 +219,7 @@
 # {cite}`munos2024nash`. For a finite candidate set, $P(\pi \succ \pi') = \pi^\top P \pi'$.
 #
 # ```{prf:definition} SPPO and DSPPO as multiplicative weights
-# :label: hrc-def-dsppo
+# :label: hrc-dsppo-def-dsppo
 #
 # Given a judge with transitive scores $S_T$ and cyclic scores $S_C$, true preference $P =
 # \sigma(S_T + S_C)$ and a schedule parameter $\lambda$, DSPPO uses at iteration $t = 1, 2, \dots$
@@ -227,14 +227,14 @@
 #
 # $$
 # P_t = \sigma\big((1 + \lambda/\sqrt t)\, S_T + (1 - \lambda/\sqrt t)\, S_C\big)
-# $$ (hrc-eq-schedule)
+# $$ (hrc-dsppo-eq-schedule)
 #
 # and the update
 #
 # $$
 # \pi_{t+1}(y) \propto \pi_t(y) \exp\big(\eta\, P_t(y \succ \pi_t)\big), \qquad
 # P_t(y \succ \pi_t) = (P_t \pi_t)_y ,
-# $$ (hrc-eq-mwu)
+# $$ (hrc-dsppo-eq-mwu)
 #
 # from $\pi_1$ uniform; the output is the average $\bar\pi_T = \frac1T \sum_{t=1}^T \pi_t$.
 # SPPO is the case $\lambda = 0$ ($P_t = P$ for all $t$).
@@ -242,13 +242,13 @@
 #
 # The paper writes the update as a regression of $\log \pi(y)/\pi_t(y)$ onto $\eta(\hat P_t(y
 # \succ \pi_t) - \frac12)$, with $\hat P_t$ estimated from $K = 5$ samples of $\pi_t$; for a
-# tabular policy and exact win rates its minimiser is {eq}`hrc-eq-mwu`. With $\lambda = 1$ the
+# tabular policy and exact win rates its minimiser is {eq}`hrc-dsppo-eq-mwu`. With $\lambda = 1$ the
 # first iteration uses $2S_T$ and no cyclic signal at all ($t$ starts at 1; starting at 0 divides
 # by zero), and with the paper's three iterations the weights are $(2, 0)$, $(1.71, 0.29)$,
 # $(1.58, 0.42)$.
 #
 # ```{prf:lemma} The duality gap of a symmetric preference game
-# :label: hrc-lem-gap
+# :label: hrc-dsppo-lem-gap
 #
 # For every preference matrix ($P + P^\top = \mathbf{1}\mathbf{1}^\top$) and every $\pi$,
 # $\pi^\top P \pi = \frac12$. The duality gap
@@ -256,7 +256,7 @@
 # $$
 # \operatorname{gap}_P(\bar\pi) = \max_\pi P(\pi \succ \bar\pi) - \min_{\pi'} P(\bar\pi \succ \pi')
 # = 2\Big(\max_y (P\bar\pi)_y - \tfrac12\Big)
-# $$ (hrc-eq-gap)
+# $$ (hrc-dsppo-eq-gap)
 #
 # is non-negative and vanishes exactly when $\bar\pi$ is a Nash equilibrium. It is the duality
 # gap of chapter 07 for the zero-sum game with payoff $A = P - \frac12$ at the pair $(\bar\pi,
@@ -275,44 +275,44 @@
 # ```
 #
 # ```{prf:theorem} DSPPO converges to the Nash equilibrium of the true game
-# :label: hrc-thm-dsppo
+# :label: hrc-dsppo-thm-dsppo
 #
 # Let $\varepsilon_t = \max_{ij} \lvert (s_t)_{ij} - (s_\infty)_{ij} \rvert$ be the distance of
 # the scores used at iteration $t$ from the true scores $s_\infty$, $P = \sigma(s_\infty)$. The
-# average $\bar\pi_T$ of {eq}`hrc-eq-mwu` (any judges $P_t = \sigma(s_t)$) satisfies
+# average $\bar\pi_T$ of {eq}`hrc-dsppo-eq-mwu` (any judges $P_t = \sigma(s_t)$) satisfies
 #
 # $$
 # \operatorname{gap}_P(\bar\pi_T) \le \frac{2 \ln K}{\eta T} + \frac{\eta}{4} +
 # \frac{1}{2T}\sum_{t=1}^T \varepsilon_t .
-# $$ (hrc-eq-dsppo-bound)
+# $$ (hrc-dsppo-eq-dsppo-bound)
 #
-# For the schedule {eq}`hrc-eq-schedule`, $\varepsilon_t = \lvert\lambda\rvert M/\sqrt t$ with
+# For the schedule {eq}`hrc-dsppo-eq-schedule`, $\varepsilon_t = \lvert\lambda\rvert M/\sqrt t$ with
 # $M = \max_{ij} \lvert (S_T - S_C)_{ij}\rvert$, and with $\eta = 2\sqrt{\ln K / T}$
 #
 # $$
 # \operatorname{gap}_P(\bar\pi_T) \le \frac{1.5\sqrt{\ln K} + \lvert\lambda\rvert M}{\sqrt T}
 # = O(1/\sqrt T).
-# $$ (hrc-eq-dsppo-rate)
+# $$ (hrc-dsppo-eq-dsppo-rate)
 # ```
 #
 # ```{prf:proof}
 # *Step 1 (no regret against any gain sequence; quoted from {cite}`freund1999adaptive`).* For gains
 # $g_t \in [0, 1]^K$, the exponential-weights iterates satisfy $\max_y \sum_t g_t(y) - \sum_t
 # \pi_t^\top g_t \le \ln K/\eta + \eta T/8$ (the potential argument with Hoeffding's lemma).
-# *Step 2 (self-play ties itself).* With $g_t = P_t\pi_t$, {prf:ref}`hrc-lem-gap` applied to
+# *Step 2 (self-play ties itself).* With $g_t = P_t\pi_t$, {prf:ref}`hrc-dsppo-lem-gap` applied to
 # $P_t$ gives $\pi_t^\top g_t = \frac12$, so $\max_y \frac1T\sum_t (P_t\pi_t)_y \le \frac12 +
 # \frac{\ln K}{\eta T} + \frac{\eta}{8}$. *Step 3 (judges close to the truth).* $\sigma$ is
 # $\frac14$-Lipschitz, so $\lvert P - P_t\rvert \le \varepsilon_t/4$ entrywise and $(P\pi_t)_y \le
 # (P_t\pi_t)_y + \varepsilon_t/4$. Averaging over $t$, $(P\bar\pi_T)_y \le \frac12 + \frac{\ln
 # K}{\eta T} + \frac\eta8 + \frac{1}{4T}\sum_t \varepsilon_t$ for every $y$, and
-# {eq}`hrc-eq-gap` doubles the excess over $\frac12$: {eq}`hrc-eq-dsppo-bound`. For the schedule,
+# {eq}`hrc-dsppo-eq-gap` doubles the excess over $\frac12$: {eq}`hrc-dsppo-eq-dsppo-bound`. For the schedule,
 # $s_t - s_\infty = \frac{\lambda}{\sqrt t}(S_T - S_C)$ and $\sum_{t \le T} t^{-1/2} \le 2\sqrt T$;
 # inserting $\eta$ gives $\frac{\ln K}{\sqrt{T \ln K}} + \frac{\sqrt{\ln K}}{2\sqrt T} =
 # \frac{1.5\sqrt{\ln K}}{\sqrt T}$ for the first two terms.
 # ```
 #
 # The theorem holds for any $\lambda$, also $\lvert\lambda\rvert > 1$ where a coefficient of
-# {eq}`hrc-eq-schedule` is negative early on; only the constant grows. It says nothing about the
+# {eq}`hrc-dsppo-eq-schedule` is negative early on; only the constant grows. It says nothing about the
 # *last* iterate, which can cycle for ever in rock-paper-scissors-like games. The paper assumes
 # bounded scores (clipped rewards, unit-norm embeddings) so that $\varepsilon_t$ is bounded.
 #
@@ -320,13 +320,13 @@
 # :class: important
 #
 # **The paper's** (from its full text): the preference score, the three models of
-# {prf:ref}`hrc-def-models` and their loss with $\tau = 0.1$, the statements of
-# {prf:ref}`hrc-thm-decomposition` (continuous form, after Balduzzi et al.),
-# {prf:ref}`hrc-thm-instantiation`, {prf:ref}`hrc-thm-gpm-limits` and {prf:ref}`hrc-thm-dsppo`
+# {prf:ref}`hrc-dsppo-def-models` and their loss with $\tau = 0.1$, the statements of
+# {prf:ref}`hrc-dsppo-thm-decomposition` (continuous form, after Balduzzi et al.),
+# {prf:ref}`hrc-dsppo-thm-instantiation`, {prf:ref}`hrc-dsppo-thm-gpm-limits` and {prf:ref}`hrc-dsppo-thm-dsppo`
 # (as an $O(1/\sqrt T)$ rate with $\eta = \Theta(1/\sqrt T)$), the schedule
-# {eq}`hrc-eq-schedule` with default $\lambda = 1$, the synthetic "dominant + cycle" study, and
+# {eq}`hrc-dsppo-eq-schedule` with default $\lambda = 1$, the synthetic "dominant + cycle" study, and
 # all LLM results. **Ours:** the finite form and proofs as written here (including the explicit
-# constants of {eq}`hrc-eq-dsppo-bound`), the tournament generators, the tabular and
+# constants of {eq}`hrc-dsppo-eq-dsppo-bound`), the tournament generators, the tabular and
 # small-encoder versions of the heads with $C_1 = C_2 = 1$ and $\delta = 1$ (the paper does not
 # report $C_1, C_2, \delta$), the feature generator of experiment 08.13 (the paper uses
 # UltraFeedback responses annotated on four dimensions), and every threshold's toy setting. The
@@ -421,13 +421,16 @@ plt.show()
 # %% [markdown]
 # ## Implementation
 #
-# The readable reference: the decomposition of {prf:ref}`hrc-thm-decomposition` with explicit
-# loops, and DSPPO for one game exactly as {eq}`hrc-eq-schedule`–{eq}`hrc-eq-mwu`.
+# The readable reference: the decomposition of {prf:ref}`hrc-dsppo-thm-decomposition` with explicit
+# loops, and DSPPO for one game exactly as {eq}`hrc-dsppo-eq-schedule`–{eq}`hrc-dsppo-eq-mwu`.
 
 
 # %% tags=["reference"]
 def decompose_reference(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Potential (row means), transitive part and cyclic part of one skew score matrix."""
+    """Split one skew score matrix.
+
+    Returns the potential (row means), the transitive part and the cyclic part.
+    """
     n = len(S)
     f = np.array([sum(S[i]) / n for i in range(n)])
     T = np.array([[f[i] - f[j] for j in range(n)] for i in range(n)])
@@ -437,7 +440,10 @@ def decompose_reference(S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def dsppo_reference(
     S_T: np.ndarray, S_C: np.ndarray, T: int, lam: float = 1.0
 ) -> np.ndarray:
-    """DSPPO (SPPO for lam = 0) on one game: returns the average policy of T iterations."""
+    """DSPPO (SPPO for lam = 0) on one game.
+
+    Returns the average policy of T iterations.
+    """
     K = len(S_T)
     eta = 2 * np.sqrt(np.log(K) / T)
     pi, total = np.full(K, 1.0 / K), np.zeros(K)
@@ -455,7 +461,7 @@ def dsppo_reference(
 # The kernels in `icml26.games.preferences` do the same on batches: `decompose` on a stack of
 # score matrices `(B, n, n)`, `self_play` on a stack of games with one $\lambda$ per game, all
 # rounds as a handful of batched tensor operations on the games' device. `preference_gap` is
-# {eq}`hrc-eq-gap`, computed by chapter 07's `zerosum.duality_gap` on $A = P - \frac12$, and
+# {eq}`hrc-dsppo-eq-gap`, computed by chapter 07's `zerosum.duality_gap` on $A = P - \frac12$, and
 # `preference_equilibrium` is chapter 07's `zerosum.maximin_lp` (HiGHS) on the same matrix. Both
 # kernels must agree with the reference.
 
@@ -486,9 +492,9 @@ print(
 # %% [markdown]
 # ## Experiments
 #
-# ### 08.1–08.2 · The decomposition is orthogonal and unique (note: hrc-1)
+# ### 08.1–08.2 · The decomposition is orthogonal and unique
 #
-# *Claim* ({prf:ref}`hrc-thm-decomposition`): on random tournaments from generator G1 — a random
+# *Claim* ({prf:ref}`hrc-dsppo-thm-decomposition`): on random tournaments from generator G1 — a random
 # potential plus a random zero-mean GPM, $n = 12$ items — the row-mean split has cyclic rows
 # summing to zero, orthogonal parts and Pythagoras' identity (relative error $\le 10^{-10}$), and
 # the least-squares potential fitted by `numpy.linalg.lstsq` over all pairs equals the row means
@@ -537,7 +543,8 @@ cyc_share_S = float(
     (pref.decompose(ST_g1).cyclic.norm(dim=(-2, -1)) / ST_g1.norm(dim=(-2, -1))).max()
 )
 print(
-    f"{N_TOURN} tournaments, n = {N_ITEMS}: worst relative row-sum / inner / Pythagoras error"
+    f"{N_TOURN} tournaments, n = {N_ITEMS}: worst relative row-sum / inner / "
+    "Pythagoras error"
 )
 print(
     f"  {row_err:.1e} / {inner_err:.1e} / {pyth_err:.1e}; "
@@ -548,7 +555,8 @@ print(
 )
 print(f"  a non-uniform population moves the potential by {weighted_dev:.2f};")
 print(
-    f"  Bradley–Terry tournaments: cyclic share of the logits {cyc_share_S:.0e}, of P − 1/2 "
+    f"  Bradley–Terry tournaments: cyclic share of the logits {cyc_share_S:.0e}, of P "
+    "− 1/2 "
     f"{cyc_share_P:.3f} (median)"
 )
 
@@ -604,12 +612,12 @@ fig.suptitle("A preference tournament = a ranking (T) + pure cycles (C), orthogo
 plt.show()
 
 # %% [markdown]
-# ### 08.3 · A GPM head is purely cyclic only with zero-mean embeddings (note: hrc-2)
+# ### 08.3 · A GPM head is purely cyclic only with zero-mean embeddings
 #
-# *Claim* ({prf:ref}`hrc-thm-instantiation`): a GPM(2) score matrix built from centred embeddings
+# *Claim* ({prf:ref}`hrc-dsppo-thm-instantiation`): a GPM(2) score matrix built from centred embeddings
 # has no transitive part ($\lVert T\rVert_F / \lVert S\rVert_F \le 10^{-12}$); shifting the same
 # embeddings by the paper's own measured mean $m = (0.13, -0.51)$ makes the transitive share
-# exceed $0.05$ in every tournament. The threshold $0.05$ is the research note's; the claim is that
+# exceed $0.05$ in every tournament. The threshold $0.05$ is ours, not the paper's; the claim is that
 # the zero-mean assumption is load-bearing. The embeddings start as unit vectors at random
 # angles.
 
@@ -651,18 +659,18 @@ icml26.claim(
 # With the paper's measured mean, the transitive part carries more than half of the GPM head's
 # score norm (at least $0.55$ of $\lVert S\rVert_F$, at least 30 % of its energy): in the
 # trained model the two heads of HRC are *not* the clean transitive/cyclic split of
-# {prf:ref}`hrc-thm-instantiation` (d) — the reward head does not carry all of the ranking.
+# {prf:ref}`hrc-dsppo-thm-instantiation` (d) — the reward head does not carry all of the ranking.
 #
-# ### 08.4–08.5 · GPM(2) cannot fit "dominant + cycle"; HRC(2+1) and GPM(4) can (note: hrc-3)
+# ### 08.4–08.5 · GPM(2) cannot fit "dominant + cycle"; HRC(2+1) and GPM(4) can
 #
-# *Claim* ({prf:ref}`hrc-thm-gpm-limits`, part 1): on the four responses $\{A^\star, A_1, A_2,
+# *Claim* ({prf:ref}`hrc-dsppo-thm-gpm-limits`, part 1): on the four responses $\{A^\star, A_1, A_2,
 # A_3\}$ with the six labelled pairs of the paper's synthetic study (three cyclic, three
-# dominant), free (tabular) embeddings trained with the loss {eq}`hrc-eq-loss` ($\tau = 0.1$,
+# dominant), free (tabular) embeddings trained with the loss {eq}`hrc-dsppo-eq-loss` ($\tau = 0.1$,
 # full-batch Adam, 16 restarts at the default scale) reach at most $5/6$ pair accuracy with
 # GPM(2) — a theorem, so the threshold is exact — while the best restart of HRC(2+1) and of
 # GPM(4) reaches $6/6$. An
-# optimisation failure of HRC or GPM(4) would make the second claim fail. (The research note plans
-# 3000 steps; 1500 suffice here, which only makes the second claim harder.)
+# optimisation failure of HRC or GPM(4) would make the second claim fail. (A longer schedule of
+# 3000 steps is not needed; 1500 suffice here, which only makes the second claim harder.)
 
 # %%
 pairs = pref.dominant_cycle_pairs()
@@ -689,7 +697,8 @@ tab = {
 for name, fit in tab.items():
     acc = fit.accuracy.numpy()
     print(
-        f"{name:9s} best {acc.max():.3f}, restarts at 6/6: {int((acc > 1 - 1e-9).sum())}/{acc.size}"
+        f"{name:9s} best {acc.max():.3f}, restarts at 6/6: "
+        f"{int((acc > 1 - 1e-9).sum())}/{acc.size}"
     )
 
 # %% tags=["claim"]
@@ -806,9 +815,9 @@ ax1.set(
 plt.show()
 
 # %% [markdown]
-# ### 08.6–08.7 · No dominant response for a fixed cycle embedding, whatever $d$ (note: hrc-4)
+# ### 08.6–08.7 · No dominant response for a fixed cycle embedding, whatever $d$
 #
-# *Claim* ({prf:ref}`hrc-thm-gpm-limits`, part 2): embed a 7-cycle with the same vector
+# *Claim* ({prf:ref}`hrc-dsppo-thm-gpm-limits`, part 2): embed a 7-cycle with the same vector
 # $(\cos\theta_i, \sin\theta_i)$ in all $d$ blocks and solve the linear program $\max_{u \in
 # [-1,1]^{2d}} \min_i u^\top R^\succ c_i$ with HiGHS: the optimum is $\le 10^{-9}$ for
 # $d = 1, \dots, 4$. With an HRC reward advantage $r^\star = 1$ for $A^\star$ the best margin is
@@ -825,7 +834,8 @@ re_embedded = np.c_[base, np.ones(CYCLE_N), np.zeros(CYCLE_N)]
 lp_re = pref.dominant_margin_lp(re_embedded)
 for d in BLOCKS:
     print(
-        f"2d = {2 * d}: best GPM margin {lp_opt[d]:+.1e}; with HRC reward 1: {lp_hrc[d]:.6f}"
+        f"2d = {2 * d}: best GPM margin {lp_opt[d]:+.1e}; with HRC reward 1: "
+        f"{lp_hrc[d]:.6f}"
     )
 print(f"the same cycle re-embedded in 2 blocks: best margin {lp_re:.3f}")
 
@@ -852,18 +862,18 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### 08.8–08.12 · SPPO and DSPPO converge to the Nash equilibrium at rate $1/\sqrt T$ (note: hrc-5)
+# ### 08.8–08.12 · SPPO and DSPPO converge to the Nash equilibrium at rate $1/\sqrt T$
 #
-# *Claim* ({prf:ref}`hrc-thm-dsppo`): on generator G3 — $K = 8$ candidate responses, true
+# *Claim* ({prf:ref}`hrc-dsppo-thm-dsppo`): on generator G3 — $K = 8$ candidate responses, true
 # scores $S_T + S_C$ from G1 with a small ranking (reward scale $0.5$) and strong cycles
 # (cyclic scale $2$), uniform $\pi_1$, step $\eta = 2\sqrt{\ln K/T}$ — the averaged policy of SPPO
 # ($\lambda = 0$), DSPPO ($\lambda = 1$) and DSPPO with $\lambda = 1.5$ has a duality gap under
 # the **true** preference with $\operatorname{gap}\cdot\sqrt T \le 2$ for every $T \in \{100,
 # \dots, 25600\}$, a log–log slope $\le -0.35$, and lies within total variation $0.1$ of the LP
-# equilibrium at the largest $T$. These thresholds are the research note's, set from a quick
+# equilibrium at the largest $T$. These thresholds are ours, set from a quick
 # check on one instance; we test them on 8 random games at once and report the **worst** game.
 # Claim 08.11 is the theorem itself: every gap must lie below the explicit bound
-# {eq}`hrc-eq-dsppo-rate` of our proof. For $\lambda = 0$ that bound is $1.5\sqrt{\ln 8} \approx
+# {eq}`hrc-dsppo-eq-dsppo-rate` of our proof. For $\lambda = 0$ that bound is $1.5\sqrt{\ln 8} \approx
 # 2.16$ times $1/\sqrt T$, so the threshold $2$ is slightly tighter than the worst case; for
 # $\lambda \ne 0$ the bound adds $\lvert\lambda\rvert M/\sqrt T$, with $M$ between 3 and 9 on these
 # games, so $\operatorname{gap}\cdot\sqrt T \le 2$ is an empirical expectation, not a theorem.
@@ -906,13 +916,16 @@ bound = (
 ) / np.sqrt(Ts)[:, None, None]
 for a, lam in enumerate(LAMBDAS):
     print(
-        f"λ = {lam:3.1f}: gap·√T in [{scaled[:, a].min():.2f}, {scaled[:, a].max():.2f}], slopes "
-        f"[{slopes[a].min():.2f}, {slopes[a].max():.2f}], TV to LP at T = {HORIZONS[-1]}: "
+        f"λ = {lam:3.1f}: gap·√T in [{scaled[:, a].min():.2f}, "
+        f"{scaled[:, a].max():.2f}], slopes "
+        f"[{slopes[a].min():.2f}, {slopes[a].max():.2f}], TV to LP at T = "
+        f"{HORIZONS[-1]}: "
         f"max {tv[a].max():.3f} (median {np.median(tv[a]):.3f})"
     )
 h_w, g_w3 = np.unravel_index(scaled[:, 1].argmax(), scaled[:, 1].shape)
 print(
-    f"DSPPO's worst case: game {g_w3} at T = {HORIZONS[h_w]}, gap·√T = {scaled[h_w, 1, g_w3]:.2f}; "
+    f"DSPPO's worst case: game {g_w3} at T = {HORIZONS[h_w]}, gap·√T = "
+    f"{scaled[h_w, 1, g_w3]:.2f}; "
     f"its bound's constant 1.5√ln K + M = {bound[h_w, 1, g_w3] * np.sqrt(Ts[h_w]):.2f}"
 )
 print(f"M = max|S_T − S_C| over the games: {M_game.min():.1f} to {M_game.max():.1f}")
@@ -974,7 +987,7 @@ icml26.claim(
 
 # %% [markdown]
 # The theorem's own bound holds everywhere (08.11), with room: the bound is a worst case over
-# all gain sequences. The rate holds too (08.10). What fails (08.9) is the note's constant for
+# all gain sequences. The rate holds too (08.10). What fails (08.9) is our constant $2$ for
 # DSPPO: on one of the 8 games the gap of DSPPO with $\lambda = 1$ is $2.42/\sqrt T$ at the
 # smallest horizon. Early iterations use a judge that is far from the truth ($2 S_T$ and no cycles
 # at $t = 1$), and the theorem charges for that drift through $\frac{1}{2T}\sum_t \varepsilon_t
@@ -982,11 +995,11 @@ icml26.claim(
 # DSPPO on games with large $M$, as the numbers above show; the measured gaps stay below two
 # thirds of the bound. The rate is what the theorem promises; the *constant* depends on $\eta$,
 # which is why the step is tuned to $\ln K$: a naive $\eta = 1/\sqrt T$ makes the first term of
-# {eq}`hrc-eq-dsppo-bound` $2\ln 8 \approx 4.2$ instead of $\sqrt{\ln 8} \approx 1.4$ times
+# {eq}`hrc-dsppo-eq-dsppo-bound` $2\ln 8 \approx 4.2$ instead of $\sqrt{\ln 8} \approx 1.4$ times
 # $1/\sqrt T$.
 #
 # The total-variation distance to the equilibrium is a different question from the gap: it is
-# not bounded by {prf:ref}`hrc-thm-dsppo`. Where it is largest, the equilibrium is poorly
+# not bounded by {prf:ref}`hrc-dsppo-thm-dsppo`. Where it is largest, the equilibrium is poorly
 # conditioned — a nearby policy is almost as unexploitable — and a small gap allows a visibly
 # different policy. The figure shows the gaps (left) and, for the game with the largest TV
 # distance under DSPPO, the distance of the running average and of the last iterate to the
@@ -1122,7 +1135,7 @@ ax1.legend(
 plt.show()
 
 # %% [markdown]
-# ### 08.13–08.14 · Two-stage learning of dominant + cycle (note: hrc-6)
+# ### 08.13–08.14 · Two-stage learning of dominant + cycle
 #
 # *Claim* (the paper's synthetic study, a figure without numbers): training on "dominant +
 # cycle" data, pair accuracy rises in two stages, $\sim 50\% \to \sim 75\%$ when the dominant
@@ -1131,10 +1144,10 @@ plt.show()
 # captures the cycle. Our version: 200 training and 50 held-out prompts of generator G2 with
 # item features (a hidden "style" angle that makes the cycle, a hidden quality that makes the
 # dominant response, mixed into 16 noisy features), a shared two-layer MLP encoder with each
-# head, full-batch Adam (learning rate $10^{-3}$), 5 seeds. The claims — the research note's
+# head, full-batch Adam (learning rate $10^{-3}$), 5 seeds. The claims — with our
 # thresholds — are that HRC(2+1) reaches 75% held-out accuracy strictly earlier than GPM(4) in at
 # least 4 of 5 seeds, and that GPM(2)'s final held-out accuracy stays $\le 0.84$ (its ceiling is
-# $5/6 \approx 0.833$ by {prf:ref}`hrc-thm-gpm-limits`). Unlike 08.4, the first is an empirical
+# $5/6 \approx 0.833$ by {prf:ref}`hrc-dsppo-thm-gpm-limits`). Unlike 08.4, the first is an empirical
 # statement that can fail.
 
 # %%
@@ -1157,7 +1170,10 @@ for name, (h, d) in icml26.progress(list(heads.items()), desc="heads"):
 
 
 def steps_to(fit: pref.EncoderFit, level: float) -> np.ndarray:
-    """First evaluation step at which each seed's held-out accuracy reaches ``level`` (or inf)."""
+    """First evaluation step at which each seed's held-out accuracy reaches ``level``.
+
+    inf where it never does.
+    """
     hit = fit.test_accuracy >= level - 1e-12
     return np.where(hit.any(0), fit.steps[hit.argmax(0)], np.inf)
 
@@ -1242,7 +1258,7 @@ plt.show()
 #    $Z$ and the $\tau_l$ — and `numpy.linalg.eigvals` gives $\pm \mathrm{i}\tau_l$. We rebuild a
 #    cyclic part with `gpm_scores` from the Schur form.
 # 2. `choix.ilsr_pairwise` {cite}`maystre2015lsr` computes the Bradley–Terry maximum-likelihood
-#    strengths from pairwise outcomes; our BT head trained with the loss {eq}`hrc-eq-loss` at
+#    strengths from pairwise outcomes; our BT head trained with the loss {eq}`hrc-dsppo-eq-loss` at
 #    $\tau = 1$ (the BT likelihood) must find the same strengths up to a constant.
 # 3. The Nash equilibria of the self-play games: our LP (HiGHS), nashpy's linear program and
 #    Lemke–Howson {cite}`knight2018nashpy` must agree, and the DSPPO limit is checked against them
@@ -1318,7 +1334,8 @@ for b in range(N_GAMES):
         x_lh, y_lh = nash.Game(A_b).lemke_howson(initial_dropped_label=0)
     lh_ok += bool(np.isfinite(x_lh).all() and np.abs(x_lh - eq_lp[b]).max() < 1e-6)
 print(
-    f"{N_GAMES} games: nashpy linear_program = our LP; Lemke–Howson lands on it in {lh_ok}"
+    f"{N_GAMES} games: nashpy linear_program = our LP; Lemke–Howson lands on it in "
+    f"{lh_ok}"
 )
 
 s_pairs = torch.randn(64, generator=gen, dtype=torch.float64)
@@ -1372,7 +1389,8 @@ print(
     f"(every gap ≤ {float(gap_b.max()):.3f})"
 )
 print(
-    f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapolated): {t_lp:.2f} s"
+    f"reference loop (extrapolated): {t_ref:.1f} s; one LP per game (extrapolated): "
+    f"{t_lp:.2f} s"
 )
 
 # %% [markdown]
@@ -1393,15 +1411,15 @@ print(
 #   the zero-mean caveat (08.3), the representation limits (08.4–08.7) and the convergence of
 #   self-play against a time-varying judge (08.8–08.12) — plus a synthetic version of the
 #   paper's two-stage study (08.13–08.14).
-# - **08.9 is not reproduced: the research note's constant is wrong for DSPPO, not the
+# - **08.9 is not reproduced: our constant $2$ is wrong for DSPPO, not the
 #   theorem.** On the worst of our 8 games DSPPO ($\lambda = 1$) has $\operatorname{gap}\cdot\sqrt T
-#   = 2.42$ at $T = 100$, above the note's $2$ (set from one instance, where it was $1.10$). The
+#   = 2.42$ at $T = 100$, above the threshold $2$ (set from one instance, where it was $1.10$). The
 #   proven bound for that game is larger still, and every gap lies below the bound (08.11) and
 #   falls at the rate $T^{-1/2}$ or faster (08.10). The threshold $2$ omits the drift term
-#   $\lvert\lambda\rvert M/\sqrt T$ of {eq}`hrc-eq-dsppo-rate`.
+#   $\lvert\lambda\rvert M/\sqrt T$ of {eq}`hrc-dsppo-eq-dsppo-rate`.
 # - **08.12 (TV distance to the equilibrium) is not implied by the theorem**, which bounds the
 #   gap, and is not reproduced on the worst of our 8 games ($0.163$ for DSPPO, $0.129$ for SPPO
-#   at $T = 25\,600$; median $0.036$; the research note's single instance was at $0.05$). Its
+#   at $T = 25\,600$; median $0.036$; the single instance the threshold was set from was at $0.05$). Its
 #   equilibrium is poorly conditioned: the gap is as small as on the other games while the
 #   policy is still visibly elsewhere; the figure's right panel shows the distance still
 #   falling.
@@ -1413,7 +1431,7 @@ print(
 #   make the claim hold.
 # - **Tabular realizability.** Self-play here updates an explicit probability vector, where the
 #   paper's squared-loss regression equals the multiplicative-weights step
-#   ({prf:ref}`hrc-def-dsppo`); an LLM policy only approximates it, with $K = 5$ sampled
+#   ({prf:ref}`hrc-dsppo-def-dsppo`); an LLM policy only approximates it, with $K = 5$ sampled
 #   opponents instead of exact win rates.
 # - **Scale.** At `ICML26_SCALE=paper` the same experiments are sized for one GPU: 1000
 #   tournaments, 64 restarts, 64 games with $T$ up to $102\,400$, 10 seeds and 2500 prompts. The
@@ -1421,7 +1439,7 @@ print(
 #   still: in our run at that scale DSPPO's worst $\operatorname{gap}\cdot\sqrt T$ was $2.52$
 #   (08.9), the worst TV distance $0.25$ (08.12), and the worst log–log slope $-0.31$, so 08.10
 #   also fails on the worst of 64 games — while every gap stayed below the proven bound (08.11,
-#   ratio $0.67$). The research note's thresholds describe a typical game, not the worst of many;
+#   ratio $0.67$). Thresholds set from one instance describe a typical game, not the worst of many;
 #   the theorem's bound is the statement that holds for all of them. In a run of the encoder
 #   study at that scale (2000 training prompts, 10 seeds), HRC(2+1) reached 75% before GPM(4) in
 #   2 of 10 seeds, so 08.13 does not turn with more data.
@@ -1430,7 +1448,7 @@ print(
 # ## Exercises
 #
 # ````{exercise} Decompose the probability instead of the logit
-# :label: hrc-ex-probability
+# :label: hrc-dsppo-ex-probability
 #
 # Take a purely Bradley–Terry tournament, $S_{ij} = r_i - r_j$, and decompose $P - \frac12 =
 # \sigma(S) - \frac12$ with `pref.decompose`. (a) Before computing: is its cyclic part zero?
@@ -1438,7 +1456,7 @@ print(
 # and very large spreads, then check numerically.
 # ````
 #
-# ````{solution} hrc-ex-probability
+# ````{solution} hrc-dsppo-ex-probability
 # :class: dropdown
 #
 # (a) No. $\sigma(r_i - r_j) - \frac12$ is skew, but it is not a difference $g_i - g_j$ unless
@@ -1457,17 +1475,17 @@ print(
 # ````
 #
 # ````{exercise} The last iterate cycles
-# :label: hrc-ex-last-iterate
+# :label: hrc-dsppo-ex-last-iterate
 #
 # Run `pref.self_play` on rock–paper–scissors scores,
 # $S_C = c\,\left(\begin{smallmatrix}0&-1&1\\1&0&-1\\-1&1&0\end{smallmatrix}\right)$ (item $i$
 # beats item $i - 1$), $S_T = 0$, with a fixed step $\eta = 0.5$ for $T = 2000$ steps, starting
 # from $\pi_1 = (0.5, 0.3, 0.2)$ (`pi0=`), and record the iterates. Plot
 # $\mathrm{KL}(\pi^\star \Vert \pi_t)$ for $\pi^\star$ uniform. What do the average and the last
-# iterate do? Why does {prf:ref}`hrc-thm-dsppo` not help with the latter?
+# iterate do? Why does {prf:ref}`hrc-dsppo-thm-dsppo` not help with the latter?
 # ````
 #
-# ````{solution} hrc-ex-last-iterate
+# ````{solution} hrc-dsppo-ex-last-iterate
 # :class: dropdown
 #
 # For continuous-time replicator dynamics $\mathrm{KL}(\pi^\star\Vert\pi_t)$ is conserved (the
@@ -1482,16 +1500,16 @@ print(
 # ````
 #
 # ````{exercise} How many dimensions does a cycle need?
-# :label: hrc-ex-dimensions
+# :label: hrc-dsppo-ex-dimensions
 #
 # (a) Prove that every skew-symmetric $n \times n$ matrix is the score matrix of a GPM of
 # dimension $2\lceil n/2 \rceil$ (hint: the Schur form of the cross-check). (b) Use
 # `pref.fit_tabular` to find the smallest GPM dimension that fits all $\binom{5}{2}$ pairs of the
 # "regular" 5-item tournament in which item $i$ beats $i + 1$ and $i + 2$ (mod 5), and compare with
-# HRC(2+1). (c) Where in {prf:ref}`hrc-thm-gpm-limits` did the dominant response matter?
+# HRC(2+1). (c) Where in {prf:ref}`hrc-dsppo-thm-gpm-limits` did the dominant response matter?
 # ````
 #
-# ````{solution} hrc-ex-dimensions
+# ````{solution} hrc-dsppo-ex-dimensions
 # :class: dropdown
 #
 # (a) The real Schur form of a skew matrix is block diagonal with $2\times 2$ blocks $\tau_l
@@ -1508,16 +1526,16 @@ print(
 # ````
 #
 # ````{exercise} A schedule for the cyclic head
-# :label: hrc-ex-schedule
+# :label: hrc-dsppo-ex-schedule
 #
 # The paper also tried $\lambda/\sqrt[3]{t}$ and a sinusoidal schedule. (a) Redo the last step of
-# the proof of {prf:ref}`hrc-thm-dsppo` for $\varepsilon_t = \lvert\lambda\rvert M t^{-p}$, $p
+# the proof of {prf:ref}`hrc-dsppo-thm-dsppo` for $\varepsilon_t = \lvert\lambda\rvert M t^{-p}$, $p
 # \in (0, 1)$: which rate does the bound give, and for which $p$ is it still $O(1/\sqrt T)$?
 # (b) What does the bound give for a schedule that never converges, e.g. $\varepsilon_t =
 # \lvert\lambda\rvert M \lvert\sin t\rvert$?
 # ````
 #
-# ````{solution} hrc-ex-schedule
+# ````{solution} hrc-dsppo-ex-schedule
 # :class: dropdown
 #
 # (a) $\sum_{t \le T} t^{-p} \le T^{1-p}/(1-p)$, so the last term is $\lvert\lambda\rvert M
@@ -1539,7 +1557,7 @@ print(
 #   (08.4–08.5); against a fixed cycle embedding only a reward can dominate (08.6–08.7).
 # - SPPO and DSPPO are multiplicative weights against a (moving) judge; the average policy's gap
 #   under the true preference falls like $1/\sqrt T$ for every $\lambda$ and stays below the
-#   explicit bound of {prf:ref}`hrc-thm-dsppo` (08.8, 08.10, 08.11); the note's tighter constant
+#   explicit bound of {prf:ref}`hrc-dsppo-thm-dsppo` (08.8, 08.10, 08.11); our tighter constant
 #   for DSPPO and its distance-to-equilibrium target fail on the worst game (08.9, 08.12).
 # - Two-stage learning appears in our synthetic encoder study, but HRC does not find the
 #   dominant response before GPM(4) (08.13); the LLM benchmarks are not tested.

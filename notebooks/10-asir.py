@@ -343,7 +343,10 @@ plt.show()
 
 # %% tags=["reference"]
 def kde_posterior_mean_reference(x, data, abar_t, h):
-    """E[x0 | x_t = x] for one image x under the kernel density on `data`, component by component."""
+    """E[x0 | x_t = x] for one image x under the kernel density on `data`.
+
+    Computed component by component.
+    """
     a = float(abar_t)
     v = a * h**2 + 1 - a
     logw, means = [], []
@@ -386,7 +389,10 @@ print("kernel and reference agree at t = 20, 200, 900")
 
 # %% tags=["reference"]
 def stego_images_reference(model, x_T, key_noise, z, bits, abar, num_steps, t_star):
-    """(stego, hyp0, hyp1) image by image with the shared DDIM step; bits 0 → +z, 1 → −z."""
+    """(stego, hyp0, hyp1) image by image with the shared DDIM step.
+
+    Bits 0 → +z, 1 → −z.
+    """
     times = dm.ddim_timesteps(abar.numel(), num_steps)
     i_star = num_steps - t_star
     outputs = []
@@ -460,7 +466,7 @@ print("σ by t*:", {k: round(v, 4) for k, v in sigmas.items()})
 # %% [markdown]
 # ## Experiments
 #
-# ### Security: stego images are cover images (claims 10.1–10.2, note id asir-security)
+# ### 10.1–10.2 · Security: stego images are cover images
 #
 # {prf:ref}`asir-thm-security` says the injected noise, and hence the image, has exactly the cover
 # distribution. We test it twice at $t^\star = 5$, where $\sigma = 0.133$. First on the injected
@@ -500,11 +506,13 @@ same_key = (signs[0] * z[N_SEC]).abs().numpy(), (signs[1] * z[N_SEC]).abs().nump
 reuse = stats.spearmanr(*same_key).statistic
 fresh = stats.spearmanr(same_key[0], (signs[1] * z[N_SEC + 1]).abs().numpy()).statistic
 print(
-    f"KS p-values: correct {ks_ok:.3f}, std-1.5 {ks_wrong_scale:.1e}, ±0.8 {ks_constant:.1e}"
+    f"KS p-values: correct {ks_ok:.3f}, std-1.5 {ks_wrong_scale:.1e}, ±0.8 "
+    f"{ks_constant:.1e}"
 )
 print(f"steganalyser AUC: correct {auc_ok:.3f}, std-3 break {auc_broken:.3f}")
 print(
-    f"|ζ| rank correlation between two images: key reused {reuse:.2f}, fresh keys {fresh:.2f}"
+    f"|ζ| rank correlation between two images: key reused {reuse:.2f}, fresh keys "
+    f"{fresh:.2f}"
 )
 
 # %% tags=["claim"]
@@ -584,7 +592,7 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# ### Closed-form error rates (claims 10.3–10.4, note id asir-closed-form-ber)
+# ### 10.3–10.4 · Closed-form error rates
 #
 # {prf:ref}`asir-thm-ber` is exact for one scalar per cell observed right after the embedding
 # step. We embed at $t^\star = 2$, observe $x_{t^\star - 1}$ through additive noise with
@@ -622,7 +630,8 @@ zscores = [
 ]
 for name in ber:
     print(
-        f"{name:12s} measured {np.round(ber[name], 4)}  theory {np.round(theory[name], 4)}"
+        f"{name:12s} measured {np.round(ber[name], 4)}  theory "
+        f"{np.round(theory[name], 4)}"
     )
 print(f"σ at t* = {T_BER}: {sig_ber:.4f}; largest |z|: {max(zscores):.2f}")
 
@@ -678,7 +687,7 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# ### Separation and attenuation (claims 10.5–10.7, note ids asir-separation, asir-attenuation)
+# ### 10.5–10.7 · Separation and attenuation
 #
 # The mean squared distance between the hypotheses doubles at the embedding step
 # ({prf:ref}`asir-thm-ber`). Does the doubling survive the rest of the sampler? And how much of the
@@ -713,7 +722,8 @@ for k, ts in enumerate(icml26.progress(T_GRID, desc="t*")):
     gain[ts] = float(((a0 - a1).norm(dim=1) / (2 * sig * z0.norm(dim=1))).mean())
 for ts in T_GRID:
     print(
-        f"t* = {ts:2d}: ratio at injection {ratio_in[ts]:.3f}, in the image {ratio_out[ts]:.3f}, gain {gain[ts]:.3f}"
+        f"t* = {ts:2d}: ratio at injection {ratio_in[ts]:.3f}, in the image "
+        f"{ratio_out[ts]:.3f}, gain {gain[ts]:.3f}"
     )
 
 # %% tags=["claim"]
@@ -776,7 +786,7 @@ ax2.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# ### The latent toy: accuracy follows hypothesis distance (claims 10.8–10.9, note id asir-distance-accuracy)
+# ### 10.8–10.9 · The latent toy: accuracy follows hypothesis distance
 #
 # In a latent model the image is $y = D(x_0)$ for a decoder $D$, and the abstract reports that
 # attenuation there is severe. Our latent toy is a PCA encoder to 16 dimensions, scaled so that
@@ -816,7 +826,8 @@ for tau in TAUS:
     err_by_decile[tau] = np.array([float(err[decile == i].mean()) for i in range(10)])
     rho[tau] = stats.spearmanr(np.arange(10), err_by_decile[tau]).statistic
     print(
-        f"τ = {tau}: baseline accuracy {1 - float(err.mean()):.3f}, Spearman ρ {rho[tau]:.3f}, "
+        f"τ = {tau}: baseline accuracy {1 - float(err.mean()):.3f}, Spearman ρ "
+        f"{rho[tau]:.3f}, "
         f"error by decile {np.round(err_by_decile[tau], 2)}"
     )
 print(f"decoder MSE {recon:.4f}; σ at t* = {T_LAT}: {sig_lat:.4f}")
@@ -840,7 +851,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### Iterative recovery (claims 10.10–10.14, note id asir-iterative-recovery)
+# ### 10.10–10.14 · Iterative recovery
 #
 # Even without channel noise the per-cell baseline decodes only about 78 % of the bits: the
 # decoder mixes latent cells, so a cell's own difference is buried under its neighbours'. Iterative
@@ -904,7 +915,7 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: at the note's operating point τ = 0.05 IR were no better than the baseline
+# fails if: at the operating point τ = 0.05 IR were no better than the baseline
 icml26.claim(
     "10.13",
     "IR − nearest hypothesis, τ = 0.05 (accuracy)",
@@ -1002,7 +1013,8 @@ for sign, want in ((1.0, ours[1]), (-1.0, ours[2])):
         f"diffusers vs ours, hypothesis {sign:+.0f}z", x, want, atol=1e-5
     )
 print(
-    "diffusers DDIMScheduler with variance_noise = ±z reproduces both hypotheses (to 1e-5, float32 ᾱ)"
+    "diffusers DDIMScheduler with variance_noise = ±z reproduces both hypotheses (to "
+    "1e-5, float32 ᾱ)"
 )
 
 # %% [markdown]
@@ -1065,7 +1077,8 @@ agreement = float((lbfgs_bits == ir_bits[tau][sub]).double().mean())
 acc_l = float((lbfgs_bits == msg_lat[sub]).double().mean())
 acc_a = float((ir_bits[tau][sub] == msg_lat[sub]).double().mean())
 print(
-    f"L-BFGS-B ({res.nit} iterations) vs Adam on {N_LBFGS} images: agreement {agreement:.3f}, "
+    f"L-BFGS-B ({res.nit} iterations) vs Adam on {N_LBFGS} images: agreement "
+    f"{agreement:.3f}, "
     f"accuracy {acc_l:.3f} vs {acc_a:.3f}"
 )
 assert agreement >= 0.97 and abs(acc_l - acc_a) <= 0.01

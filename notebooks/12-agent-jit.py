@@ -51,7 +51,7 @@
 # and $C_{eval}=3$, the latency distributions and their parameters, the task mixes, the
 # scheduler's spin-up overheads $\delta_p=3\sqrt m$ s and $\delta_h=4$ s, and the direction of
 # the contract check (the sound $\mathrm{pre}_{i+1}\subseteq\mathrm{post}_i$; see the remark
-# after {prf:ref}`jit-def-plan`). Every claim below tests the paper's statement on this model.
+# after {prf:ref}`agent-jit-def-plan`). Every claim below tests the paper's statement on this model.
 # ```
 #
 # ## Setting and notation
@@ -84,7 +84,7 @@
 # ## Theory
 #
 # ```{prf:definition} Tools, plans and validity
-# :label: jit-def-plan
+# :label: agent-jit-def-plan
 #
 # A *tool* $f$ carries a contract: a precondition $\mathrm{pre}_f \subseteq \mathcal F$ and
 # effects $A_f, D_f \subseteq \mathcal F$; running $f$ in a state $S$ with
@@ -107,7 +107,7 @@
 # literal reading rejects valid plans. This chapter implements the sound direction.
 #
 # ```{prf:proposition} The static check is sound, and exact when loops run twice
-# :label: jit-prop-exact
+# :label: agent-jit-prop-exact
 #
 # Suppose the application is faithful to the manifest: a tool runs without error exactly when
 # $\mathrm{pre}_f \subseteq S$, and then the facts become $f(S)$. Then for every plan $P$:
@@ -150,7 +150,7 @@
 # ```
 #
 # ```{prf:proposition} The cost model counts executions under γ iterations per loop
-# :label: jit-prop-cost
+# :label: agent-jit-prop-cost
 #
 # If every loop of $P$ runs exactly $\gamma$ times, a node at nesting depth $d(v)$ executes
 # $\gamma^{d(v)}$ times, so
@@ -158,7 +158,7 @@
 # $$
 # C(P)=\sum_{v\in\mathrm{CFG}(P)}\big(C_{tool}\,\mathbb 1[v\ \text{tool}]+C_{eval}\,\mathbb
 # 1[v\ \texttt{ai\_eval}]\big)\,\gamma^{d(v)}
-# $$ (jit-eq-cost)
+# $$ (agent-jit-eq-cost)
 #
 # is the expected sequential latency of $P$ when a tool call takes $C_{tool}$ and a model call
 # $C_{eval}$ on average. With true trip counts $t$ instead of $\gamma$, two plans are ranked
@@ -177,7 +177,7 @@
 # ```
 #
 # ```{prf:proposition} Valid plans, repair and pass@k
-# :label: jit-prop-passk
+# :label: agent-jit-prop-passk
 #
 # Let the planner emit the $L$ calls of a straight-line gold plan with each of the $L-1$ adjacent
 # pairs swapped independently with probability $\varepsilon_o$, and suppose the gold plan is a
@@ -187,7 +187,7 @@
 #
 # $$
 # p_R = \big(1-\varepsilon_o(1-r)^R\big)^{L-1},
-# $$ (jit-eq-valid)
+# $$ (agent-jit-eq-valid)
 #
 # and among $k$ independent candidates at least one is valid with probability
 # $\mathrm{pass@}k = 1-(1-p_R)^k$.
@@ -198,7 +198,7 @@
 # is still swapped with probability $\varepsilon_o(1-r)^R$, independently across pairs. Repair
 # stops early only for valid plans, which have no errors left, so stopping changes nothing. By
 # the hypothesis, the plan is valid iff no swap survives, which has probability
-# {eq}`jit-eq-valid`. The $k$ candidates fail independently, each with probability $1-p_R$.
+# {eq}`agent-jit-eq-valid`. The $k$ candidates fail independently, each with probability $1-p_R$.
 # ```
 #
 # The hypothesis "every non-empty set of swaps breaks the plan" is a property of the tools, not
@@ -208,7 +208,7 @@
 # and leave a valid, but different, plan.
 #
 # ```{prf:proposition} Amdahl's bound on removing model calls
-# :label: jit-prop-amdahl
+# :label: agent-jit-prop-amdahl
 #
 # If a share $s$ of an agent's latency $W$ is model inference and the rest, $(1-s)W$, is
 # actions, a method that removes all model calls but performs the same actions has speed-up at
@@ -223,7 +223,7 @@
 # ```
 #
 # ```{prf:definition} Scheduling strategies (Monte Carlo cost)
-# :label: jit-def-d3
+# :label: agent-jit-def-d3
 #
 # A task is a prefix of UI elements $U^{seq}$ followed by $m$ independent sub-tasks
 # $U_1,\dots,U_m$; $S(U)=\sum_{e \in U}\ell_e$. For one draw of the element latencies,
@@ -232,7 +232,7 @@
 # \ell_{\text{serial}} = S(U^{seq}) + \sum_{w=1}^m S(U_w),\qquad
 # \ell_{\text{parallel}} = S(U^{seq}) + \max_{w} S(U_w) + \delta_p,\qquad
 # \ell_{\text{hedge}} = \min_{j=1..n} \ell^{(j)}_{\text{serial}} + \delta_h,
-# $$ (jit-eq-d3)
+# $$ (agent-jit-eq-d3)
 #
 # where the hedge runs $n$ copies of the serial sequence with independent latencies and the
 # first to finish wins. JIT-Scheduler estimates $\hat\mu_\sigma = \frac1M\sum_{i=1}^M
@@ -242,14 +242,14 @@
 # ```
 #
 # ```{prf:proposition} Order statistics of hedging and parallelism
-# :label: jit-prop-order
+# :label: agent-jit-prop-order
 #
 # For i.i.d. non-negative $X_1,\dots,X_n$ with cdf $F$,
 #
 # $$
 # \mathbb E\big[\min_j X_j\big]=\int_0^\infty\big(1-F(x)\big)^n\,dx,\qquad
 # \mathbb E\big[\max_j X_j\big]=\int_0^\infty\big(1-F(x)^n\big)\,dx .
-# $$ (jit-eq-order)
+# $$ (agent-jit-eq-order)
 #
 # The first decreases and the second increases with $n$; for a lognormal with stalls (a mixture
 # with a component ten times slower, weight $p_{st}$), $\mathbb E[\min]$ falls steeply from
@@ -264,7 +264,7 @@
 # ```
 #
 # ```{prf:proposition} Monte Carlo selection error
-# :label: jit-prop-select
+# :label: agent-jit-prop-select
 #
 # For two strategies with true means $\mu_\sigma < \mu_{\sigma'}$, gap $\Delta =
 # \mu_{\sigma'}-\mu_\sigma$, and per-draw difference variance $v = \mathrm{Var}(\ell_{\sigma'} -
@@ -441,11 +441,11 @@ print("cost C(P) =", jit.plan_cost(compare_plan, MANIFEST, GAMMA, C_TOOL, C_EVAL
 print("run with 4 items:", jit.run_plan(compare_plan, 4))
 
 # %% [markdown]
-# The readable reference of the checker uses {prf:ref}`jit-prop-exact` the other way round:
+# The readable reference of the checker uses {prf:ref}`agent-jit-prop-exact` the other way round:
 # unroll every loop **twice** and check the resulting straight line, one call after the other.
 # The library's `check_plan` instead iterates the loop invariant to its fixed point, which also
 # reports each violation once per source line. The two must reach the same verdict on every plan.
-# The readable reference of the scheduler computes {eq}`jit-eq-d3` for one task and one draw with
+# The readable reference of the scheduler computes {eq}`agent-jit-eq-d3` for one task and one draw with
 # plain loops; the kernel `strategy_latencies` does all draws and tasks at once with segment
 # reductions (`np.add.reduceat`, `np.maximum.reduceat`).
 
@@ -477,7 +477,10 @@ def check_reference(plan: tuple, manifest: dict) -> bool:
 def d3_reference(
     lat: np.ndarray, prefix_len: int, sub_lens: list, delta_p: float, delta_h: float
 ):
-    """Serial, parallel and hedged latency of one task for one draw; lat is (workers, elements)."""
+    """Serial, parallel and hedged latency of one task for one draw.
+
+    lat is (workers, elements).
+    """
     totals = []
     for worker in lat:
         totals.append(sum(worker))
@@ -521,7 +524,8 @@ for t in range(sched.n_tasks):
         )
 icml26.checks.agree("strategy_latencies vs d3_reference", kernel_d3, ref_d3, atol=1e-9)
 print(
-    f"{sched.n_tasks} tasks, {sched.n_elements} UI elements: kernel = reference on 4 draws"
+    f"{sched.n_tasks} tasks, {sched.n_elements} UI elements: kernel = reference on 4 "
+    "draws"
 )
 
 # %% [markdown]
@@ -529,7 +533,7 @@ print(
 #
 # ### 12.1 · The static checker flags exactly the plans that fail (jit-protocol)
 #
-# *Claim* (the paper's protocol; {prf:ref}`jit-prop-exact`): checking each candidate plan against
+# *Claim* (the paper's protocol; {prf:ref}`agent-jit-prop-exact`): checking each candidate plan against
 # the tools' contracts catches the ordering and navigation errors that make it fail in the
 # browser. We sample 2,000 plans (default scale) from five gold plans — order-flow prefixes,
 # item comparison with the model call after or inside the loop, a menu read, and "add every item"
@@ -545,7 +549,8 @@ GOLD_PLANS = {
     "compare": COMPARE,
     "compare, eval in loop": COMPARE.replace(
         "    back_to_store()\nbest =",
-        "    verdict = ai_eval(prompt='cheapest so far?', data=item)\n    back_to_store()\nbest =",
+        "    verdict = ai_eval(prompt='cheapest so far?', data=item)\n    "
+        "back_to_store()\nbest =",
     ),
     "menu": "\n".join(ORDER_FLOW[:3])
     + "\nmenu = read_menu()\nbest = ai_eval(prompt='pick the cheapest', data='menu')\n"
@@ -590,17 +595,20 @@ tp, fp, fn = (
 fn_loose = int((~flag_loose & fails).sum())
 fp_one = int((flag & ~fails_one).sum())
 print(
-    f"{N_PROTOCOL_PLANS} plans: {int(fails.sum())} fail at run time, {int(flag.sum())} flagged"
+    f"{N_PROTOCOL_PLANS} plans: {int(fails.sum())} fail at run time, {int(flag.sum())} "
+    "flagged"
 )
 print(f"precision {tp / max(tp + fp, 1):.3f}, recall {tp / max(tp + fn, 1):.3f}")
 print(
-    f"control, loosened manifest: {fn_loose} failing plans pass the check (false negatives)"
+    f"control, loosened manifest: {fn_loose} failing plans pass the check (false "
+    "negatives)"
 )
 fp_names = sorted(
     {n for n, f, ok1 in zip(names, flag, ~fails_one, strict=True) if f and ok1}
 )
 print(
-    f"control, one item per loop: {fp_one} flagged plans run fine (false positives): {fp_names}"
+    f"control, one item per loop: {fp_one} flagged plans run fine (false positives): "
+    f"{fp_names}"
 )
 
 # %% tags=["claim"]
@@ -623,7 +631,7 @@ icml26.claim(
 #
 # ### 12.2 · Valid-plan probability and pass@k follow the closed form (jit-pass-at-k)
 #
-# *Claim* ({prf:ref}`jit-prop-passk`): without repair, a sampled chain plan of length $L$ is
+# *Claim* ({prf:ref}`agent-jit-prop-passk`): without repair, a sampled chain plan of length $L$ is
 # valid with probability $(1-\varepsilon_o)^{L-1}$ and pass@$k$ is $1-(1-p)^k$. The formulas are
 # exact for this planner, so a bug in the checker, the sampler or the parser shows as a large
 # deviation. For each $L \in \{3, 7, 11, 15, 19\}$ we sample 3,000 drafts, check each, and group
@@ -673,7 +681,7 @@ icml26.claim(
 # *Claim* (the paper: a 19-step GitLab task, Pass@3 9 % without the protocol and 100 % with it):
 # feeding the checker's violations back for at most two repair rounds lifts pass@3 of a 19-call
 # plan above 0.9, while without feedback it stays below 0.3. The error rate $\varepsilon_o =
-# 0.175$ is the one at which {eq}`jit-eq-valid` gives the paper's 9 %
+# 0.175$ is the one at which {eq}`agent-jit-eq-valid` gives the paper's 9 %
 # ($(1-0.175)^{18} = 0.031$, pass@3 $= 0.091$), so the "before" number is calibrated; the
 # "after" number is not — it depends on the repair model ($r = 0.7$ per error and round, every
 # violation reported).
@@ -684,7 +692,10 @@ gold19 = chain(19)
 
 
 def plan_with_repair(rounds: int) -> tuple[bool, int]:
-    """k candidates in parallel, each repaired up to `rounds` times; (any valid, rounds used)."""
+    """k candidates in parallel, each repaired up to `rounds` times.
+
+    Returns (any valid, rounds used).
+    """
     drafts = [
         jit.sample_draft(gold19, MANIFEST, r3, EPS_ORDER) for _ in range(CANDIDATES_K)
     ]
@@ -705,7 +716,8 @@ print(
     f"with ≤ {REPAIR_ROUNDS} rounds {with_repair:.3f}"
 )
 print(
-    f"closed form: {jit.pass_at_k(jit.valid_probability(EPS_ORDER, 19), 3):.3f} and {p_rep:.3f}"
+    f"closed form: {jit.pass_at_k(jit.valid_probability(EPS_ORDER, 19), 3):.3f} and "
+    f"{p_rep:.3f}"
 )
 
 # %% tags=["claim"]
@@ -721,7 +733,7 @@ icml26.claim(
 
 # %% [markdown]
 # pass@$k$ as a function of $k$, for a short and the long task, with and without repair (lines:
-# {prf:ref}`jit-prop-passk`; dots: the sampled rates of 12.2 and 12.3):
+# {prf:ref}`agent-jit-prop-passk`; dots: the sampled rates of 12.2 and 12.3):
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Repair, not more samples, rescues long plans.", "name": "12-fig-1"}}
 ks = np.arange(1, 11)
@@ -756,14 +768,14 @@ plt.show()
 # ### 12.4–12.6 · The cost model ranks candidate plans (jit-cost-ranking)
 #
 # *Claim* (the paper: among valid candidates the cheapest by $C(P)$ is chosen; best and worst
-# valid candidates differ 5.3× in latency, 11.7 s vs 61.7 s): {eq}`jit-eq-cost` ranks candidates
+# valid candidates differ 5.3× in latency, 11.7 s vs 61.7 s): {eq}`agent-jit-eq-cost` ranks candidates
 # by their latency even though it assumes ten iterations per loop. For the 37 tasks "order the
 # cheapest item" we draw a true number of items $t \in \{1..20\}$, per-tool latencies (median
 # uniform on [0.3, 1.5] s; the menu read costs three of them; a model call has median 3 s), and
 # 8 distinct candidates from: browse the items in a loop or read the menu; judge each item by a
 # model call inside the loop or once after it; 0–2 redundant read-only calls. The latency of a
 # candidate is its exact expected latency in the shop with $t$ items (counts of executed calls
-# times mean latencies, {prf:ref}`jit-prop-cost` with $t$ for $\gamma$). Following the corrected
+# times mean latencies, {prf:ref}`agent-jit-prop-cost` with $t$ for $\gamma$). Following the corrected
 # design, the statistic is the **median within-task** Spearman correlation (a pooled correlation
 # across tasks mixes tasks of different sizes, which no cost model of one task addresses).
 
@@ -836,11 +848,14 @@ print(
     f"max {argmin_ratio.max():.3f}"
 )
 slow = argmin_ratio > 1.1
-print(f"tasks where the argmin-C plan is > 10 % slower than the fastest: {slow.sum()} "
-      f"(items per loop t = {sorted(trips_all[slow].tolist())})")  # fmt: skip
-print(f"worst / best candidate latency: median {np.median(spread):.1f}, range "
-      # fmt: skip
-      f"{spread.min():.1f}–{spread.max():.1f} (paper 61.7 s / 11.7 s = 5.3)")
+print(
+    f"tasks where the argmin-C plan is > 10 % slower than the fastest: {slow.sum()} "
+    f"(items per loop t = {sorted(trips_all[slow].tolist())})"
+)
+print(
+    f"worst / best candidate latency: median {np.median(spread):.1f}, range "
+    f"{spread.min():.1f}–{spread.max():.1f} (paper 61.7 s / 11.7 s = 5.3)"
+)
 
 # %% tags=["claim"]
 # fails if: γ^d misstates the trip counts badly (true counts 1–20) or C_eval/C_tool is
@@ -911,7 +926,7 @@ plt.show()
 #
 # * **agent loop**: every tool stands for 1–5 UI elements (on average 2.9 per tool, $n \approx 3L$
 #   steps); each step is one model call and one element action; each step fails unrecoverably
-#   with probability 0.02. The model's medians are those of the research note (3 s per step,
+#   with probability 0.02. The model's medians are our assumption (3 s per step,
 #   6 s to write a plan), and the UI latencies are scaled so that **73 %** of the loop's
 #   expected latency is inference (calibration A); calibration B keeps the UI latencies and
 #   raises the model's median instead;
@@ -919,7 +934,7 @@ plt.show()
 # * **JIT-Planner**: $k = 3$ plans written in parallel (a code-writing call, median twice a step
 #   call), checked, up to two repair rounds, then the $L$ cached tools, each as one coarse action
 #   (the latency of about one element; the corrected design — a macro that replays all of its
-#   elements would leave the action time unchanged, and {prf:ref}`jit-prop-amdahl` would cap the
+#   elements would leave the action time unchanged, and {prf:ref}`agent-jit-prop-amdahl` would cap the
 #   speed-up at 3.7×).
 #
 # Element latencies are lognormal ($\sigma_{\log} = 0.5$, medians uniform on [0.3, 1.5] s before
@@ -932,7 +947,7 @@ act_mean = (1 + 9 * P_STALL_RUN) * MEAN_FACTOR  # mean / median of a stalled ele
 task_L = r5.integers(3, 20, N_TASKS)
 steps = [m for L in task_L for n in ORDER_FLOW[:L] for m in el_raw[n.split("(")[0]]]
 mean_act = np.mean(steps) * act_mean  # mean action latency of a loop step, unscaled
-# Calibration A (the chapter's): model calls have the research note's medians (3 s per
+# Calibration A (the chapter's): model calls have our assumed medians (3 s per
 # step, 6 s per plan); the UI latencies are scaled so that 73 % of the loop's latency is
 # inference. Calibration B: the UI latencies stay as drawn and the model's median is
 # raised instead.
@@ -943,7 +958,10 @@ CALIBRATIONS = {
 
 
 def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict:
-    """37 tasks × 3 runs of the agent loop, the loop over cached tools, and JIT-Planner."""
+    """37 tasks × 3 runs of each strategy.
+
+    The strategies: the agent loop, the loop over cached tools, and JIT-Planner.
+    """
     el_median = {n: el_scale * v for n, v in el_raw.items()}
 
     def llm(size: int, factor: float = 1.0) -> np.ndarray:
@@ -970,7 +988,10 @@ def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict
         )
 
     def run_jit(L: int) -> tuple[float, float, bool]:
-        """(LLM time, action time, success) of JIT-Planner on the first L steps of the flow."""
+        """JIT-Planner on the first L steps of the flow.
+
+        Returns (LLM time, action time, success).
+        """
         drafts = [
             jit.sample_draft(chain(L), MANIFEST, r, EPS_ORDER)
             for _ in range(CANDIDATES_K)
@@ -1004,13 +1025,17 @@ runs = {
 res = runs["A"]
 for c, (llm_med, scale_) in CALIBRATIONS.items():
     print(
-        f"calibration {c}: model median {llm_med:.2f} s per step, UI latencies ×{scale_:.2f}"
+        f"calibration {c}: model median {llm_med:.2f} s per step, UI latencies "
+        f"×{scale_:.2f}"
     )
     for k, v in runs[c].items():
         tot = v[:, 0] + v[:, 1]
-        print(f"  {k:20s} mean {tot.mean():6.1f} s  (LLM {v[:, 0].mean():5.1f} s, actions "
-              f"{v[:, 1].mean():5.1f} s, LLM share {v[:, 0].sum() / tot.sum():.2f}), "
-              f"success {v[:, 2].mean():.2f}")  # fmt: skip
+        print(
+            f"  {k:20s} mean {tot.mean():6.1f} s  (LLM {v[:, 0].mean():5.1f} s, "
+            "actions "
+            f"{v[:, 1].mean():5.1f} s, LLM share {v[:, 0].sum() / tot.sum():.2f}), "
+            f"success {v[:, 2].mean():.2f}"
+        )
 
 
 def speedup_of(r_: dict) -> float:
@@ -1023,15 +1048,18 @@ loop_tot = res["agent loop"][:, :2].sum(1)
 speedup = speedup_of(res)
 success_gain = res["JIT-Planner"][:, 2].mean() - res["agent loop"][:, 2].mean()
 act_cut = res["agent loop"][:, 1].mean() / res["JIT-Planner"][:, 1].mean()
-print(f"speed-up (ratio of means): A {speedup:.1f}×, B {speedup_of(runs['B']):.1f}×; "
-      f"action time cut (A) {act_cut:.1f}×")  # fmt: skip
+print(
+    f"speed-up (ratio of means): A {speedup:.1f}×, B {speedup_of(runs['B']):.1f}×; "
+    f"action time cut (A) {act_cut:.1f}×"
+)
 boot = stream(20)  # bootstrap over the 37 tasks (3 runs each) of the ratio of means
 per_task = {k: v[:, :2].sum(1).reshape(N_TASKS, RUNS).mean(1) for k, v in res.items()}
 idx = boot.integers(0, N_TASKS, (2000, N_TASKS))
 ratios = per_task["agent loop"][idx].mean(1) / per_task["JIT-Planner"][idx].mean(1)
-print(f"bootstrap 90 % interval of the speed-up over tasks: "
-      # fmt: skip
-      f"[{np.quantile(ratios, 0.05):.1f}, {np.quantile(ratios, 0.95):.1f}]")
+print(
+    f"bootstrap 90 % interval of the speed-up over tasks: "
+    f"[{np.quantile(ratios, 0.05):.1f}, {np.quantile(ratios, 0.95):.1f}]"
+)
 llm_median, el_median = (
     CALIBRATIONS["A"][0],
     {n: CALIBRATIONS["A"][1] * v for n, v in el_raw.items()},
@@ -1069,11 +1097,21 @@ for tool in demo_tools:
         ax0.barh(y, d_act, left=t0 + d_llm, color=icml26.plotting.color(1), height=0.5)
         t0 += d_llm + d_act
 ax0.barh(0, 2 * llm_median, left=0, color=icml26.plotting.color(2), height=0.5)
-ax0.annotate("write 3 plans", (llm_median, 0.25), xytext=(4, 0.55), fontsize=8,
-             arrowprops={"arrowstyle": "-", "lw": 0.6})  # fmt: skip
+ax0.annotate(
+    "write 3 plans",
+    (llm_median, 0.25),
+    xytext=(4, 0.55),
+    fontsize=8,
+    arrowprops={"arrowstyle": "-", "lw": 0.6},
+)
 ax0.barh(0, 0.3, left=2 * llm_median, color="black", height=0.5)
-ax0.annotate("check, then run 12 cached tools", (2 * llm_median + 2, -0.25), xytext=(14, -0.6),
-             fontsize=8, arrowprops={"arrowstyle": "-", "lw": 0.6})  # fmt: skip
+ax0.annotate(
+    "check, then run 12 cached tools",
+    (2 * llm_median + 2, -0.25),
+    xytext=(14, -0.6),
+    fontsize=8,
+    arrowprops={"arrowstyle": "-", "lw": 0.6},
+)
 t1 = 2 * llm_median + 0.3
 for tool in demo_tools:
     d = el_median[tool].mean()
@@ -1113,14 +1151,33 @@ llm_means = [res[k][:, 0].mean() for k in names]
 act_means = [res[k][:, 1].mean() for k in names]
 xs = np.arange(3)
 ax2.bar(xs - 0.2, llm_means, 0.4, color=icml26.plotting.color(0), label="LLM (toy)")
-ax2.bar(xs - 0.2, act_means, 0.4, bottom=llm_means, color=icml26.plotting.color(1),
-        label="actions (toy)")  # fmt: skip
+ax2.bar(
+    xs - 0.2,
+    act_means,
+    0.4,
+    bottom=llm_means,
+    color=icml26.plotting.color(1),
+    label="actions (toy)",
+)
 paper = [122.1, 80.1, 11.7]
-ax2.bar(xs + 0.2, [0.73 * paper[0], 0, 0], 0.4, color=icml26.plotting.color(0), hatch="//",
-        alpha=0.6, label="paper (LLM share known)")  # fmt: skip
-ax2.bar(xs + 0.2, [0.27 * paper[0], paper[1], paper[2]], 0.4,
-        # fmt: skip
-        bottom=[0.73 * paper[0], 0, 0], color="grey", alpha=0.6, label="paper (total)")
+ax2.bar(
+    xs + 0.2,
+    [0.73 * paper[0], 0, 0],
+    0.4,
+    color=icml26.plotting.color(0),
+    hatch="//",
+    alpha=0.6,
+    label="paper (LLM share known)",
+)
+ax2.bar(
+    xs + 0.2,
+    [0.27 * paper[0], paper[1], paper[2]],
+    0.4,
+    bottom=[0.73 * paper[0], 0, 0],
+    color="grey",
+    alpha=0.6,
+    label="paper (total)",
+)
 ax2.set(
     xticks=xs,
     xticklabels=["loop", "loop+cache", "JIT"],
@@ -1140,7 +1197,7 @@ plt.show()
 #
 # ### 12.9 · Amdahl's law on the paper's own numbers (jit-amdahl)
 #
-# *Claim* ({prf:ref}`jit-prop-amdahl` applied to the paper's Table 1 and its 73 % LLM share):
+# *Claim* ({prf:ref}`agent-jit-prop-amdahl` applied to the paper's Table 1 and its 73 % LLM share):
 # removing model calls alone allows at most $1/(1-0.73) = 3.70\times$; the reported 10.4× is
 # therefore only possible if the action time itself fell, by at least
 # $0.27 \cdot 122.1 / 11.73 = 2.81\times$. The paper's speed-up is "fewer model calls **and**
@@ -1149,13 +1206,22 @@ plt.show()
 
 # %%
 table1 = {  # (latency s, success %) from the paper's Table 1 (arXiv v2)
-    "Browser-Use": {"GPT-4.1": (150.1, 61), "Gemini 2.5 Flash": (100.3, 59),
-                    "Gemini 2.5 Pro": (115.9, 77)},
-    "Browser-Use + cache": {"GPT-4.1": (105.2, 88), "Gemini 2.5 Flash": (69.3, 81),
-                            "Gemini 2.5 Pro": (65.8, 86)},
-    "JIT-Planner": {"GPT-4.1": (15.4, 90), "Gemini 2.5 Flash": (7.2, 94),
-                    "Gemini 2.5 Pro": (12.6, 97)},
-}  # fmt: skip
+    "Browser-Use": {
+        "GPT-4.1": (150.1, 61),
+        "Gemini 2.5 Flash": (100.3, 59),
+        "Gemini 2.5 Pro": (115.9, 77),
+    },
+    "Browser-Use + cache": {
+        "GPT-4.1": (105.2, 88),
+        "Gemini 2.5 Flash": (69.3, 81),
+        "Gemini 2.5 Pro": (65.8, 86),
+    },
+    "JIT-Planner": {
+        "GPT-4.1": (15.4, 90),
+        "Gemini 2.5 Flash": (7.2, 94),
+        "Gemini 2.5 Pro": (12.6, 97),
+    },
+}
 means = {k: np.mean(list(v.values()), axis=0) for k, v in table1.items()}
 bu, jp = means["Browser-Use"], means["JIT-Planner"]
 per_model = [
@@ -1165,10 +1231,13 @@ per_model = [
 bound = jit.amdahl_bound(LLM_SHARE)
 implied_cut = (1 - LLM_SHARE) * bu[0] / jp[0]
 print(
-    f"means: Browser-Use {bu[0]:.1f} s / {bu[1]:.1f} %, JIT-Planner {jp[0]:.2f} s / {jp[1]:.1f} %"
+    f"means: Browser-Use {bu[0]:.1f} s / {bu[1]:.1f} %, JIT-Planner {jp[0]:.2f} s / "
+    f"{jp[1]:.1f} %"
 )
-print(f"speed-up {bu[0] / jp[0]:.2f}× (ratio of means; the mean of per-model ratios is "
-      f"{np.mean(per_model):.2f}×), +{jp[1] - bu[1]:.1f} points")  # fmt: skip
+print(
+    f"speed-up {bu[0] / jp[0]:.2f}× (ratio of means; the mean of per-model ratios is "
+    f"{np.mean(per_model):.2f}×), +{jp[1] - bu[1]:.1f} points"
+)
 print(
     f"Amdahl bound for removing LLM time alone: {bound:.2f}×; "
     f"implied action-time cut ≥ {implied_cut:.2f}×"
@@ -1208,11 +1277,29 @@ r6 = stream(16)
 offline = jit.draw_latencies(mix.median, mix.sigma, mix.p_stall, (OFFLINE_SAMPLES,), r6)
 fit_med, fit_sig = jit.fit_lognormal(offline.T)
 t0 = time.perf_counter()
-est = jit.mc_strategy_means(fit_med, fit_sig, np.zeros_like(fit_med), sched, DELTA_P, DELTA_H,
-                            M_SELECT, r6, n_hedge=N_HEDGE)  # fmt: skip
+est = jit.mc_strategy_means(
+    fit_med,
+    fit_sig,
+    np.zeros_like(fit_med),
+    sched,
+    DELTA_P,
+    DELTA_H,
+    M_SELECT,
+    r6,
+    n_hedge=N_HEDGE,
+)
 t_select = time.perf_counter() - t0
-truth = jit.mc_strategy_means(mix.median, mix.sigma, mix.p_stall, sched, DELTA_P, DELTA_H,
-                              M_ORACLE, stream(17), n_hedge=N_HEDGE)  # fmt: skip
+truth = jit.mc_strategy_means(
+    mix.median,
+    mix.sigma,
+    mix.p_stall,
+    sched,
+    DELTA_P,
+    DELTA_H,
+    M_ORACLE,
+    stream(17),
+    n_hedge=N_HEDGE,
+)
 chosen = est.argmin(1)
 best = truth.argmin(1)
 realised = truth[np.arange(sched.n_tasks), chosen].sum()
@@ -1221,12 +1308,16 @@ fixed = truth.sum(0)
 share = np.bincount(best, minlength=3) / sched.n_tasks
 for s, tot, sh in zip(jit.STRATEGIES, fixed, share, strict=True):
     print(f"always {s:8s}: total {tot:7.0f} s, oracle's choice on {sh:.1%} of tasks")
-print(f"MC selection: {realised:.0f} s; per-task oracle {oracle:.0f} s; agreement with the "
-      f"oracle's choice on {(chosen == best).mean():.1%} of tasks")  # fmt: skip
+print(
+    f"MC selection: {realised:.0f} s; per-task oracle {oracle:.0f} s; agreement with "
+    "the "
+    f"oracle's choice on {(chosen == best).mean():.1%} of tasks"
+)
 
 # %% tags=["nbval-ignore-output"]
 print(
-    f"MC selection for {sched.n_tasks} tasks × 3 strategies × {M_SELECT} draws: {t_select:.2f} s"
+    f"MC selection for {sched.n_tasks} tasks × 3 strategies × {M_SELECT} draws: "
+    f"{t_select:.2f} s"
 )
 
 # %% tags=["claim"]
@@ -1292,15 +1383,15 @@ plt.show()
 # tail heavy and $n = 3$ copies make a stall of all of them unlikely. The scheduler's mistakes
 # (crosses) are not only near-ties: most sit at $p_{st} = 0.1$, with margins up to about 20 %,
 # where a single lognormal fitted to samples with a rare stall mode misjudges what hedging
-# saves. More draws ({prf:ref}`jit-prop-select`) would not remove them all: with the true
-# distributions in place of the fits, the research note's prototype of this experiment matched
-# the oracle (ratio 1.000), so they come mostly from the fitted model ({ref}`jit-ex-misfit`).
+# saves. More draws ({prf:ref}`agent-jit-prop-select`) would not remove them all: with the true
+# distributions in place of the fits, the selection matched the oracle in our trial runs
+# (ratio 1.000), so they come mostly from the fitted model ({ref}`agent-jit-ex-misfit`).
 # Summed over the mix they cost about 1 % (12.10).
 #
 # ### 12.13 · The order-statistic integrals behind hedging (jit-hedge-formula)
 #
-# *Claim* ({prf:ref}`jit-prop-order`): $\mathbb E[\min]$ and $\mathbb E[\max]$ of $n$ i.i.d.
-# stalled lognormals are the integrals {eq}`jit-eq-order`. Quadrature (`scipy.integrate.quad`)
+# *Claim* ({prf:ref}`agent-jit-prop-order`): $\mathbb E[\min]$ and $\mathbb E[\max]$ of $n$ i.i.d.
+# stalled lognormals are the integrals {eq}`agent-jit-eq-order`. Quadrature (`scipy.integrate.quad`)
 # against $10^6$ Monte Carlo draws ($10^7$ at paper scale), for $p_{st} \in \{0, 0.1, 0.3\}$
 # and $n \in \{2, 3, 5\}$ (median 1 s, $\sigma_{\log} = 0.5$).
 
@@ -1347,8 +1438,12 @@ for i, p in enumerate(curves):
         color=icml26.plotting.color(i),
         label=f"E[max], p_st = {p}",
     )
-ax0.set(xlabel="workers n", ylabel="expected latency (s)", yscale="log",
-        title="Hedging cuts stalls; parallel waits for them")  # fmt: skip
+ax0.set(
+    xlabel="workers n",
+    ylabel="expected latency (s)",
+    yscale="log",
+    title="Hedging cuts stalls; parallel waits for them",
+)
 ax0.legend(fontsize=7)
 x_off = offline[
     :, np.argmax(mix.p_stall)
@@ -1367,8 +1462,12 @@ ax1.plot(
     scipy.stats.lognorm.pdf(grid, fit_sig[i_el], scale=fit_med[i_el]),
     label="fitted lognormal",
 )
-ax1.set(xscale="log", xlabel="element latency (s)", ylabel="density",
-        title=f"True p_st = {mix.p_stall[i_el]}: one lognormal")  # fmt: skip
+ax1.set(
+    xscale="log",
+    xlabel="element latency (s)",
+    ylabel="density",
+    title=f"True p_st = {mix.p_stall[i_el]}: one lognormal",
+)
 ax1.legend(fontsize=7)
 plt.show()
 
@@ -1376,11 +1475,11 @@ plt.show()
 # Right: a single fitted lognormal smears the stall mode into a fat right tail. It gets the
 # scheduler within 2 % of the oracle here because the choice among strategies depends on
 # *differences* of means, which the smeared fit preserves well enough; Exercise
-# {ref}`jit-ex-misfit` asks when it does not.
+# {ref}`agent-jit-ex-misfit` asks when it does not.
 #
 # ## Cross-check
 #
-# **simpy event simulation.** The formulas {eq}`jit-eq-d3` describe processes: one browser
+# **simpy event simulation.** The formulas {eq}`agent-jit-eq-d3` describe processes: one browser
 # working through the sequence; $m$ browsers started after the prefix (spin-up $\delta_p$), the
 # task done when the last finishes; $n$ hedged browsers of which the first to finish wins and the
 # others are cancelled. An event-driven simulation {cite}`simpy2024` with the same drawn latencies
@@ -1391,7 +1490,10 @@ plt.show()
 def simpy_makespans(
     lat: np.ndarray, prefix_len: int, sub_lens: list, delta_p: float, delta_h: float
 ):
-    """Serial, parallel and hedged makespan of one task, by discrete-event simulation."""
+    """Serial, parallel and hedged makespan of one task.
+
+    By discrete-event simulation.
+    """
 
     def worker(env, durations):
         try:
@@ -1437,15 +1539,37 @@ def simpy_makespans(
     return out
 
 
-sim = np.array([
-    [simpy_makespans(lat_check[i, :, el_start[sched.task_start[t]]:el_start[
-        sched.task_start[t + 1] if t + 1 < sched.n_tasks else len(sched.segment_start)]],
-        int(seg_len[sched.task_start[t]]),
-        list(seg_len[sched.task_start[t] + 1:(sched.task_start[t + 1] if t + 1 < sched.n_tasks
-                                             else len(sched.segment_start))]),
-        DELTA_P[t], DELTA_H) for t in range(20)]
-    for i in range(lat_check.shape[0])
-])  # fmt: skip
+sim = np.array(
+    [
+        [
+            simpy_makespans(
+                lat_check[
+                    i,
+                    :,
+                    el_start[sched.task_start[t]] : el_start[
+                        sched.task_start[t + 1]
+                        if t + 1 < sched.n_tasks
+                        else len(sched.segment_start)
+                    ],
+                ],
+                int(seg_len[sched.task_start[t]]),
+                list(
+                    seg_len[
+                        sched.task_start[t] + 1 : (
+                            sched.task_start[t + 1]
+                            if t + 1 < sched.n_tasks
+                            else len(sched.segment_start)
+                        )
+                    ]
+                ),
+                DELTA_P[t],
+                DELTA_H,
+            )
+            for t in range(20)
+        ]
+        for i in range(lat_check.shape[0])
+    ]
+)
 icml26.checks.agree("simpy vs strategy_latencies", sim, kernel_d3[:, :20], atol=1e-9)
 print("simpy makespans = D3 formulas on 20 tasks × 4 draws")
 
@@ -1456,7 +1580,7 @@ print("simpy makespans = D3 formulas on 20 tasks × 4 draws")
 # through the loop head $h$; the nesting depth $d(v)$ of a node is the number of natural loops
 # that contain it, and must match the depths the cost model uses. The critical path of a
 # parallel plan, as a weighted DAG, is the prefix plus the longest sub-task, the parallel term of
-# {eq}`jit-eq-d3`.
+# {eq}`agent-jit-eq-d3`.
 
 # %%
 NESTED = """login(user='ana')
@@ -1475,7 +1599,10 @@ assert not jit.check_plan(nested, MANIFEST) and jit.run_plan(nested, 3).ok
 
 
 def cfg(plan: tuple) -> tuple[nx.DiGraph, list]:
-    """Control-flow graph; nodes are (position, tool); a loop's body returns to its source."""
+    """Control-flow graph of a plan.
+
+    Nodes are (position, tool); a loop's body returns to its source.
+    """
     g, order = nx.DiGraph(), []
 
     def block(b, prev):
@@ -1552,7 +1679,8 @@ for name, args in bad_calls:
         rejected += 1
 assert rejected == len(bad_calls)
 print(
-    f"{n_calls} calls validate against their schemas; {rejected} malformed calls rejected"
+    f"{n_calls} calls validate against their schemas; {rejected} malformed calls "
+    "rejected"
 )
 
 # %% [markdown]
@@ -1571,7 +1699,8 @@ for e in range(3):
     )
 s_free, loc_free, _ = scipy.stats.lognorm.fit(offline[:, 0])
 print(
-    f"floc=0: σ = {fit_sig[0]:.3f}; free location: σ = {s_free:.3f}, loc = {loc_free:.3f}"
+    f"floc=0: σ = {fit_sig[0]:.3f}; free location: σ = {s_free:.3f}, loc = "
+    f"{loc_free:.3f}"
 )
 
 # %% [markdown]
@@ -1593,29 +1722,29 @@ print(
 #   violations and every loop runs at least twice; real pages fail for other reasons (timeouts,
 #   changed layouts), which no static check catches.
 # * **The cost ranking is within a task, and fails where loops are short.** Pooled over tasks
-#   the correlation is lower (printed in 12.4; the research note's prototype measured 0.63, below
-#   the planned 0.8, which is why the claim is stated per task). Claim 12.5 is **not
+#   the correlation is lower (printed in 12.4; our trial runs measured 0.63, below a pooled
+#   threshold of 0.8, which is why the claim is stated per task). Claim 12.5 is **not
 #   reproduced** in its strict form "on every task": on the few tasks printed in 12.4, all with
 #   one or two items per loop, the plan with the least $C(P)$ reads the whole menu (three elements'
 #   worth of scrolling) where browsing the items is faster, and it is up to 30 % slower than
 #   the fastest candidate. Averaged over tasks it is within about 1 % of the fastest. This is the
-#   failure mode of {prf:ref}`jit-prop-cost` that the trip counts 1–20 were chosen to probe:
-#   $\gamma = 10$ charges a loop ten iterations when it runs once ({ref}`jit-ex-cost`).
-# * **The 5× speed-up is met only narrowly (12.7).** With the research note's model latencies
+#   failure mode of {prf:ref}`agent-jit-prop-cost` that the trip counts 1–20 were chosen to probe:
+#   $\gamma = 10$ charges a loop ten iterations when it runs once ({ref}`agent-jit-ex-cost`).
+# * **The 5× speed-up is met only narrowly (12.7).** With our assumed model latencies
 #   (3 s per step, 6 s to write a plan), JIT-Planner spends more than half of its time writing
 #   plans: three candidates in parallel, waiting for the slowest, plus repair rounds. The
 #   loop/JIT ratio is close to 5 in both calibrations (A: the 73 % share reached by faster UI
 #   actions; B: by slower model calls), and the bootstrap interval over tasks printed in 12.7
 #   contains 5, so the verdict of 12.7 could flip with another draw of the 37 tasks. The paper's
 #   JIT-Planner takes 11.7 s in all, so its plan generation must be much cheaper relative to a
-#   loop step than the note's 2 : 1, a ratio the available text does not give. The mechanism is
+#   loop step than our assumed 2 : 1, a ratio the available text does not give. The mechanism is
 #   reproduced robustly: the model's share falls from 73 % to about 55 %, and the action time
 #   falls about 3×, as Amdahl's law on the paper's numbers requires (12.9).
 # * **The scheduler's input is idealised.** The element sequences $U_\sigma$ are known exactly;
 #   the paper has the LLM predict them, and mispredictions are not simulated. The task mix was
 #   designed by us; with $\delta_h = 1$ s instead of 4 s, hedging takes over and serial is the best
-#   choice on only 0.5–2 % of the tasks in our trial runs (the research note's prototype measured
-#   1.5 %), so the "no universal winner" part of 12.12 depends on the overheads.
+#   choice on only 0.5–2 % of the tasks in our trial runs, so
+#   the "no universal winner" part of 12.12 depends on the overheads.
 # * **Speed-up numbers are the toy's.** 12.7 measures a ratio of means on the toy's tasks; the
 #   paper's per-model ratios (9.7×, 14×, 9.2×; mean of ratios 11.0×) and its 10.4× (a ratio of
 #   means) are printed in 12.9 but are not what the simulation reproduces.
@@ -1623,14 +1752,14 @@ print(
 # ## Exercises
 #
 # ````{exercise} The literal contract direction
-# :label: jit-ex-direction
+# :label: agent-jit-ex-direction
 #
 # Change the checker so that a call is legal when $\mathrm{post}_{i} \subseteq \mathrm{pre}_{i+1}$
 # (the notation of the paper's notes, read literally). Predict what happens to the gold plans of
 # 12.1, then run `check_plan` with that rule on `compare_plan`.
 # ````
 #
-# ````{solution} jit-ex-direction
+# ````{solution} agent-jit-ex-direction
 # :class: dropdown
 #
 # The literal rule requires every fact that holds after a call to be required by the next, so
@@ -1638,21 +1767,21 @@ print(
 # plan illegal: already `login(); search()` fails, since `search` requires only `logged_in` and
 # the state also contains `page=home`. Every gold plan is rejected and repair can never succeed;
 # precision of 12.1 drops to the fraction of failing plans. The sound rule is
-# $\mathrm{pre}_{i+1} \subseteq \mathrm{post}_i$ ({prf:ref}`jit-def-plan`); with single-valued
+# $\mathrm{pre}_{i+1} \subseteq \mathrm{post}_i$ ({prf:ref}`agent-jit-def-plan`); with single-valued
 # facts such as `page=store` on both sides the two coincide.
 # ````
 #
 # ````{exercise} How much repair is enough?
-# :label: jit-ex-repair
+# :label: agent-jit-ex-repair
 #
-# Using {eq}`jit-eq-valid`, find the smallest number of repair rounds $R$ for which pass@3 of a
+# Using {eq}`agent-jit-eq-valid`, find the smallest number of repair rounds $R$ for which pass@3 of a
 # plan of length $L = 60$ (a long task at paper scale) exceeds 0.9 with $\varepsilon_o = 0.175$,
 # $r = 0.7$. Then suppose the checker reports only the *first* violation in each round, so that
 # at most one error is fixed per round (with probability $r$). Estimate pass@3 for $L = 19$,
 # $R = 2$ by simulation.
 # ````
 #
-# ````{solution} jit-ex-repair
+# ````{solution} agent-jit-ex-repair
 # :class: dropdown
 #
 # $p_R = (1 - 0.175 \cdot 0.3^R)^{59}$: $R = 2$ gives $p = 0.39$ and pass@3 $= 0.78$; $R = 3$
@@ -1665,7 +1794,7 @@ print(
 # ````
 #
 # ````{exercise} When does the single-lognormal fit mislead the scheduler?
-# :label: jit-ex-misfit
+# :label: agent-jit-ex-misfit
 #
 # Re-run 12.10 with the stall factor raised from 10 to 50 (pass `stall_factor=50` to
 # `draw_latencies` for the offline samples and for the true latencies; `strategy_latencies`
@@ -1674,21 +1803,21 @@ print(
 # below five times their median, plus a stall probability equal to the fraction above it.
 # ````
 #
-# ````{solution} jit-ex-misfit
+# ````{solution} agent-jit-ex-misfit
 # :class: dropdown
 #
 # A single lognormal cannot be bimodal. Fitted to samples with rare 50× stalls, it widens its
 # $\sigma$ and smears the stall mode into a smooth tail, which misstates how much the minimum of
-# $n$ copies saves ({prf:ref}`jit-prop-order`: the stall term falls from $p_{st}$ to
+# $n$ copies saves ({prf:ref}`agent-jit-prop-order`: the stall term falls from $p_{st}$ to
 # $p_{st}^n$) and how much the maximum over $m$ sub-tasks costs. The ratio rises: on the task mix
 # of 12.10 (a fresh draw of it) we measured 1.014 with ×10 stalls and 1.17 with ×50. The
 # two-component fit recovers the stall mode and brings the ratio to 1.00 in both cases. The
-# lesson is {prf:ref}`jit-prop-select`: selection is only as good as the tails of the fitted
+# lesson is {prf:ref}`agent-jit-prop-select`: selection is only as good as the tails of the fitted
 # distributions, because the differences between the strategies live in the tails.
 # ````
 #
 # ````{exercise} When the cost model picks a slower plan
-# :label: jit-ex-cost
+# :label: agent-jit-ex-cost
 #
 # Construct two valid plans $P_1$, $P_2$ for "order the cheapest item" such that $C(P_1) <
 # C(P_2)$ with $\gamma = 10$, but $P_1$ is slower when the store has one item ($t = 1$). State
@@ -1696,7 +1825,7 @@ print(
 # the two tasks on which claim 12.5 fails.
 # ````
 #
-# ````{solution} jit-ex-cost
+# ````{solution} agent-jit-ex-cost
 # :class: dropdown
 #
 # Let $P_1$ read the menu (`read_menu`, depth 0) and call the model once; let $P_2$ browse
@@ -1717,9 +1846,9 @@ print(
 #
 # * A plan is a program over tools with STRIPS-style contracts; checking it by forward abstract
 #   interpretation is sound, and exact whenever loops run at least twice
-#   ({prf:ref}`jit-prop-exact`, 12.1).
+#   ({prf:ref}`agent-jit-prop-exact`, 12.1).
 # * With all violations fed back, a few repair rounds turn a 9 % pass@3 on a 19-step plan into
-#   more than 90 %, as {eq}`jit-eq-valid` predicts (12.2–12.3).
+#   more than 90 %, as {eq}`agent-jit-eq-valid` predicts (12.2–12.3).
 # * $C(P)$ with $\gamma = 10$ ranks candidates within a task (median Spearman 12.4) and picks a
 #   near-fastest plan (12.5); it is a ranking heuristic, not a latency predictor.
 # * Amdahl's law on the paper's numbers: removing model calls allows 3.7×; the reported 10.4×

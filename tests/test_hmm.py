@@ -291,7 +291,10 @@ B4 = torch.tensor([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.2, 0
 
 
 def population_moments(P, pi, B):
-    """Exact moments of (X_{t-1}, X_t, X_{t+1}) of a stationary chain (Eq. hmmb-eq-moments)."""
+    """Exact moments of (X_{t-1}, X_t, X_{t+1}) of a stationary chain.
+
+    Equation hmm-bandits-eq-moments of chapter 02.
+    """
     j3 = torch.einsum("i,ij,jk->ijk", pi, P, P)
     p12 = torch.einsum("i,ij,ix,jy->xy", pi, P, B, B)[None]
     p13 = torch.einsum("ijk,ix,kz->xz", j3, B, B)[None]

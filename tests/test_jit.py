@@ -80,7 +80,7 @@ def test_nesting_depths_and_cost() -> None:
 @given(st.floats(1.0, 50.0), st.floats(0.0, 5.0), st.floats(0.0, 5.0))
 @settings(max_examples=40, deadline=None)
 def test_cost_is_executions_when_loops_run_gamma_times(gamma, c_tool, c_eval) -> None:
-    """{prf:ref}`jit-prop-cost`: with integer γ trips, C(P) = Σ executions × per-call cost."""
+    """{prf:ref}`agent-jit-prop-cost`: with integer γ trips, C(P) = Σ executions × per-call cost."""
     g = round(gamma)
     plan = jit.parse_plan(LOOP_PLAN)
     counts = jit.run_plan(plan, g).counts
@@ -126,7 +126,7 @@ def test_loosened_manifest_misses_failures() -> None:
 
 
 def test_single_swaps_break_the_flow_and_exhaustive_sets_for_short_prefixes() -> None:
-    """The hypothesis of {prf:ref}`jit-prop-passk` for the order flow."""
+    """The hypothesis of {prf:ref}`agent-jit-prop-passk` for the order flow."""
     for L in range(2, 12):
         gold = chain(L)
         for mask in range(1, 2 ** (L - 1)):
@@ -142,7 +142,7 @@ def test_single_swaps_break_the_flow_and_exhaustive_sets_for_short_prefixes() ->
 
 @pytest.mark.parametrize("seed", range(6))
 def test_checker_matches_execution_and_reference(seed: int) -> None:
-    """{prf:ref}`jit-prop-exact`: exact with trips ≥ 2; the reference unrolls loops twice."""
+    """{prf:ref}`agent-jit-prop-exact`: exact with trips ≥ 2; the reference unrolls loops twice."""
     rng = np.random.default_rng(seed)
     golds = [jit.parse_plan(LOOP_PLAN), jit.parse_plan(ADD_ALL), chain(15)]
     for i in range(120):

@@ -1,11 +1,12 @@
 """Agent JIT compilation for computer-use agents: plans, contracts, cost model and scheduling.
 
-Chapter 12 (agent-jit). The module holds the toy web application (a page-state machine whose
-tools carry pre/post contracts), plan code parsed with ``ast``, the static contract checker
-of :prf:ref:`jit-prop-exact`, plan execution, the simulated planner with its error modes and
-repair (:prf:ref:`jit-prop-passk`), the cost model of :prf:ref:`jit-prop-cost`, the Monte Carlo
-strategy scheduler of :prf:ref:`jit-def-d3` (vectorised, common random numbers) and the
-order-statistic integrals of :prf:ref:`jit-prop-order`. Pure numpy (scipy for quadrature).
+Chapter 12 (agent-jit). The module holds the toy web application (a page-state machine whose tools
+carry pre/post contracts), plan code parsed with ``ast``, the static contract checker of
+:prf:ref:`agent-jit-prop-exact`, plan execution, the simulated planner with its error modes and
+repair (:prf:ref:`agent-jit-prop-passk`), the cost model of :prf:ref:`agent-jit-prop-cost`, the
+Monte Carlo strategy scheduler of :prf:ref:`agent-jit-def-d3` (vectorised, common random numbers)
+and the order-statistic integrals of :prf:ref:`agent-jit-prop-order`. Pure numpy (scipy for
+quadrature).
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def _schema(props: dict[str, str], required: tuple[str, ...] = ()) -> dict:
 def shop_manifest() -> dict[str, Tool]:
     """The manifest of the toy shop: seventeen tools from home to a placed order.
 
-    Implements the tool contracts of :prf:ref:`jit-def-plan`, chapter 12.
+    Implements the tool contracts of :prf:ref:`agent-jit-def-plan`, chapter 12.
     """
     p = lambda *f: frozenset(f"page={x}" for x in f)  # noqa: E731
     tools = [
@@ -317,10 +318,10 @@ def check_plan(
 ) -> list[Violation]:
     """Every precondition the plan may violate (forward abstract interpretation of its CFG).
 
-    Implements :prf:ref:`jit-def-plan` and is exact by :prf:ref:`jit-prop-exact` (chapter 12):
-    a fact holds at a node iff it holds on every path into it; a loop's entry state is the
-    fixed point of ``entry ∩ body(entry)``; the checker goes on after a violation as if the
-    call had run. The plan is valid iff the list is empty.
+    Implements :prf:ref:`agent-jit-def-plan` and is exact by :prf:ref:`agent-jit-prop-exact`
+    (chapter 12): a fact holds at a node iff it holds on every path into it; a loop's entry state is
+    the fixed point of ``entry ∩ body(entry)``; the checker goes on after a violation as if the call
+    had run. The plan is valid iff the list is empty.
     """
     _plan(plan)
     _manifest(manifest)
@@ -484,7 +485,7 @@ def plan_cost(
 ) -> float:
     """The CFG cost model (D2): ``Σ_v (C_tool 1[tool] + C_eval 1[ai_eval]) γ^d(v)``.
 
-    Implements :prf:ref:`jit-prop-cost`, chapter 12.
+    Implements :prf:ref:`agent-jit-prop-cost`, chapter 12.
     """
     _plan(plan)
     _manifest(manifest)
@@ -548,7 +549,7 @@ def sample_draft(
     eps_order: float,
     eps_drop: float = 0.0,
 ) -> Draft:
-    """One plan from the simulated LLM planner (:prf:ref:`jit-prop-passk`, chapter 12).
+    """One plan from the simulated LLM planner (:prf:ref:`agent-jit-prop-passk`, chapter 12).
 
     Each adjacent pair of a block is swapped with probability ``eps_order`` (an ordering
     error); each navigation call (one that changes the page) is dropped with ``eps_drop``.
@@ -577,7 +578,7 @@ def _is_nav(c: Call, manifest: dict[str, Tool]) -> bool:
 
 def repair(draft: Draft, rng: np.random.Generator, fix_prob: float = 0.7) -> Draft:
     """One repair round after the checker reported the violations: each error is fixed with
-    probability ``fix_prob``, independently (:prf:ref:`jit-prop-passk`, chapter 12)."""
+    probability ``fix_prob``, independently (:prf:ref:`agent-jit-prop-passk`, chapter 12)."""
     if not isinstance(draft, Draft):
         raise ValueError("draft must be a Draft")
     fix_prob = checks.real("fix_prob", fix_prob, low=0.0, high=1.0)
@@ -592,7 +593,7 @@ def valid_probability(
     eps_order: float, length: int, fix_prob: float = 0.0, rounds: int = 0
 ) -> float:
     """``(1 − ε_o (1 − r)^R)^(L − 1)``: a chain plan of ``length`` calls is valid after
-    ``rounds`` repair rounds (:prf:ref:`jit-prop-passk`, chapter 12)."""
+    ``rounds`` repair rounds (:prf:ref:`agent-jit-prop-passk`, chapter 12)."""
     eps_order = checks.real("eps_order", eps_order, low=0.0, high=1.0)
     length = checks.integer("length", length, low=1)
     fix_prob = checks.real("fix_prob", fix_prob, low=0.0, high=1.0)
@@ -670,7 +671,7 @@ def order_statistic_means(
     median: float, sigma: float, n: int, p_stall: float = 0.0, stall_factor: float = 10.0
 ) -> tuple[float, float]:
     """``(E[min], E[max])`` of ``n`` i.i.d. stalled lognormals by quadrature of
-    ``∫ (1 − F)^n`` and ``∫ (1 − F^n)`` (:prf:ref:`jit-prop-order`, chapter 12)."""
+    ``∫ (1 − F)^n`` and ``∫ (1 − F^n)`` (:prf:ref:`agent-jit-prop-order`, chapter 12)."""
     from scipy import integrate, stats
 
     median = checks.real("median", median, low=0.0, strict=True)
@@ -735,7 +736,7 @@ def strategy_latencies(
 
     ``lat`` is ``(M, n, E)``: ``n`` workers' independent draws of every element. Serial and
     parallel use worker 0 (common random numbers); the hedge is the fastest of the ``n``
-    workers running the serial sequence. Implements :prf:ref:`jit-def-d3`, chapter 12.
+    workers running the serial sequence. Implements :prf:ref:`agent-jit-def-d3`, chapter 12.
     """
     lat = np.asarray(lat, dtype=float)
     checks.shape("lat", lat, (None, None, schedule.n_elements))
@@ -770,7 +771,7 @@ def mc_strategy_means(
     chunk: int = 250,
 ) -> np.ndarray:
     """Monte Carlo means ``(T, 3)`` of the three strategies over ``draws`` draws with common
-    random numbers across strategies (D3 and :prf:ref:`jit-prop-select`, chapter 12)."""
+    random numbers across strategies (D3 and :prf:ref:`agent-jit-prop-select`, chapter 12)."""
     draws = checks.integer("draws", draws, low=1)
     n_hedge = checks.integer("n_hedge", n_hedge, low=1)
     chunk = checks.integer("chunk", chunk, low=1)

@@ -5,20 +5,21 @@ skew-symmetric matrix ``S`` (``S = -Sᵀ``). This module holds:
 
 - :func:`decompose`, :func:`potential_lstsq` — the split ``S = T + C`` of a skew matrix into a
   transitive part (potential differences, row means) and a cyclic part (zero row sums),
-  :prf:ref:`hrc-thm-decomposition` of chapter 08, and the least-squares potential that must agree;
+  :prf:ref:`hrc-dsppo-thm-decomposition` of chapter 08, and the least-squares potential that must
+  agree;
 - :func:`bt_scores`, :func:`gpm_scores`, :func:`hrc_scores`, :func:`rotation`,
   :func:`preference_loss` — the Bradley–Terry, General Preference Model and Hybrid
-  Reward-Cyclic heads (:prf:ref:`hrc-def-models`) and their temperature-scaled logistic loss;
+  Reward-Cyclic heads (:prf:ref:`hrc-dsppo-def-models`) and their temperature-scaled logistic loss;
 - :func:`random_tournament` (generator G1), :func:`dominant_cycle_pairs` and
   :func:`dominant_cycle_data` (G2, tabular and with item features);
 - :func:`fit_tabular`, :func:`fit_encoder` — batched training of the heads over restarts/seeds;
 - :func:`dominant_margin_lp` — the best margin a dominant candidate can get against a *fixed*
-  cycle embedding (:prf:ref:`hrc-thm-gpm-limits`, part ii);
-- :func:`schedule`, :func:`self_play`, :func:`preference_gap`, :func:`preference_equilibrium` —
-  SPPO / DSPPO as batched multiplicative weights over many games (:prf:ref:`hrc-thm-dsppo`), the
+  cycle embedding (:prf:ref:`hrc-dsppo-thm-gpm-limits`, part ii);
+- :func:`schedule`, :func:`self_play`, :func:`preference_gap`, :func:`preference_equilibrium` — SPPO
+  / DSPPO as batched multiplicative weights over many games (:prf:ref:`hrc-dsppo-thm-dsppo`), the
   duality gap under the true preference and the LP equilibrium. The gap and the LP reuse
-  :func:`icml26.games.zerosum.duality_gap` and :func:`icml26.games.zerosum.maximin_lp`
-  (chapter 07): a preference game is the symmetric zero-sum game with payoff ``P − 1/2``.
+  :func:`icml26.games.zerosum.duality_gap` and :func:`icml26.games.zerosum.maximin_lp` (chapter 07):
+  a preference game is the symmetric zero-sum game with payoff ``P − 1/2``.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def _generator(generator: object) -> torch.Generator:
 
 
 def decompose(S: torch.Tensor) -> Decomposition:
-    """Split skew scores into transitive and cyclic parts (:prf:ref:`hrc-thm-decomposition`).
+    """Split skew scores into transitive and cyclic parts (:prf:ref:`hrc-dsppo-thm-decomposition`).
 
     ``S`` has shape ``(..., n, n)``. The potential is the mean score against the uniform
     population, ``f_i = (1/n) Σ_j S_ij``; ``T_ij = f_i − f_j`` and ``C = S − T`` (every row and
@@ -163,7 +164,8 @@ def potential_lstsq(S: object) -> np.ndarray:
     """The least-squares potential ``argmin_g Σ_{i<j} (S_ij − g_i + g_j)²``, centred (HodgeRank).
 
     A plain ``numpy.linalg.lstsq`` over the ``n(n−1)/2`` pairs of one ``(n, n)`` matrix; by
-    :prf:ref:`hrc-thm-decomposition` it must equal the row-mean potential of :func:`decompose`.
+    :prf:ref:`hrc-dsppo-thm-decomposition` it must equal the row-mean potential of
+    :func:`decompose`.
     """
     if not isinstance(S, torch.Tensor):
         S = torch.as_tensor(np.asarray(S, dtype=np.float64))
@@ -208,7 +210,7 @@ def gpm_scores(V: torch.Tensor, gate: torch.Tensor | None = None) -> torch.Tenso
     """GPM scores ``s_ij = v_iᵀ D R^≻ D v_j`` for embeddings ``V`` of shape ``(..., n, 2d)``.
 
     ``gate`` (shape ``(..., d)``, non-negative) is the diagonal ``D = diag(λ) ⊗ I₂``; ``None``
-    means ``D = I``. The result is skew-symmetric (:prf:ref:`hrc-def-models`).
+    means ``D = I``. The result is skew-symmetric (:prf:ref:`hrc-dsppo-def-models`).
     """
     V = checks.tensor("V", V, floating=True)
     if V.ndim < 2 or V.shape[-1] < 2 or V.shape[-1] % 2:
@@ -245,7 +247,10 @@ def hrc_scores(
 
 
 def preference_loss(s: torch.Tensor, tau: float = 0.1) -> torch.Tensor:
-    """The paper's loss ``mean −log σ(s/τ)`` over scores ``s(y_w, y_l)`` (:eq:`hrc-eq-loss`)."""
+    """The paper's loss ``mean −log σ(s/τ)`` over scores ``s(y_w, y_l)``.
+
+    Implements :eq:`hrc-dsppo-eq-loss`.
+    """
     s = checks.tensor("s", s, floating=True)
     tau = checks.real("tau", tau, low=0.0, strict=True)
     return torch.nn.functional.softplus(-s / tau).mean()
@@ -266,8 +271,8 @@ def random_tournament(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Generator G1: ``S = S_T + S_C`` with ``S_T = r_i − r_j`` and a zero-mean GPM ``S_C``.
 
-    ``r ~ N(0, reward_scale²)``; ``v_i ~ N(0, I_dim)``, centred over the ``n`` items, and
-    ``S_C = cyclic_scale · V R^≻ Vᵀ / √dim`` (purely cyclic by :prf:ref:`hrc-thm-instantiation`).
+    ``r ~ N(0, reward_scale²)``; ``v_i ~ N(0, I_dim)``, centred over the ``n`` items, and ``S_C =
+    cyclic_scale · V R^≻ Vᵀ / √dim`` (purely cyclic by :prf:ref:`hrc-dsppo-thm-instantiation`).
     Returns ``(S_T, S_C)``, each ``(batch, n, n)``, on the CPU generator's device.
     """
     n = checks.integer("n", n, low=2)
@@ -381,7 +386,7 @@ def fit_tabular(
 ) -> TabularFit:
     """Train free embeddings of ``n_items`` on labelled pairs; all restarts as one batch.
 
-    Heads (:prf:ref:`hrc-def-models`): ``"bt"`` (a scalar reward, ``dim = 0``), ``"gpm"``
+    Heads (:prf:ref:`hrc-dsppo-def-models`): ``"bt"`` (a scalar reward, ``dim = 0``), ``"gpm"``
     (unit-norm ``v ∈ R^dim`` with a learned non-negative gate per 2-D block) and ``"hrc"`` (a
     reward clipped to ``[−clip, clip]`` plus the GPM term). Loss: :func:`preference_loss` with
     temperature ``tau``; optimiser: full-batch Adam. Accuracy counts pairs with ``s(w, l) > 0``.
@@ -507,9 +512,9 @@ def dominant_margin_lp(cycle: object, *, reward: float = 0.0, bound: float = 1.0
     """``max_{u ∈ [−bound, bound]^{2d}} min_i [reward + uᵀ R^≻ c_i]`` for a fixed cycle embedding.
 
     ``cycle`` is the ``(n, 2d)`` matrix of the cycle members' embeddings ``c_i``; ``u`` is the
-    dominant candidate's embedding and ``reward`` its HRC reward advantage. A positive optimum
-    means some ``u`` beats every member; :prf:ref:`hrc-thm-gpm-limits` (ii) says the optimum is
-    0 without reward for the evenly spaced embedding repeated in all blocks. Solved by HiGHS.
+    dominant candidate's embedding and ``reward`` its HRC reward advantage. A positive optimum means
+    some ``u`` beats every member; :prf:ref:`hrc-dsppo-thm-gpm-limits` (ii) says the optimum is 0
+    without reward for the evenly spaced embedding repeated in all blocks. Solved by HiGHS.
     """
     c = np.asarray(cycle.detach().cpu() if isinstance(cycle, torch.Tensor) else cycle, float)
     if c.ndim != 2 or c.shape[0] < 1 or c.shape[1] < 2 or c.shape[1] % 2:
@@ -537,7 +542,7 @@ def dominant_margin_lp(cycle: object, *, reward: float = 0.0, bound: float = 1.0
 
 
 def schedule(t: object, lam: object) -> tuple[torch.Tensor, torch.Tensor]:
-    """DSPPO weights ``(1 ± λ/√t)`` of the two heads, ``t ≥ 1`` (:eq:`hrc-eq-schedule`)."""
+    """DSPPO weights ``(1 ± λ/√t)`` of the two heads, ``t ≥ 1`` (:eq:`hrc-dsppo-eq-schedule`)."""
     t = torch.as_tensor(t, dtype=torch.float64)
     if t.numel() == 0 or not torch.isfinite(t).all() or bool((t < 1).any()):
         raise ValueError("t must be iteration numbers >= 1 (t starts at 1, not 0)")
@@ -559,8 +564,8 @@ def self_play(
 ) -> SelfPlayResult:
     """SPPO (``lam = 0``) / DSPPO self-play by batched multiplicative weights (chapter 08).
 
-    Implements :prf:ref:`hrc-def-dsppo` (:eq:`hrc-eq-schedule`, :eq:`hrc-eq-mwu`), whose average
-    converges by :prf:ref:`hrc-thm-dsppo`.
+    Implements :prf:ref:`hrc-dsppo-def-dsppo` (:eq:`hrc-dsppo-eq-schedule`, :eq:`hrc-dsppo-eq-mwu`),
+    whose average converges by :prf:ref:`hrc-dsppo-thm-dsppo`.
 
     ``S_T``, ``S_C``: transitive and cyclic scores, ``(B, K, K)`` (or ``(K, K)``). Round
     ``t = 1..T``: ``P_t = σ(a_t S_T + b_t S_C)`` with ``(a_t, b_t)`` = :func:`schedule` ``(t, lam)``
@@ -628,7 +633,9 @@ def self_play(
 
 
 def preference_gap(P: torch.Tensor, pi: torch.Tensor) -> torch.Tensor:
-    """Duality gap ``2 (max_y P(y ≻ π) − 1/2)`` of a policy in the game ``P`` (:eq:`hrc-eq-gap`).
+    """Duality gap ``2 (max_y P(y ≻ π) − 1/2)`` of a policy in the game ``P``.
+
+    Implements :eq:`hrc-dsppo-eq-gap`.
 
     It is :func:`icml26.games.zerosum.duality_gap` of the symmetric zero-sum game ``A = P − 1/2``
     at the pair ``(π, π)``; zero exactly at a Nash equilibrium. ``P`` is ``(..., K, K)``, ``pi``

@@ -4,20 +4,23 @@ The answering agent (row player, maximiser) mixes over ``m`` candidate answers, 
 (column player, minimiser) over ``n`` query intents / evaluators; ``A[i, j]`` is the payoff
 of answer ``i`` under intent ``j``. This module holds:
 
-- :func:`maximin_lp` / :func:`minimax_lp` — the row player's LP (:eq:`sg-eq-primal`) and its
-  dual, the column player's LP (:eq:`sg-eq-dual`), solved by HiGHS (``scipy.optimize.linprog``);
+- :func:`maximin_lp` / :func:`minimax_lp` — the row player's LP (:eq:`safety-game-eq-primal`) and
+  its dual, the column player's LP (:eq:`safety-game-eq-dual`), solved by HiGHS
+  (``scipy.optimize.linprog``);
 - :func:`mwu` — multiplicative weights (Hedge) for both players on a *batch* of games at once
-  (:eq:`sg-eq-hedge`), returning the averaged strategies, value bracket and duality gap;
-- :func:`duality_gap`, :func:`worst_case_payoff` — exploitability of a pair (:eq:`sg-eq-gap`);
+  (:eq:`safety-game-eq-hedge`), returning the averaged strategies, value bracket and duality gap;
+- :func:`duality_gap`, :func:`worst_case_payoff` — exploitability of a pair
+  (:eq:`safety-game-eq-gap`);
 - :func:`simulate_benchmark`, :func:`payoff_matrix`, :func:`judge_estimate` — the black-box
   simulator: candidates with latent helpfulness and risk, noisy judges, estimated payoffs
-  (:eq:`sg-eq-payoff`, :eq:`sg-eq-estimate`);
-- :func:`budgeted_lp`, :func:`budgeted_lp_batched`, :func:`safety_game`, :func:`threshold_filter`
-  — the paper's budgeted LP (:eq:`sg-eq-budget-lp`), by HiGHS and batched over prompts, its game
-  (:eq:`sg-eq-game-matrix`, :prf:ref:`sg-thm-reduction`) and the filter baseline;
+  (:eq:`safety-game-eq-payoff`, :eq:`safety-game-eq-estimate`);
+- :func:`budgeted_lp`, :func:`budgeted_lp_batched`, :func:`safety_game`, :func:`threshold_filter` —
+  the paper's budgeted LP (:eq:`safety-game-eq-budget-lp`), by HiGHS and batched over prompts, its
+  game (:eq:`safety-game-eq-game-matrix`, :prf:ref:`safety-game-thm-reduction`) and the filter
+  baseline;
 - :func:`simulate_candidates`, :func:`probe` — a simulated candidate pool and one-probe readings;
 - :func:`max_helpfulness_lp`, :func:`multiplier_game` — the risk-capped form of the intents game
-  (an extension) and the bounded-multiplier game of one intent (:eq:`sg-eq-game-matrix`);
+  (an extension) and the bounded-multiplier game of one intent (:eq:`safety-game-eq-game-matrix`);
 - :func:`hoeffding_samples`, :func:`mwu_gap_bound` — the sample-size and round-count bounds.
 """
 
@@ -73,10 +76,10 @@ class GameSolution:
 
 @dataclass(frozen=True)
 class MWUResult:
-    """Averaged Hedge strategies on a batch of games (:eq:`sg-eq-hedge`).
+    """Averaged Hedge strategies on a batch of games (:eq:`safety-game-eq-hedge`).
 
     ``lower`` = min_j (x̄ᵀA)_j and ``upper`` = max_i (Aȳ)_i bracket the value of each game;
-    ``gap = upper - lower`` is the duality gap (:eq:`sg-eq-gap`), ``value`` the bracket's
+    ``gap = upper - lower`` is the duality gap (:eq:`safety-game-eq-gap`), ``value`` the bracket's
     midpoint and ``rounds`` the number of rounds run (``T``, or fewer when stopped early by
     ``tol``).
     """
@@ -92,7 +95,7 @@ class MWUResult:
 
 @dataclass(frozen=True)
 class SafetyBenchmark:
-    """Latent judge probabilities of a simulated safety benchmark (:eq:`sg-eq-payoff`).
+    """Latent judge probabilities of a simulated safety benchmark (:eq:`safety-game-eq-payoff`).
 
     ``helpful[q, i, j]`` is the probability that judge/intent ``j`` rates candidate ``i`` of
     query ``q`` helpful; ``risk[q, i, j]`` the probability that it flags it unsafe.
@@ -129,7 +132,7 @@ def _lp(c: np.ndarray, a_ub: np.ndarray, k: int) -> np.ndarray:
 
 
 def maximin_lp(A: object) -> GameSolution:
-    """Row player's maximin strategy: max v s.t. Aᵀx ≥ v𝟙, x ∈ Δ_m (:eq:`sg-eq-primal`)."""
+    """Row player's maximin strategy: max v s.t. Aᵀx ≥ v𝟙, x ∈ Δ_m (:eq:`safety-game-eq-primal`)."""
     a = _matrix("A", A)
     m, n = a.shape
     z = _lp(np.r_[np.zeros(m), -1.0], np.c_[-a.T, np.ones(n)], m)
@@ -138,7 +141,7 @@ def maximin_lp(A: object) -> GameSolution:
 
 
 def minimax_lp(A: object) -> GameSolution:
-    """Column player's minimax strategy: min u s.t. Ay ≤ u𝟙, y ∈ Δ_n (:eq:`sg-eq-dual`)."""
+    """Column player's minimax strategy: min u s.t. Ay ≤ u𝟙, y ∈ Δ_n (:eq:`safety-game-eq-dual`)."""
     a = _matrix("A", A)
     m, n = a.shape
     z = _lp(np.r_[np.zeros(n), 1.0], np.c_[a, -np.ones(m)], n)
@@ -179,7 +182,9 @@ def max_helpfulness_lp(helpful: object, risk: object, cap: float) -> GameSolutio
 
 
 def multiplier_game(helpful: object, risk: object, cap: float, lam_max: float) -> np.ndarray:
-    """The multiplier game of a risk cap: columns M and M + λ̄(τ − r) (:eq:`sg-eq-game-matrix`).
+    """The multiplier game of a risk cap: columns M and M + λ̄(τ − r).
+
+    Implements :eq:`safety-game-eq-game-matrix`.
 
     For one intent, helpfulness ``M`` (K,) and risk ``r`` (K,), the Lagrangian
     L(x, λ) = xᵀM + λ(τ − xᵀr) with λ ∈ [0, λ̄] is bilinear, so the multiplier player only needs
@@ -216,7 +221,10 @@ def worst_case_payoff(A: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 
 
 def duality_gap(A: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """max_i (Ay)_i − min_j (xᵀA)_j ≥ 0, zero exactly at an equilibrium (:eq:`sg-eq-gap`)."""
+    """max_i (Ay)_i − min_j (xᵀA)_j ≥ 0, zero exactly at an equilibrium.
+
+    Implements :eq:`safety-game-eq-gap`.
+    """
     A = _batched("A", A)
     checks.shape("y", y, (*A.shape[:-2], A.shape[-1]))
     checks.probability_vector("y", y)
@@ -242,7 +250,9 @@ def mwu(
     tol: float | None = None,
     check_every: int = 32,
 ) -> MWUResult:
-    """Both players run Hedge for ``T`` rounds on every game of the batch (:eq:`sg-eq-hedge`).
+    """Both players run Hedge for ``T`` rounds on every game of the batch.
+
+    Implements :eq:`safety-game-eq-hedge`.
 
     ``A`` has shape ``(B, m, n)`` (or ``(m, n)``). Round ``t``: x_t ∝ exp(η Σ_{s<t} A y_s),
     y_t ∝ exp(−η' Σ_{s<t} Aᵀ x_s). Default step sizes are the horizon-tuned
@@ -322,7 +332,10 @@ def mwu(
 
 
 def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
-    """L(√(ln m / 2T) + √(ln n / 2T)): the gap guarantee of :func:`mwu` (:prf:ref:`sg-thm-mwu`)."""
+    """L(√(ln m / 2T) + √(ln n / 2T)): the gap guarantee of :func:`mwu`.
+
+    Implements :prf:ref:`safety-game-thm-mwu`.
+    """
     m = checks.integer("m", m, low=1)
     n = checks.integer("n", n, low=1)
     T = checks.integer("T", T, low=1)
@@ -333,7 +346,9 @@ def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
 
 
 def hoeffding_samples(delta: float, beta: float, entries: int, width: float = 1.0) -> int:
-    """Judge calls per entry so that ‖Â − A‖_max ≤ δ w.p. ≥ 1 − β (:prf:ref:`sg-prop-hoeffding`).
+    """Judge calls per entry so that ‖Â − A‖_max ≤ δ w.p. ≥ 1 − β.
+
+    Implements :prf:ref:`safety-game-prop-hoeffding`.
 
     Each of ``entries`` payoff entries is the mean of ``n`` i.i.d. scores in an interval of
     length ``width``; Hoeffding plus a union bound give n = ⌈width² ln(2·entries/β) / (2δ²)⌉.
@@ -358,7 +373,7 @@ def simulate_benchmark(
     device: torch.device | str = "cpu",
     dtype: torch.dtype = torch.float64,
 ) -> SafetyBenchmark:
-    """A synthetic safety benchmark with latent helpfulness and risk (:eq:`sg-eq-payoff`).
+    """A synthetic safety benchmark with latent helpfulness and risk (:eq:`safety-game-eq-payoff`).
 
     Candidate ``i`` of a query has informativeness t_i = i / (K − 1): candidate 0 is a refusal
     (never helpful, never unsafe), the last the most detailed answer. A query has a sensitivity
@@ -404,7 +419,7 @@ def _probabilities(helpful: torch.Tensor, risk: torch.Tensor) -> None:
 
 
 def payoff_matrix(helpful: torch.Tensor, risk: torch.Tensor, w: float) -> torch.Tensor:
-    """A = (1 − w)·helpful − w·risk, the payoff of the safety game (:eq:`sg-eq-payoff`)."""
+    """A = (1 − w)·helpful − w·risk, the payoff of the safety game (:eq:`safety-game-eq-payoff`)."""
     _probabilities(helpful, risk)
     w = checks.real("w", w, low=0.0, high=1.0)
     return (1.0 - w) * helpful - w * risk
@@ -418,7 +433,7 @@ def judge_estimate(
     *,
     generator: torch.Generator,
 ) -> torch.Tensor:
-    """Â from noisy judge calls (:eq:`sg-eq-estimate`).
+    """Â from noisy judge calls (:eq:`safety-game-eq-estimate`).
 
     Each call returns a helpful flag ~ Bernoulli(helpful) and an unsafe flag ~ Bernoulli(risk);
     the call's score (1 − w)·flag_h − w·flag_r lies in an interval of length 1, and Â is the
@@ -485,11 +500,12 @@ def _scores(helpful: object, risk: object) -> tuple[np.ndarray, np.ndarray]:
 
 
 def budgeted_lp(helpful: object, risk: object, budget: float) -> BudgetedSolution:
-    """max π·M s.t. π·Δ ≤ T, π ∈ Δ_K by HiGHS (:eq:`sg-eq-budget-lp`, chapter 07).
+    """max π·M s.t. π·Δ ≤ T, π ∈ Δ_K by HiGHS (:eq:`safety-game-eq-budget-lp`, chapter 07).
 
     ``helpful`` (M) and ``risk`` (Δ) are refusal-relative scores of the ``K`` candidates. The
     returned ``multiplier`` is the smallest optimal Lagrange multiplier λ* of the budget, the
-    threshold of :prf:ref:`sg-thm-reduction`. Raises ``ValueError`` when no mixture meets T.
+    threshold of :prf:ref:`safety-game-thm-reduction`. Raises ``ValueError`` when no mixture meets
+    T.
     """
     m, d = _scores(helpful, risk)
     t = checks.real("budget", budget)
@@ -518,7 +534,9 @@ def budgeted_lp(helpful: object, risk: object, budget: float) -> BudgetedSolutio
 def budgeted_lp_batched(
     helpful: torch.Tensor, risk: torch.Tensor, budget: float | torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The budgeted LP :eq:`sg-eq-budget-lp` for a batch ``(Q, K)`` of queries at once, exactly.
+    """The budgeted LP for a batch ``(Q, K)`` of queries at once, exactly.
+
+    Implements :eq:`safety-game-eq-budget-lp`.
 
     With one constraint besides the simplex, an optimal vertex mixes at most two candidates:
     one within the budget and one over it, with the budget tight. Enumerating all pairs is a
@@ -569,11 +587,11 @@ def tensor_2d(name: str, a: object) -> torch.Tensor:
 
 
 def safety_game(helpful: object, risk: object, budget: float, beta: float) -> np.ndarray:
-    """The paper's game as a ``(K, 2)`` matrix (:eq:`sg-eq-game-matrix`, chapter 07).
+    """The paper's game as a ``(K, 2)`` matrix (:eq:`safety-game-eq-game-matrix`, chapter 07).
 
     Columns: the benign user (λ = 0) and the adversarial user charging λ = 1 per unit of excess
     risk, weighted by the prior: ``[M, M + β(T − Δ)] / (β + 1)``. Its maximin value is the value
-    V of :prf:ref:`sg-def-budget-game`.
+    V of :prf:ref:`safety-game-def-budget-game`.
     """
     m, d = _scores(helpful, risk)
     t = checks.real("budget", budget)

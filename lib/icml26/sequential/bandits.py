@@ -5,9 +5,10 @@ The learner of every algorithm in chapter 02 is the same batched LinUCB / OFUL c
 often the reward-model parameters are refreshed:
 
 - :func:`block_features` — ``phi(z, a) = e_a ⊗ z`` (one parameter block per action);
-- :func:`belief_features` — :eq:`hmmb-eq-simplified`, ``z_t = b_t`` (the simplified model);
+- :func:`belief_features` — :eq:`hmm-bandits-eq-simplified`, ``z_t = b_t`` (the simplified model);
 - :func:`context_features` — ``z_t = (X_t, 1)``, the context-only baseline;
-- :func:`natural_features` — :eq:`hmmb-eq-natural`, ``z_t = b_t ⊗ (X_t, 1)``, the natural model;
+- :func:`natural_features` — :eq:`hmm-bandits-eq-natural`, ``z_t = b_t ⊗ (X_t, 1)``, the natural
+  model;
 - :func:`oful_radius` — the confidence radius of Abbasi-Yadkori et al. (2011), Thm. 2;
 - :func:`run_linucb` — OFUL with a Sherman–Morrison-updated inverse, batched over runs, with
   a per-run update period (1: every step; ``L``: the periodic-update algorithm);
@@ -39,7 +40,7 @@ __all__ = [
 
 # ----------------------------------------------------------------------------- features
 def block_features(z: torch.Tensor, n_actions: int) -> torch.Tensor:
-    """``phi(z, a) = e_a ⊗ z``: (..., m) -> (..., K, K*m); :eq:`hmmb-eq-simplified`."""
+    """``phi(z, a) = e_a ⊗ z``: (..., m) -> (..., K, K*m); :eq:`hmm-bandits-eq-simplified`."""
     k = checks.integer("n_actions", n_actions, low=1)
     if not isinstance(z, torch.Tensor) or z.ndim < 1:
         raise ValueError("z must be a tensor with a feature axis")
@@ -63,7 +64,7 @@ def context_features(x: torch.Tensor) -> torch.Tensor:
 def natural_features(beliefs: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """Natural-model features ``z_t = b_t ⊗ (X_t, 1) = E[psi(S_t, X_t) | X_{1:t}]``.
 
-    The features of :eq:`hmmb-eq-natural`.
+    The features of :eq:`hmm-bandits-eq-natural`.
     """
     checks.probability_vector("beliefs", beliefs)
     if beliefs.shape[:-1] != x.shape[:-1]:
@@ -126,7 +127,7 @@ def run_linucb(
     ``<theta_hat, phi> + beta_t |phi|_{V^-1}`` (:func:`oful_radius`), pick the argmax, update
     ``V^{-1}`` by Sherman–Morrison, ``log det V`` by the determinant lemma. ``period`` is how
     often the *acting* parameters ``(theta_hat, V^{-1}, beta)`` are refreshed from the running
-    statistics: 1 is plain OFUL, ``L > 1`` :prf:ref:`hmmb-alg-periodic`.
+    statistics: 1 is plain OFUL, ``L > 1`` :prf:ref:`hmm-bandits-alg-periodic`.
     ``sigma`` (noise level), ``bound`` (``S >= |theta|``) and ``period`` may be scalars or (R,)
     tensors, so that different learners run in one batch. ``forced`` (R, T) with entries
     ``>= 0`` overrides the choice (warm-up rounds; statistics are still updated), ``-1`` lets
@@ -217,7 +218,7 @@ def run_linucb(
 def epoch_refresh(t_max: int, first: int, *, growth: float = 2.0) -> torch.Tensor:
     """Refresh mask (T,) for growing epochs: ends ``first, first*g, first*g^2, ... < T``.
 
-    The schedule of :prf:ref:`hmmb-alg-periodic` with epochs that grow geometrically (ratio
+    The schedule of :prf:ref:`hmm-bandits-alg-periodic` with epochs that grow geometrically (ratio
     ``growth``), as an algorithm that does not know the horizon uses them (chapter 02). Entry
     ``t`` is true when the acting parameters are refreshed after step ``t`` (0-based), i.e.
     before round ``t + 2`` in 1-based time.
@@ -240,7 +241,7 @@ def ridge_estimates(
 
     ``theta_hat_a = (lam I + sum_{A_t = a} z_t z_t^T)^{-1} sum_{A_t = a} r_t z_t``: the
     estimate :func:`run_linucb` holds after the last step (chapter 02, the bias of
-    :prf:ref:`hmmb-alg-periodic`).
+    :prf:ref:`hmm-bandits-alg-periodic`).
     """
     if not isinstance(z, torch.Tensor) or z.ndim != 3:
         raise ValueError("z must be a tensor of shape (R, T, m)")
@@ -268,7 +269,7 @@ def oracle_actions(mean_rewards: torch.Tensor) -> torch.Tensor:
 def regret(mean_rewards: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
     """Cumulative regret ``R_t = sum_{s<=t} max_a mu_s(a) - mu_s(A_s)``, (R, T).
 
-    The pseudo-regret of :eq:`hmmb-eq-regret`.
+    The pseudo-regret of :eq:`hmm-bandits-eq-regret`.
     """
     if mean_rewards.ndim != 3:
         raise ValueError("mean_rewards must have shape (R, T, K)")

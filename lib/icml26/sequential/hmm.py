@@ -6,22 +6,22 @@ Every kernel works on a leading batch axis of ``R`` independent runs and a time 
 - :func:`simulate` draws states ``S`` (R, T) and contexts ``X`` (R, T, p) from the chain
   ``S_1 ~ pi``, ``S_{t+1} | S_t ~ P[S_t]``, ``X_t | S_t = s ~ N(mu_s, diag(var_s))``;
 - :func:`gaussian_loglik` gives the emission log-densities ``log g_s(X_t)``
-  (:eq:`hmmb-eq-emission`);
-- :func:`forward_filter` runs the filtering recursion of :eq:`hmmb-eq-filter`,
+  (:eq:`hmm-bandits-eq-emission`);
+- :func:`forward_filter` runs the filtering recursion of :eq:`hmm-bandits-eq-filter`,
   ``b_t ∝ diag(g(X_t)) P^T b_{t-1}``, in normalised or in log space, and returns the beliefs
   and the log-likelihood ``log p(X_{1:T})``;
 - :func:`baum_welch` fits ``(pi, P, mu, var)`` by EM (forward-backward), one model per run;
 - finite contexts: :func:`simulate_categorical`, :func:`categorical_loglik`,
   :func:`baum_welch_categorical`, and the spectral (method-of-moments) estimator
   :func:`spectral_moments` / :func:`spectral_from_moments` / :func:`spectral_hmm`
-  (:prf:ref:`hmmb-alg-spectral`);
+  (:prf:ref:`hmm-bandits-alg-spectral`);
 - :func:`align_states` finds the state permutation that matches estimated to true means;
 - :func:`doubling_epochs` and :func:`epoch_beliefs` re-estimate the HMM at the start of each
   epoch of a doubling schedule (warm-started Baum–Welch on all contexts so far) and filter
   each epoch with the newest estimate: the beliefs of the re-estimating learner of chapter 02;
 - :func:`hilbert_distance`, :func:`tv_distance`, :func:`birkhoff_coefficient`,
   :func:`dobrushin_coefficient`, :func:`second_eigenvalue_modulus` and
-  :func:`fit_contraction_rate` measure filter forgetting (:prf:ref:`hmmb-thm-forgetting`).
+  :func:`fit_contraction_rate` measure filter forgetting (:prf:ref:`hmm-bandits-thm-forgetting`).
 
 Parameters may be shared by all runs (``P`` of shape (N, N), ...) or given per run
 (``P`` of shape (R, N, N), ...), as :func:`baum_welch` returns them.
@@ -144,7 +144,10 @@ def simulate(
 
 
 def gaussian_loglik(x: torch.Tensor, means: torch.Tensor, var: torch.Tensor) -> torch.Tensor:
-    """:eq:`hmmb-eq-emission`: ``log N(x_t; mu_s, diag(var_s))`` for every state, (R, T, N)."""
+    """``log N(x_t; mu_s, diag(var_s))`` for every state, (R, T, N).
+
+    Implements :eq:`hmm-bandits-eq-emission`.
+    """
     if not isinstance(x, torch.Tensor) or x.ndim != 3:
         raise ValueError(f"x must be a tensor of shape (R, T, p), got {getattr(x, 'shape', x)}")
     n = means.shape[-2] if isinstance(means, torch.Tensor) and means.ndim >= 2 else -1
@@ -167,7 +170,9 @@ def forward_filter(
     *,
     log_space: bool = False,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """:eq:`hmmb-eq-filter`: beliefs ``b_t = P(S_t | X_{1:t})`` (R, T, N) and ``log p(X_{1:T})``.
+    """Beliefs ``b_t = P(S_t | X_{1:t})`` (R, T, N) and ``log p(X_{1:T})``.
+
+    Implements :eq:`hmm-bandits-eq-filter`.
 
     ``log_obs`` (R, T, N) holds ``log g_s(X_t)`` (any emission model). ``P`` is (N, N) or
     (R, N, N), ``pi`` (N,) or (R, N). The normalised recursion rescales each step by its
@@ -435,7 +440,7 @@ def hilbert_distance(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
 def birkhoff_coefficient(P: torch.Tensor) -> float:
     """Birkhoff's coefficient ``tanh(Delta(P)/4)`` of a positive matrix.
 
-    The contraction rate of :prf:ref:`hmmb-thm-forgetting`.
+    The contraction rate of :prf:ref:`hmm-bandits-thm-forgetting`.
 
     ``Delta(P) = max_{i,j,k,l} log(P_ik P_jl / (P_jk P_il))``; requires every entry > 0.
     """
@@ -504,7 +509,7 @@ def simulate_categorical(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """States ``S`` (R, T) and finite contexts ``obs`` (R, T), ``P(X_t = x | S_t = s) = B[s, x]``.
 
-    The finite-context setting of :prf:ref:`hmmb-alg-spectral` (chapter 02). ``B`` (N, d) is
+    The finite-context setting of :prf:ref:`hmm-bandits-alg-spectral` (chapter 02). ``B`` (N, d) is
     the emission matrix (rows are probability vectors), shared by all runs.
     """
     n = _check_chain(P, pi)
@@ -523,7 +528,9 @@ def simulate_categorical(
 
 
 def categorical_loglik(obs: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
-    """``log B[s, X_t]`` for every state, (R, T, N): the emission term of :eq:`hmmb-eq-filter`.
+    """``log B[s, X_t]`` for every state, (R, T, N).
+
+    The emission term of :eq:`hmm-bandits-eq-filter`.
 
     ``B`` is (N, d) or per run (R, N, d); zero entries give ``-inf``-like ``log 1e-300``.
     """
@@ -576,7 +583,7 @@ def baum_welch_categorical(
 def spectral_moments(
     obs: torch.Tensor, n_symbols: int
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Empirical moments of three consecutive contexts, per run (:eq:`hmmb-eq-moments`).
+    """Empirical moments of three consecutive contexts, per run (:eq:`hmm-bandits-eq-moments`).
 
     Returns ``P12`` (R, d, d) with ``P12[x, y] ≈ P(X_t = x, X_{t+1} = y)``, ``P13``
     (R, d, d) with ``P13[x, z] ≈ P(X_{t-1} = x, X_{t+1} = z)`` and ``P132`` (R, d, d, d) with
@@ -612,7 +619,7 @@ def spectral_from_moments(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Method-of-moments HMM parameters ``(P, pi, B)`` from :func:`spectral_moments`.
 
-    Implements :prf:ref:`hmmb-alg-spectral` (chapter 02), in the style of Anandkumar, Hsu and
+    Implements :prf:ref:`hmm-bandits-alg-spectral` (chapter 02), in the style of Anandkumar, Hsu and
     Kakade (2012). With ``U1, U3`` the top-``N`` singular vectors of ``P13``, the matrices
     ``M(y) = (U1^T P132[:, :, y] U3) (U1^T P13 U3)^{-1}`` share the eigenvectors
     ``U1^T M1`` and have eigenvalues ``B[:, y]``; one eigen-decomposition of a random
@@ -662,6 +669,6 @@ def spectral_hmm(
 
     :func:`spectral_moments` then :func:`spectral_from_moments`; no iterations, no
     initialisation, consistent when ``B`` has full row rank ``N`` and ``P`` is invertible
-    (:prf:ref:`hmmb-alg-spectral`, chapter 02).
+    (:prf:ref:`hmm-bandits-alg-spectral`, chapter 02).
     """
     return spectral_from_moments(*spectral_moments(obs, n_symbols), n_states, floor=floor)
