@@ -46,9 +46,12 @@
 # **Reconstructed here:** the "τ-toy retail" world (goals with four attributes, a Zipf prior,
 # a strict user who errs with probability $\varepsilon$), the exact Bayesian belief that replaces
 # the LLM, the five agents (samples of a tempered belief), the linear-softmax clarifier, the
-# per-question cost and all thresholds of the claims below (from the research note of this
-# chapter and its corrections, not from the paper). The identities of {prf:ref}`clarify-thm-eig` and
-# its corollaries are classical results stated for this setting, not theorems of the paper.
+# per-question cost and the thresholds of the claims below, except that 04.4 and 04.5 derive
+# theirs from the paper's two numbers. Claims 04.8–04.13 test properties this chapter
+# builds on the paper's setting — abstention bought by a per-question cost, and the value of
+# a dense reward over the sparse success signal — and are labelled as the chapter's own
+# extensions. The identities of {prf:ref}`clarification-thm-eig` and its corollaries are
+# classical results stated for this setting, not theorems of the paper.
 # Secondary sources report further numbers (a 1.7B clarifier near a 671B model; 1.2–1.3
 # questions per task; a success peak at intermediate question budgets) that we could not
 # verify and do not test.
@@ -88,7 +91,7 @@
 # \qquad
 # P(\text{yes} \mid g, \texttt{confirm}) =
 # \begin{cases} 1 - \varepsilon & g = g_{\mathrm{MAP}} \\ \varepsilon & \text{else,} \end{cases}
-# $$ (clarify-eq-user)
+# $$ (clarification-eq-user)
 #
 # and `vague` and `no-ask` have the single answer "no, that's all".
 
@@ -96,7 +99,7 @@
 # ## Theory
 #
 # ```{prf:definition} Information-gain reward
-# :label: clarify-def-ig
+# :label: clarification-def-ig
 #
 # Let $P(G \mid x)$ be a belief and $P(A \mid G, Q)$ an answer model, and let
 # $P(G \mid x, Q, A) \propto P(A \mid G, Q)\, P(G \mid x)$ be the Bayesian update. The reward of
@@ -104,20 +107,20 @@
 #
 # $$
 # R(Q, A; x, G^\star) = \log P(G^\star \mid x, Q, A) - \log P(G^\star \mid x),
-# $$ (clarify-eq-reward)
+# $$ (clarification-eq-reward)
 #
 # and "No need to ask" has reward $0$.
 # ```
 #
 # ```{prf:theorem} The reward is the information gain in expectation
-# :label: clarify-thm-eig
+# :label: clarification-thm-eig
 #
 # If $G^\star \sim P(G \mid x)$ and $A \sim P(A \mid G^\star, Q)$, and the belief is the exact
 # Bayesian posterior, then
 #
 # $$
 # \mathbb{E}[R] = I(G; A \mid x, Q) = H(A \mid x, Q) - H(A \mid G, x, Q) \ \ge\ 0,
-# $$ (clarify-eq-eig)
+# $$ (clarification-eq-eig)
 #
 # with equality if and only if $P(A \mid g, Q)$ is the same for every goal $g$ of positive
 # belief.
@@ -126,7 +129,7 @@
 # ```{prf:proof}
 # By Bayes' rule, $P(G \mid x, Q, A) = P(A \mid G, Q) P(G \mid x) / P(A \mid x, Q)$ with the
 # predictive $P(A \mid x, Q) = \sum_g P(A \mid g, Q) P(g \mid x)$. The prior cancels in
-# {eq}`clarify-eq-reward`:
+# {eq}`clarification-eq-reward`:
 #
 # $$
 # R = \log P(A \mid G^\star, Q) - \log P(A \mid x, Q).
@@ -141,7 +144,7 @@
 # ```
 #
 # ```{prf:corollary} Truthful, deterministic users
-# :label: clarify-cor-noiseless
+# :label: clarification-cor-noiseless
 #
 # If the answer is a function $a_Q(G)$ of the goal ($\varepsilon = 0$), then
 # $R = -\log P(A = a_Q(G^\star) \mid x, Q) \ge 0$ is the surprisal of the answer, and
@@ -150,23 +153,23 @@
 #
 # ```{prf:proof}
 # $P(A \mid G^\star, Q) = 1$ for the answer actually given, so the first term of the proof of
-# {prf:ref}`clarify-thm-eig` vanishes, and $H(A \mid G, x, Q) = 0$.
+# {prf:ref}`clarification-thm-eig` vanishes, and $H(A \mid G, x, Q) = 0$.
 # ```
 #
 # With a noisy user the reward is no longer positive pointwise. In τ-toy retail the sign of $R$
 # is known exactly:
 #
 # ```{prf:proposition} Negative rewards, non-negative mean
-# :label: clarify-prop-negative
+# :label: clarification-prop-negative
 #
-# Let $0 < \varepsilon < 1/2$ and the user follow {eq}`clarify-eq-user`.
+# Let $0 < \varepsilon < 1/2$ and the user follow {eq}`clarification-eq-user`.
 # 1. `ask(k)` about an attribute whose marginal $m_k$ has full support: $R < 0$ exactly when the
 #    answer differs from $G^\star_k$, which happens with probability $\varepsilon (V-1)/V$.
 # 2. `confirm` with $0 < p_{\mathrm{MAP}} < 1$: $R < 0$ exactly when the answer is wrong,
 #    with probability $\varepsilon$.
 # 3. `vague`, `no-ask`, and `ask(k)` about a revealed attribute: $R = 0$ for every answer.
 #
-# In every case $\mathbb{E}[R] \ge 0$ ({prf:ref}`clarify-thm-eig`).
+# In every case $\mathbb{E}[R] \ge 0$ ({prf:ref}`clarification-thm-eig`).
 # ```
 #
 # ```{prf:proof}
@@ -186,7 +189,7 @@
 # A dialogue asks several questions; the per-question rewards add up.
 #
 # ```{prf:lemma} Telescoping
-# :label: clarify-lem-telescope
+# :label: clarification-lem-telescope
 #
 # For a dialogue $h_T = (Q_1, A_1, \dots, Q_T, A_T)$ with Bayesian updates,
 # $\sum_{t=1}^{T} R_t = \log P(G^\star \mid x, h_T) - \log P(G^\star \mid x)$, and
@@ -196,7 +199,7 @@
 #
 # ```{prf:proof}
 # $R_t = \log P(G^\star \mid x, h_t) - \log P(G^\star \mid x, h_{t-1})$; the sum telescopes.
-# Conditioning on $h_{t-1}$ and applying {prf:ref}`clarify-thm-eig` to the belief
+# Conditioning on $h_{t-1}$ and applying {prf:ref}`clarification-thm-eig` to the belief
 # $P(G \mid x, h_{t-1})$ gives the $t$-th term; for fixed questions the sum is the chain rule of
 # mutual information.
 # ```
@@ -207,7 +210,7 @@
 # helps if each step is credited with its own reward-to-go. Second:
 #
 # ```{prf:proposition} With an exact belief, abstention needs a cost
-# :label: clarify-prop-abstain
+# :label: clarification-prop-abstain
 #
 # With an exact belief and no cost, no question has a lower expected reward than "No need to
 # ask". On a fully specified task (the belief is a point mass) every question has
@@ -216,7 +219,7 @@
 # ```
 #
 # ```{prf:proof}
-# The first two statements are {eq}`clarify-eq-eig` and its equality case (a point-mass belief
+# The first two statements are {eq}`clarification-eq-eig` and its equality case (a point-mass belief
 # makes every answer law goal-independent on the support). With a cost the expected reward of
 # $Q$ is $I(G; A \mid x, Q) - c$ against 0 for "No need to ask".
 # ```
@@ -226,7 +229,7 @@
 # the group normalisation below, or from the simulator. In our toy we add an explicit cost.
 #
 # ```{prf:definition} Group-normalised advantage (GRPO)
-# :label: clarify-def-grpo
+# :label: clarification-def-grpo
 #
 # For $N$ tasks and $M$ rollouts per task with returns $r_{ij}$, the advantage of rollout $j$ of
 # task $i$ is
@@ -235,7 +238,7 @@
 # \hat A_{ij} = \frac{r_{ij} - \bar r_i}{s_i + \epsilon},
 # \qquad \bar r_i = \frac1M \sum_j r_{ij},
 # \qquad s_i^2 = \frac{1}{M-1} \sum_j (r_{ij} - \bar r_i)^2 ,
-# $$ (clarify-eq-grpo)
+# $$ (clarification-eq-grpo)
 #
 # and the policy moves along $\sum_{ij} \hat A_{ij} \nabla_W \log \pi_W(\text{rollout}_{ij})$.
 # We use $\epsilon = 10^{-4}$ and the unbiased $s_i$, the convention of TRL's `GRPOTrainer`.
@@ -247,10 +250,10 @@
 # summary. This is not $\log P(G^\star \mid \cdot)$, but GRPO hardly notices:
 #
 # ```{prf:proposition} Token-mean rewards give the same GRPO advantages
-# :label: clarify-prop-tokenmean
+# :label: clarification-prop-tokenmean
 #
 # If every reward of a group is divided by the same $T > 0$ (the token length of $G^\star$'s
-# summary, shared by all rollouts of a task), the advantages {eq}`clarify-eq-grpo` become
+# summary, shared by all rollouts of a task), the advantages {eq}`clarification-eq-grpo` become
 # $(r_{ij} - \bar r_i)/(s_i + T\epsilon)$: unchanged up to the $\epsilon$ term. A zero reward stays
 # zero. Across tasks, however, the token-mean reward has expectation $I/T(G^\star)$, which is not
 # the information gain.
@@ -291,20 +294,22 @@ COST = icml26.pick(ci=0.05, paper=0.05)  # c: cost per question, nats
 TEMPERATURES = (0.0, 0.3, 0.6, 1.0, 1.5)  # τ of the five agents
 N_PAIRS = icml26.pick(ci=20, paper=100)  # (x, Q) pairs for the identity (04.1–04.3)
 MC_DRAWS = icml26.pick(ci=100_000, paper=1_000_000)  # draws of (G*, A) per pair
-N_EVAL = icml26.pick(ci=2000, paper=20_000)  # held-out tasks (04.4–04.12)
+N_EVAL = icml26.pick(ci=2000, paper=20_000)  # held-out tasks (04.4–04.10)
 GROUP = icml26.pick(ci=8, paper=8)  # M: rollouts per task (one GRPO group)
 LR = icml26.pick(ci=0.05, paper=0.05)  # Adam step of the clarifier
+SEEDS_B1 = icml26.pick(ci=3, paper=10)  # training seeds, budget B = 1 (04.4–04.7)
 UPDATES_B1 = icml26.pick(ci=100, paper=300)  # updates, budget B = 1
 TASKS_B1 = icml26.pick(ci=64, paper=64)  # tasks per update, B = 1
-UPDATES_B3 = icml26.pick(ci=200, paper=400)  # updates, budget B = 3
+SEEDS_B3 = icml26.pick(ci=3, paper=10)  # training seeds, budget B = 3 (04.8–04.10)
+UPDATES_B3 = icml26.pick(
+    ci=100, paper=400
+)  # updates, B = 3 (learning saturates by 100)
 TASKS_B3 = icml26.pick(ci=32, paper=64)
-CMP_SEEDS = icml26.pick(
-    ci=5, paper=20
-)  # seeds of the IG-vs-success comparison (04.13–04.15)
+CMP_SEEDS = icml26.pick(ci=16, paper=32)  # seeds, dense vs sparse reward (04.11–04.13)
 CMP_UPDATES = icml26.pick(ci=60, paper=60)
 CMP_TASKS = icml26.pick(ci=16, paper=16)
-CMP_EVAL = icml26.pick(ci=1000, paper=5000)
-CMP_GRID = 5  # evaluate every 5 updates
+CMP_EVAL = icml26.pick(ci=500, paper=5000)
+CMP_GRID = 10  # evaluate every 10 updates
 BUDGETS = list(range(0, 9))  # B for the budget figure
 POLLUTION = 0.03  # per-turn probability that a long context spoils the agent's decision
 N_MI_SAMPLES = icml26.pick(ci=100_000, paper=1_000_000)  # samples for scikit-learn's MI
@@ -318,17 +323,17 @@ N_TIMING = icml26.pick(ci=500, paper=2000)  # tasks in the EIG timing cell
 # $G^\star$ from the prior and reveals a uniform number, 0 to 4, of its attributes; the belief
 # $P(G \mid x)$ is the prior restricted to the goals that agree with the revealed ones.
 #
-# The readable reference first. It writes the answer model {eq}`clarify-eq-user` as a matrix
+# The readable reference first. It writes the answer model {eq}`clarification-eq-user` as a matrix
 # (answers × goals), computes the expected information gain of each action as the expected
 # Kullback–Leibler divergence from prior to posterior, one answer at a time, and — a separate
-# route — the mean and the negative fraction of the reward {eq}`clarify-eq-reward` by
+# route — the mean and the negative fraction of the reward {eq}`clarification-eq-reward` by
 # enumerating every pair $(G^\star, A)$. The GRPO advantage is written exactly as TRL computes
 # it.
 
 
 # %% tags=["reference"]
 def likelihood_reference(belief, attrs, eps, n_values, action):
-    """P(A = a | G = g) for one action, as an (answers, goals) array: the strict user."""
+    """P(A = a | G = g) for one action, an (answers, goals) array: the strict user."""
     n_goals, n_attr = attrs.shape
     if (
         action < n_attr
@@ -344,7 +349,7 @@ def likelihood_reference(belief, attrs, eps, n_values, action):
 
 
 def eig_reference(belief, attrs, eps, n_values):
-    """Expected information gain of every action: E_A KL(posterior || prior), answer by answer."""
+    """EIG of every action: E_A KL(posterior || prior), one answer at a time."""
     gains = []
     for action in range(attrs.shape[1] + 3):
         L = likelihood_reference(belief, attrs, eps, n_values, action)
@@ -363,7 +368,7 @@ def eig_reference(belief, attrs, eps, n_values):
 
 
 def expected_reward_reference(belief, L, tol=1e-12):
-    """E[R] and P(R < 0) by enumerating every (G*, A), with R = log P(G*|x,Q,A) − log P(G*|x)."""
+    """E[R] and P(R < 0) over every (G*, A); R = log P(G*|x,Q,A) − log P(G*|x)."""
     mean, negative = 0.0, 0.0
     for row in L:  # one answer a at a time
         joint = belief * row  # P(G* = g, A = a)
@@ -378,7 +383,7 @@ def expected_reward_reference(belief, L, tol=1e-12):
 
 
 def grpo_advantages_reference(rewards, eps=1e-4):
-    """TRL's GRPO advantage, one group (row) at a time: (r − mean) / (std with ddof=1 + eps)."""
+    """TRL's GRPO advantage, one group (row) at a time, std with ddof = 1."""
     out = np.zeros_like(rewards)
     for i, r in enumerate(rewards):
         out[i] = (r - r.mean()) / (r.std(ddof=1) + eps)
@@ -388,10 +393,10 @@ def grpo_advantages_reference(rewards, eps=1e-4):
 # %% [markdown]
 # The kernel `icml26.sequential.clarify.eig` computes the same gains in closed form for a whole
 # batch of beliefs: one matrix product gives every attribute marginal $m_k$, and
-# {eq}`clarify-eq-eig` becomes $H\big((1-\varepsilon) m_k + \varepsilon/V\big) - H(\text{noise})$
+# {eq}`clarification-eq-eig` becomes $H\big((1-\varepsilon) m_k + \varepsilon/V\big) - H(\text{noise})$
 # for `ask(k)` and $h(P(\text{yes})) - h(\varepsilon)$ for `confirm`, with $h$ the binary
 # entropy. `clarify.mutual_information` is the generic version (any answer matrix), and
-# `icml26.grpo.group_advantages` is {eq}`clarify-eq-grpo` over a `(groups, members)` tensor.
+# `icml26.grpo.group_advantages` is {eq}`clarification-eq-grpo` over a `(groups, members)` tensor.
 # All three must agree with the references on a random batch.
 
 # %%
@@ -511,8 +516,8 @@ plt.show()
 #
 # ### 04.1–04.3 · The reward is the information gain in expectation, not pointwise
 #
-# *Claim* ({prf:ref}`clarify-thm-eig`; research-note item clarify-1): for the exact
-# Bayesian belief, the Monte-Carlo mean of the reward {eq}`clarify-eq-reward` over draws of
+# *Claim* ({prf:ref}`clarification-thm-eig`): for the exact
+# Bayesian belief, the Monte-Carlo mean of the reward {eq}`clarification-eq-reward` over draws of
 # $(G^\star, A)$ equals $I(G; A \mid x, Q)$. We take 20 random pairs $(x, Q)$ (default scale):
 # 14 questions about an unrevealed attribute, 4 confirmations, one vague question and one
 # question about a revealed attribute, with 10⁵ draws each. The reward is computed the paper's
@@ -544,7 +549,7 @@ env_wrong = replace(env, eps=0.3)  # a belief that misjudges the user's noise
 
 
 def reward_draws(i: int, n: int, belief_env) -> tuple[torch.Tensor, torch.Tensor]:
-    """n draws of R for pair i: G* ~ belief, A ~ the true user, posterior from belief_env."""
+    """n draws of R for pair i: G* ~ belief, A ~ the user, posterior from belief_env."""
     b = b_pairs[i : i + 1]
     L_true = clarify.likelihood_matrix(env, b, questions[i])[
         0
@@ -576,8 +581,13 @@ ratio_wrong = max(row[6] for row in rows)
 print("pair  kind               Q         I(G;A|x,Q)   MC mean     SE       ratio")
 for i in (0, 1, 14, 15, 18, 19):
     kind, q, exact, mean, se, ratio, _ = rows[i]
+    if se < 1e-12:  # R is 0 up to rounding: print 0, not the rounding noise
+        mean, se_text = 0.0, "0      "
+    else:
+        se_text = f"{se:.1e}"
     print(
-        f"{i:4d}  {kind:17s}  {q:8s}  {exact:10.5f}  {mean:9.5f}  {se:.1e}  {ratio:.2f}"
+        f"{i:4d}  {kind:17s}  {q:8s}  {exact:10.5f}  {mean:9.5f}  {se_text}"
+        f"  {ratio:.2f}"
     )
 print(f"misspecified belief (ε assumed 0.3): worst ratio {ratio_wrong:.1f}")
 
@@ -589,11 +599,12 @@ icml26.claim(
     ratio_exact,
     at_most=1.0,
     kind="theorem",
+    control=ratio_wrong,
+    control_label="misspecified belief",
 )
-assert ratio_wrong > 1.0, "the misspecified belief must fail the identity"
 
 # %% [markdown]
-# For a truthful user ($\varepsilon = 0$) {prf:ref}`clarify-cor-noiseless` says more: the mean
+# For a truthful user ($\varepsilon = 0$) {prf:ref}`clarification-cor-noiseless` says more: the mean
 # reward is the entropy of the answer. We enumerate every $(G^\star, A)$ exactly, for all 7
 # actions of the 20 pairs. The negative control forgets to normalise the posterior, i.e. uses
 # $\log P(A \mid G) P(G \mid x)$ in place of $\log P(G \mid x, Q, A)$; its mean reward is 0, not
@@ -601,7 +612,7 @@ assert ratio_wrong > 1.0, "the misspecified belief must fail the identity"
 
 # %%
 env_truthful = replace(env, eps=0.0)
-err_noiseless, h_max, unnormalised_err = 0.0, 0.0, 0.0
+viol_noiseless, viol_unnormalised, h_max = 0, 0, 0.0
 for i in range(N_PAIRS):
     b = b_pairs[i].cpu().numpy()
     for action in range(env.n_actions):
@@ -609,38 +620,45 @@ for i in range(N_PAIRS):
         mean_r, _ = expected_reward_reference(b, L)
         p_answer = L @ b
         h_answer = -np.sum(p_answer[p_answer > 0] * np.log(p_answer[p_answer > 0]))
-        err_noiseless = max(err_noiseless, abs(mean_r - h_answer))
+        viol_noiseless += int(abs(mean_r - h_answer) > 1e-12)
         h_max = max(h_max, h_answer)
         on = (L * b) > 0
         unnormalised = np.sum(
             (L * b)[on] * np.log(L[on])
         )  # E[log P(A|G)P(G|x) − log P(G|x)]
-        unnormalised_err = max(unnormalised_err, abs(unnormalised - h_answer))
+        viol_unnormalised += int(abs(unnormalised - h_answer) > 1e-12)
+n_questions = N_PAIRS * env.n_actions
 print(f"largest H(A|x,Q) among the questions: {h_max:.3f} nats")
-print(f"unnormalised posterior: max |E[R] − H(A|x,Q)| = {unnormalised_err:.3f}")
+print(
+    f"(x, Q) with |E[R] − H(A|x,Q)| > 1e-12: {viol_noiseless} of {n_questions}; "
+    f"with the unnormalised posterior: {viol_unnormalised}"
+)
 
 # %% tags=["claim"]
 # fails if: R is not the surprisal of a truthful answer (wrong update, wrong log base)
 icml26.claim(
     "04.2",
-    "truthful user: max |E[R] − H(A|x,Q)| by exact enumeration",
-    err_noiseless,
-    at_most=1e-12,
+    "truthful user: (x, Q) with |E[R] − H(A|x,Q)| > 1e-12, exact enumeration",
+    viol_noiseless,
+    at_most=0,
     kind="theorem",
+    control=viol_unnormalised,
+    control_label="unnormalised posterior",
 )
-assert unnormalised_err > 0.1, "the unnormalised posterior must fail"
 
 # %% [markdown]
-# *Claim* ({prf:ref}`clarify-prop-negative`; research-note item clarify-2, corrected): with
+# *Claim* ({prf:ref}`clarification-prop-negative`): with
 # $\varepsilon = 0.1$ the reward is negative with probability exactly $\varepsilon(V-1)/V =
 # 0.075$ for a question about an unrevealed attribute, $\varepsilon = 0.1$ for a confirmation
 # with $0 < p_{\mathrm{MAP}} < 1$, and 0 for vague questions and revealed attributes — while its
-# mean is never negative. (The note's first wording, "negative for every question", is false
-# for a correct implementation: vague questions and revealed attributes have $R \equiv 0$.) We
-# enumerate all $(G^\star, A)$ for every action of every pair and count the violations.
+# mean is never negative. (The tempting summary "the reward is sometimes negative for every
+# question" is false for a correct implementation: vague questions and revealed attributes
+# have $R \equiv 0$.) We enumerate all $(G^\star, A)$ for every action of every pair and count
+# the violations. The broken variant forgets to divide by the predictive
+# $P(A \mid x, Q)$, i.e. rewards $\log P(A \mid G^\star, Q)$, which is never positive.
 
 # %%
-violations, fractions = 0, {}
+violations, broken, fractions = 0, 0, {}
 for i in range(N_PAIRS):
     b = b_pairs[i].cpu().numpy()
     rev = pairs.revealed[i].cpu().numpy()
@@ -656,10 +674,18 @@ for i in range(N_PAIRS):
             kind, predicted = NAMES[action], 0.0
         fractions.setdefault(kind, []).append(neg)
         violations += int(abs(neg - predicted) > 1e-12 or mean_r < -1e-12)
+        joint = L * b  # the broken reward forgets the predictive: R = log P(A | G*)
+        r_broken = np.log(L[joint > 0])
+        neg_b, mean_b = (
+            joint[joint > 0] @ (r_broken < -1e-12),
+            joint[joint > 0] @ r_broken,
+        )
+        broken += int(abs(neg_b - predicted) > 1e-12 or mean_b < -1e-12)
 for kind, f in fractions.items():
     print(
         f"{kind:17s} P(R < 0) from {min(f):.4f} to {max(f):.4f} over {len(f)} questions"
     )
+print(f"with R = log P(A | G*), the predictive forgotten: {broken} violations")
 
 # %% tags=["claim"]
 # fails if: noisy answers are not penalised (no R < 0), or the mean reward goes negative
@@ -669,6 +695,8 @@ icml26.claim(
     violations,
     at_most=0,
     kind="theorem",
+    control=broken,
+    control_label="predictive forgotten",
 )
 
 # %% [markdown]
@@ -715,110 +743,151 @@ plt.show()
 # %% [markdown]
 # ### 04.4–04.7 · Clarification helps every agent
 #
-# *Claim* (the paper's headline; research-note item clarify-3): a clarifier trained on the
-# information-gain reward raises the success of every one of five heterogeneous agents, by at
-# least the paper's 3.7 points on average. Because our tasks are more ambiguous than τ-bench
-# tasks, the toy clears that bar easily — even with *random* questions (a prototype of this
-# chapter measured +7 points). So we add two tests that a broken training would fail: the
-# trained clarifier beats random questions by at least 5 points, and reaches at least 95 % of
-# the success of the oracle that asks the question of largest exact EIG.
+# *Claim* (the paper's headline): a clarifier trained on the information-gain reward raises
+# the success of five heterogeneous agents by 3.7 points on average, at the price of 0.3
+# extra interaction steps. In our toy any question helps: its tasks are more ambiguous than
+# τ-bench's, and a clarifier that asks a *random* question on every task already clears +3.7
+# points (the table below). The paper's two numbers say more together: its clarifier buys
+# 3.7 points with 0.3 extra steps, about 12.3 points of success per extra step, because it
+# asks when a question is worth asking. That is what 04.4 and 04.5 test, with random
+# questions as the control: the success gained per extra step, averaged over the agents, is
+# at least $3.7/0.3$ points (04.4), and no agent gains less per step than that (04.5). Two
+# further tests are ours: the trained clarifier beats random questions by at least 5 points
+# (04.6; the control is the untrained clarifier, which always asks `ask(0)`), and reaches at
+# least 95 % of the success of the oracle that asks the question of largest exact EIG (04.7;
+# control: random questions).
 #
 # Setting (as in the paper, one question per decision point): budget $B = 1$, cost
 # $c = 0.05$ nats, 5 agents sampling the tempered belief with
 # $\tau \in \{0, 0.3, 0.6, 1, 1.5\}$ ($\tau = 0$: the MAP goal), and 2,000 held-out tasks. The
-# clarifier is the linear softmax `clarify.softmax_policy` over 13 features (the entropy of every
-# attribute's marginal, which attributes are known, the largest of those entropies,
+# clarifier is the linear softmax `clarify.softmax_policy` over 13 features (the entropy of
+# every attribute's marginal, which attributes are known, the largest of those entropies,
 # $p_{\mathrm{MAP}}$, the entropy of the belief, the step, a bias) trained by
-# `clarify.train_clarifier` with {eq}`clarify-eq-grpo` (64 tasks × 8 rollouts per update, Adam).
+# `clarify.train_clarifier` with {eq}`clarification-eq-grpo` (64 tasks × 8 rollouts per
+# update, Adam), once per training seed; every claim is decided on the worst of the seeds.
 # The belief that defines the reward is the exact posterior — frozen and separate from the
-# policy, so the reward cannot be hacked. Every method is evaluated with the same random numbers.
+# policy, so the reward cannot be hacked. Within a seed every method is evaluated with the
+# same random numbers.
 
 # %%
 test = clarify.sample_tasks(env, N_EVAL, revealed=(0, 4), generator=gen)
-W_b1, _ = clarify.train_clarifier(
-    env,
-    reward="ig",
-    budget=1,
-    cost=COST,
-    updates=UPDATES_B1,
-    tasks_per_update=TASKS_B1,
-    group_size=GROUP,
-    lr=LR,
-    revealed=(0, 4),
-    generator=gen,
-)
-methods_b1 = {
-    "no clarification": clarify.no_ask_policy(),
-    "random question": clarify.random_policy(),
-    "IG-trained": clarify.softmax_policy(W_b1, greedy=True),
-    "oracle greedy-EIG": clarify.oracle_policy(COST),
-}
-res_b1 = {}
-for name, policy in methods_b1.items():
-    success, asked = clarify.evaluate(
+PER_STEP = 0.037 / 0.3  # the paper's success gained per extra interaction step
+
+
+def evaluate(policy: clarify.Policy, budget: int, seed: int, tasks=None):
+    """Success of the 5 agents and questions per task, with a seed's random numbers."""
+    s, q = clarify.evaluate(
         env,
-        test,
+        test if tasks is None else tasks,
         policy,
         TEMPERATURES,
-        budget=1,
-        generator=torch.Generator().manual_seed(SEED),
+        budget=budget,
+        generator=torch.Generator().manual_seed(seed),
     )
-    res_b1[name] = (success.cpu().numpy(), float(asked.double().mean()))
-print("success per agent τ =", TEMPERATURES, "| mean | steps per task")
-for name, (s, q) in res_b1.items():
-    print(f"{name:18s} {np.round(s, 3)} | {s.mean():.3f} | {1 + q:.2f}")
-gain = res_b1["IG-trained"][0] - res_b1["no clarification"][0]
-over_random = res_b1["IG-trained"][0].mean() - res_b1["random question"][0].mean()
-of_oracle = res_b1["IG-trained"][0].mean() / res_b1["oracle greedy-EIG"][0].mean()
+    return s.cpu().numpy(), q.cpu().numpy()
+
+
+def train(seed: int, budget: int, cost: float, updates: int, tasks: int):
+    """The IG-trained clarifier of one training seed (greedy at evaluation)."""
+    W, _ = clarify.train_clarifier(
+        env,
+        reward="ig",
+        budget=budget,
+        cost=cost,
+        updates=updates,
+        tasks_per_update=tasks,
+        group_size=GROUP,
+        lr=LR,
+        revealed=(0, 4),
+        generator=icml26.stats.stream(SEED, 100 * budget + seed),
+    )
+    return clarify.softmax_policy(W, greedy=True)
+
+
+n_features = clarify.n_features(env)
+untrained = clarify.softmax_policy(
+    torch.zeros(n_features, env.n_actions, dtype=torch.float64), greedy=True
+)
+names_b1 = ["no clarification", "random question", "untrained", "IG-trained", "oracle"]
+res_b1 = {name: [] for name in names_b1}  # per seed: (success per agent, questions)
+for k in icml26.progress(range(SEEDS_B1), desc="seeds"):
+    policies = [
+        clarify.no_ask_policy(),
+        clarify.random_policy(),
+        untrained,
+        train(k, 1, COST, UPDATES_B1, TASKS_B1),
+        clarify.oracle_policy(COST),
+    ]
+    for name, policy in zip(names_b1, policies, strict=True):
+        res_b1[name].append(evaluate(policy, 1, SEED + k))
+succ = {n: np.array([s for s, _ in r]) for n, r in res_b1.items()}  # (seeds, agents)
+asked = {n: np.array([q.mean() for _, q in r]) for n, r in res_b1.items()}  # (seeds,)
+print("success per agent τ =", TEMPERATURES, "| mean | steps per task (mean of seeds)")
+for name in names_b1:
+    s = succ[name].mean(0)
+    print(
+        f"{name:17s} {np.round(s, 3)} | {s.mean():.3f} | {1 + asked[name].mean():.2f}"
+    )
+
+
+def per_step(name: str) -> np.ndarray:
+    """Success gained over no clarification per extra step, per seed and agent."""
+    gain = succ[name] - succ["no clarification"]
+    return gain / np.maximum(asked[name], 1e-9)[:, None]
+
 
 # %% tags=["claim"]
-# fails if: the IG-trained clarifier does not help (the paper's +3.7 points on average)
+# fails if: the clarifier asks where it does not help (as random questions do)
 icml26.claim(
     "04.4",
-    "mean success gain over 5 agents, IG clarifier vs none",
-    gain.mean(),
-    at_least=0.037,
+    "success gained per extra step, mean of 5 agents, B = 1 (paper: 3.7 per 0.3)",
+    seeds=per_step("IG-trained").mean(1),
+    at_least=PER_STEP,
+    control=per_step("random question").mean(1),
+    control_label="random question",
 )
 
 # %% tags=["claim"]
-# fails if: some agent cannot use the answers (the paper: every backbone improves)
+# fails if: some agent cannot use the clarifier's answers as well as the paper's average
 icml26.claim(
     "04.5",
-    "agents whose success does not improve with the clarifier",
-    int((gain <= 0).sum()),
+    "agents gaining less than 3.7 points per 0.3 extra steps, B = 1",
+    seeds=(per_step("IG-trained") < PER_STEP).sum(1),
     at_most=0,
+    control=(per_step("random question") < PER_STEP).sum(1),
+    control_label="random question",
 )
 
 # %% tags=["claim"]
 # fails if: training on the IG reward learns nothing beyond asking at random
 icml26.claim(
     "04.6",
-    "success of IG clarifier − random questions (mean of agents)",
-    over_random,
+    "success of IG clarifier − random questions (mean of agents), B = 1",
+    seeds=(succ["IG-trained"] - succ["random question"]).mean(1),
     at_least=0.05,
+    control=(succ["untrained"] - succ["random question"]).mean(1),
+    control_label="untrained",
 )
 
 # %% tags=["claim"]
 # fails if: the trained clarifier falls short of the exact greedy-EIG oracle
 icml26.claim(
     "04.7",
-    "success of IG clarifier / oracle greedy-EIG (mean of agents)",
-    of_oracle,
+    "success of IG clarifier / oracle greedy-EIG (mean of agents), B = 1",
+    seeds=succ["IG-trained"].mean(1) / succ["oracle"].mean(1),
     at_least=0.95,
+    control=succ["random question"].mean(1) / succ["oracle"].mean(1),
+    control_label="random question",
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "One question (B = 1) helps every agent; the trained clarifier ≈ the oracle.", "name": "04-fig-3"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "One question (B = 1): success of each agent (mean over the training seeds). Random questions help every agent a little at the price of a question on every task; the trained clarifier asks on fewer tasks and reaches the oracle.", "name": "04-fig-3"}}
 fig, ax = plt.subplots(figsize=(7.5, 3.6))
+shown_b1 = ["no clarification", "random question", "IG-trained", "oracle"]
 width = 0.2
-for j, (name, (s, q)) in enumerate(res_b1.items()):
+for j, name in enumerate(shown_b1):
     xs = np.arange(len(TEMPERATURES)) + (j - 1.5) * width
-    ax.bar(
-        xs,
-        s,
-        width,
-        label=f"{name} ({1 + q:.2f} steps)",
-        color=icml26.plotting.color(j),
-    )
+    label = f"{name} ({1 + asked[name].mean():.2f} steps)"
+    ax.bar(xs, succ[name].mean(0), width, label=label, color=icml26.plotting.color(j))
 ax.set_xticks(range(len(TEMPERATURES)), [f"agent τ={t:g}" for t in TEMPERATURES])
 ax.set(
     ylabel="success rate (fraction of tasks)",
@@ -831,153 +900,110 @@ plt.show()
 # %% [markdown]
 # The gain is largest for the agents that use the belief best (small $\tau$): an agent that
 # samples a diffuse belief wastes part of what it was told, which matches the secondary report
-# that stronger backbones benefit most. The paper's overhead was +0.3 steps; with $B = 1$ our
-# clarifier adds at most one step by construction (it asks on about three quarters of the tasks).
+# that stronger backbones benefit most. With $B = 1$ the trained clarifier asks on about
+# three quarters of the tasks, so its overhead is about 0.75 steps against the paper's 0.3:
+# our tasks need clarification more often than τ-bench's. Per extra step it gains more than
+# the paper's 12.3 points on every agent; random questions gain less than half of that.
 #
-# ### 04.8–04.12 · Overhead and abstention need a cost
+# ### 04.8–04.10 · Abstention needs a cost (the chapter's extension)
 #
-# *Claim* (the paper's "+0.3 steps" and its "No need to ask" action; research-note item
-# clarify-4, corrected; {prf:ref}`clarify-prop-abstain`): a clarifier that pays $c = 0.05$
-# nats per question stays silent on fully specified tasks and asks little more than
-# needed. The note's first threshold, "at most 1.0 added steps", is vacuous at $B = 1$ and
-# wrong at $B = 3$, where almost every question about an unspecified attribute is worth far
-# more than $c$ (a prototype measured 1.77 questions per task). We therefore test, at $B = 3$:
-# abstention on at least 90 % of the fully specified tasks; at most 0.25 more questions than the
-# oracle with the same cost; at least 1.0 fewer questions than without the cost; at most 2 points
-# of success lost to the cost; and the exact tie of {prf:ref}`clarify-prop-abstain`, EIG = 0 on
-# fully specified tasks.
+# The paper's clarifier can answer "No need to ask" and adds only 0.3 steps on average, but
+# the paper does not say what makes it stop; with an exact belief,
+# {prf:ref}`clarification-prop-abstain` says that nothing in the IG reward does. The claims
+# of this section are the chapter's own: they test the mechanism the chapter proposes for
+# abstention, a cost of $c = 0.05$ nats per question, at $B = 3$ over 3 training seeds
+# (worst seed). With the cost the clarifier stays silent on at least 90 % of the fully
+# specified tasks (04.8; control: the clarifier trained without the cost); it asks at most
+# 0.25 more questions per task than the greedy-EIG oracle with the same cost (04.9; control:
+# the clarifier trained without the cost); and the cost loses at most 2 points of success
+# (04.10; control: a cost so high that the clarifier never asks, i.e. no clarification).
+# The tie itself, EIG = 0 on every fully specified task, is an identity of
+# {prf:ref}`clarification-prop-abstain` and is asserted below, not claimed.
 
 # %%
-W_cost, _ = clarify.train_clarifier(
-    env,
-    reward="ig",
-    budget=3,
-    cost=COST,
-    updates=UPDATES_B3,
-    tasks_per_update=TASKS_B3,
-    group_size=GROUP,
-    lr=LR,
-    revealed=(0, 4),
-    generator=gen,
-)
-W_free, _ = clarify.train_clarifier(
-    env,
-    reward="ig",
-    budget=3,
-    cost=0.0,
-    updates=UPDATES_B3,
-    tasks_per_update=TASKS_B3,
-    group_size=GROUP,
-    lr=LR,
-    revealed=(0, 4),
-    generator=gen,
-)
-methods_b3 = {
-    f"IG-trained, c = {COST:g}": clarify.softmax_policy(W_cost, greedy=True),
-    "IG-trained, c = 0": clarify.softmax_policy(W_free, greedy=True),
-    f"oracle, c = {COST:g}": clarify.oracle_policy(COST),
-    "oracle, c = 0": clarify.oracle_policy(0.0),
-}
-res_b3 = {}
-for name, policy in methods_b3.items():
-    success, asked = clarify.evaluate(
-        env,
-        test,
-        policy,
-        TEMPERATURES,
-        budget=3,
-        generator=torch.Generator().manual_seed(SEED),
-    )
-    res_b3[name] = (success.cpu().numpy(), asked.cpu().numpy())
+names_b3 = ["IG-trained, c = 0.05", "IG-trained, c = 0", "oracle, c = 0.05"]
+names_b3 += ["oracle, c = 0", "no clarification"]
+res_b3 = {name: [] for name in names_b3}
+for k in icml26.progress(range(SEEDS_B3), desc="seeds"):
+    policies = [
+        train(k, 3, COST, UPDATES_B3, TASKS_B3),
+        train(k + 1000, 3, 0.0, UPDATES_B3, TASKS_B3),
+        clarify.oracle_policy(COST),
+        clarify.oracle_policy(0.0),
+        clarify.no_ask_policy(),
+    ]
+    for name, policy in zip(names_b3, policies, strict=True):
+        res_b3[name].append(evaluate(policy, 3, SEED + k))
+s3 = {n: np.array([s.mean() for s, _ in r]) for n, r in res_b3.items()}  # (seeds,)
+q3 = {n: np.array([q for _, q in r]) for n, r in res_b3.items()}  # (seeds, tasks)
 full = test.revealed.all(1).cpu().numpy()
 n_revealed = test.revealed.sum(1).cpu().numpy()
-print(f"{full.mean():.1%} of the test tasks are fully specified")
+print(f"{full.mean():.1%} of the test tasks are fully specified; means over seeds:")
 print(
-    "method              success | questions | no-ask on fully specified | asks on the others"
+    "method               success | questions | no-ask, fully specified | asks, others"
 )
-for name, (s, q) in res_b3.items():
+for name in names_b3:
+    q = q3[name]
     print(
-        f"{name:19s} {s.mean():.3f}  |  {q.mean():.2f}     |  {(q[full] == 0).mean():.1%}"
-        f"                   | {(q[~full] > 0).mean():.1%}"
+        f"{name:20s} {s3[name].mean():.3f}  |  {q.mean():.2f}     |  "
+        f"{(q[:, full] == 0).mean():6.1%}                 | "
+        f"{(q[:, ~full] > 0).mean():6.1%}"
     )
-q_cost, q_free = res_b3[f"IG-trained, c = {COST:g}"][1], res_b3["IG-trained, c = 0"][1]
-abstain = float((q_cost[full] == 0).mean())
-excess_q = q_cost.mean() - res_b3[f"oracle, c = {COST:g}"][1].mean()
-saved_q = q_free.mean() - q_cost.mean()
-loss = (
-    res_b3["IG-trained, c = 0"][0].mean()
-    - res_b3[f"IG-trained, c = {COST:g}"][0].mean()
+no_ask = {n: (q3[n][:, full] == 0).mean(1) for n in names_b3}
+excess = {n: q3[n].mean(1) - q3["oracle, c = 0.05"].mean(1) for n in names_b3}
+loss = {n: s3["IG-trained, c = 0"] - s3[n] for n in names_b3}
+
+b_full = clarify.initial_belief(env, test)[torch.from_numpy(full).to(env.prior.device)]
+eig_full = np.array(
+    [eig_reference(b, ATTRS, EPS_USER, N_VALUES) for b in b_full.cpu().numpy()]
 )
+assert np.abs(eig_full).max() <= 1e-12, "a point-mass belief has zero information gain"
+print(f"{len(eig_full)} fully specified tasks: every question has EIG 0 (to 1e-12)")
 
 # %% tags=["claim"]
 # fails if: the cost does not teach the clarifier to stay silent when nothing is missing
 icml26.claim(
     "04.8",
-    "no-ask rate on fully specified tasks, c = 0.05, B = 3",
-    abstain,
+    "no-ask rate on fully specified tasks, c = 0.05, B = 3 (extension)",
+    seeds=no_ask["IG-trained, c = 0.05"],
     at_least=0.9,
-)
-assert (q_free[full] == 0).mean() < 0.5, (
-    "without the cost the tie is not broken towards no-ask"
+    control=no_ask["IG-trained, c = 0"],
+    control_label="trained without the cost",
 )
 
 # %% tags=["claim"]
-# fails if: the trained clarifier over-asks compared with the greedy-EIG oracle at equal cost
+# fails if: the trained clarifier asks more than the greedy-EIG oracle at equal cost
 icml26.claim(
     "04.9",
-    "questions per task: IG clarifier − oracle, both c = 0.05",
-    excess_q,
+    "questions per task: IG clarifier − oracle, both c = 0.05, B = 3 (extension)",
+    seeds=excess["IG-trained, c = 0.05"],
     at_most=0.25,
-)
-
-# %% tags=["claim"]
-# fails if: the cost does not reduce the overhead
-icml26.claim(
-    "04.10",
-    "questions per task saved by the cost (c = 0 minus c = 0.05)",
-    saved_q,
-    at_least=1.0,
+    control=excess["IG-trained, c = 0"],
+    control_label="trained without the cost",
 )
 
 # %% tags=["claim"]
 # fails if: the cost makes the clarifier skip questions that matter
 icml26.claim(
-    "04.11", "success lost to the cost (mean of agents, B = 3)", loss, at_most=0.02
+    "04.10",
+    "success lost to the cost (mean of agents, B = 3) (extension)",
+    seeds=loss["IG-trained, c = 0.05"],
+    at_most=0.02,
+    control=loss["no clarification"],
+    control_label="never asking",
 )
 
 # %% [markdown]
-# The last test of this group checks the tie itself, with the enumerating reference rather than
-# the closed form: on every fully specified test task, every question has zero expected gain.
+# How many questions the clarifiers ask, against how specific the instruction is. With the
+# cost the trained clarifier follows the oracle down to silence at four revealed attributes;
+# without it, the zero-reward tie is broken by what the policy learned on underspecified
+# tasks, and it always spends its whole budget.
 
-# %%
-b_full = clarify.initial_belief(env, test)[torch.from_numpy(full).to(env.prior.device)]
-eig_full = np.array(
-    [eig_reference(b, ATTRS, EPS_USER, N_VALUES) for b in b_full.cpu().numpy()]
-)
-print(
-    f"{len(eig_full)} fully specified tasks; largest EIG of any question: {eig_full.max():.1e}"
-)
-
-# %% tags=["claim"]
-# fails if: a question could still be informative once the goal is known (wrong answer model)
-icml26.claim(
-    "04.12",
-    "max EIG of any question on fully specified tasks",
-    eig_full.max(),
-    at_most=1e-12,
-    kind="theorem",
-)
-
-# %% [markdown]
-# How many questions the clarifiers ask, against how specific the instruction is. With the cost
-# the trained clarifier follows the oracle down to silence at four revealed attributes; without
-# it, the zero-reward tie is broken by what the policy learned on underspecified tasks, and it
-# always spends its whole budget.
-
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "A cost per question makes the clarifier stop when nothing is missing.", "name": "04-fig-4"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "A cost per question makes the clarifier stop when nothing is missing (questions per task at B = 3, mean over the training seeds).", "name": "04-fig-4"}}
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
-for j, (name, (_, q)) in enumerate(res_b3.items()):
-    per = [q[n_revealed == r].mean() for r in range(N_ATTRIBUTES + 1)]
+for j, name in enumerate(names_b3[:4]):
+    q = q3[name]
+    per = [q[:, n_revealed == r].mean() for r in range(N_ATTRIBUTES + 1)]
     style = "-" if name.startswith("IG") else ":"
     ax.plot(
         range(N_ATTRIBUTES + 1),
@@ -997,20 +1023,22 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# ### 04.13–04.15 · A dense information reward learns faster than the success reward
+# ### 04.11–04.13 · A dense reward learns faster than the success reward (the chapter's extension)
 #
-# *Claim* (research-note item clarify-5; the paper's motivation for a dense reward): at equal
-# numbers of updates, a clarifier trained on the IG reward is at least as successful as one trained
-# on the sparse success reward, and it reaches 90 % of the oracle's success sooner. Prototype runs
-# showed that this depends on the regime. With trajectory-level returns the IG return telescopes
-# ({prf:ref}`clarify-lem-telescope`) into a terminal signal, and the two rewards are
-# indistinguishable; the density only matters when each question is credited with its own
-# reward-to-go. We use the regime where it was found robust: $B = 3$, instructions revealing
-# 0–1 attributes, per-step reward-to-go for IG, success of the MAP agent as the sparse reward,
-# 16 tasks × 8 rollouts per update, no cost, 5 seeds (default scale), evaluation on 1,000 fresh
-# tasks every 5 updates. Thresholds (from the research note): at updates 20 and 40, IG ≥ success
-# in at least 4 of 5 seeds and a mean gap of at least 0.01; updates to 90 % of the oracle
-# compared on the 5-update grid, ties allowed.
+# The paper's case for its reward is that it rewards each question by what it teaches, not
+# only the task's final success; it does not compare the two rewards in a controlled
+# training. The claims of this section are the chapter's own test of that motivation: at
+# equal numbers of updates, a clarifier trained on the IG reward is more successful than one
+# trained on the sparse success reward. The comparison depends on the regime. With
+# trajectory-level returns the IG return telescopes ({prf:ref}`clarification-lem-telescope`)
+# into a terminal signal, and the two rewards are indistinguishable; the density only
+# matters when each question is credited with its own reward-to-go. We use that regime:
+# $B = 3$, instructions revealing 0–1 attributes, per-step reward-to-go for IG, success of
+# the MAP agent as the sparse reward, 16 tasks × 8 rollouts per update, no cost, 16 seeds,
+# evaluation on 500 fresh tasks every 10 updates. Per seed, the success gap IG − success
+# must be at least 0.01 at update 20 (04.11) and at update 40 (04.12), and the mean success
+# over the first 60 updates must be at least 0.01 higher with IG (04.13); each is decided by
+# the one-sided 95 % lower bound of the mean over seeds.
 
 # %%
 test_cmp = clarify.sample_tasks(env, CMP_EVAL, revealed=(0, 1), generator=gen)
@@ -1054,61 +1082,54 @@ for seed in icml26.progress(range(CMP_SEEDS), desc="seeds"):
         curves[reward][seed] = [
             success_map(clarify.softmax_policy(saved[u], greedy=True)) for u in grid
         ]
-at = [grid.index(20), grid.index(40)]
-wins = (curves["ig"] >= curves["success"])[:, at].mean(
-    0
-)  # fraction of seeds, at 20 and 40
-gaps = (curves["ig"] - curves["success"])[:, at].mean(0)
-
-
-def updates_to(curve: np.ndarray, target: float) -> float:
-    """First grid point at which the mean curve reaches target (inf if never)."""
-    hit = np.flatnonzero(curve >= target)
-    return float(grid[hit[0]]) if len(hit) else float("inf")
-
-
+gap = curves["ig"] - curves["success"]  # (seeds, checkpoints)
 target = 0.9 * oracle_cmp
-reach = {k: updates_to(c.mean(0), target) for k, c in curves.items()}
-auc = {k: c.mean() for k, c in curves.items()}
 print(
     f"oracle greedy-EIG success (MAP agent): {oracle_cmp:.3f}; 90 % of it: {target:.3f}"
 )
-print(
-    f"fraction of seeds with IG ≥ success at updates 20, 40: {wins}; mean gaps {np.round(gaps, 3)}"
-)
-print(
-    f"updates to 90 % of the oracle: IG {reach['ig']:g}, success {reach['success']:g}"
-)
+for u in (20, 40):
+    g = gap[:, grid.index(u)]
+    print(
+        f"update {u}: IG − success, mean {g.mean():+.3f}; "
+        f"IG ≥ success in {(g >= 0).sum()} of {CMP_SEEDS} seeds"
+    )
 print(
     f"mean success over the first {CMP_UPDATES} updates: "
-    f"IG {auc['ig']:.3f}, success {auc['success']:.3f}"
+    f"IG {curves['ig'].mean():.3f}, success {curves['success'].mean():.3f}"
+)
+no_control = "the success-reward clarifier, the baseline, is the subtracted term"
+
+# %% tags=["claim"]
+# fails if: the dense IG reward is no better than the sparse success reward early on
+icml26.claim(
+    "04.11",
+    "success, IG − success reward, after 20 updates (extension)",
+    seeds=gap[:, grid.index(20)],
+    rule="mean-ci",
+    at_least=0.01,
+    no_control=no_control,
 )
 
 # %% tags=["claim"]
-# fails if: the dense IG reward is no better than the sparse success reward at equal updates
+# fails if: the IG advantage has vanished by 40 updates
+icml26.claim(
+    "04.12",
+    "success, IG − success reward, after 40 updates (extension)",
+    seeds=gap[:, grid.index(40)],
+    rule="mean-ci",
+    at_least=0.01,
+    no_control=no_control,
+)
+
+# %% tags=["claim"]
+# fails if: the success reward learns as fast as the IG reward over the first 60 updates
 icml26.claim(
     "04.13",
-    "fraction of seeds with IG ≥ success, worst of updates 20, 40",
-    wins.min(),
-    at_least=0.8,
-)
-
-# %% tags=["claim"]
-# fails if: the IG advantage is within noise
-icml26.claim(
-    "04.14",
-    "mean success gap IG − success, worst of updates 20, 40",
-    gaps.min(),
+    "mean success over the first 60 updates, IG − success reward (extension)",
+    seeds=gap.mean(1),
+    rule="mean-ci",
     at_least=0.01,
-)
-
-# %% tags=["claim"]
-# fails if: the success reward reaches 90 % of the oracle first
-icml26.claim(
-    "04.15",
-    "updates to 90 % of oracle: success-trained − IG-trained",
-    reach["success"] - reach["ig"],
-    at_least=0,
+    no_control=no_control,
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The dense IG reward learns faster; both end near the oracle.", "name": "04-fig-5"}}
@@ -1136,12 +1157,13 @@ ax.legend(fontsize=8, loc="lower right")
 plt.show()
 
 # %% [markdown]
-# The band is the range over seeds. The IG-trained clarifier is near the oracle after a handful of
-# updates; the success-trained one needs several times more. Once both have converged, which one
-# is higher at a given checkpoint is a coin toss between seeds — the success reward optimises
-# the evaluation metric itself, and greedy information gain is not success-optimal, so
-# asymptotically the sparse reward can match or beat IG. This is why the claim makes the
-# comparison at 20 and 40 updates and not at the end.
+# The band is the range over seeds. The IG-trained clarifier is near the oracle after a
+# handful of updates; the success-trained one needs several times more. Once both have
+# converged, which one is higher at a given checkpoint is a coin toss between seeds — the
+# success reward optimises the evaluation metric itself, and greedy information gain is not
+# success-optimal ({ref}`clarification-ex-greedy`), so asymptotically the sparse reward can
+# match or beat IG. This is why 04.11 is decided early in training and why 04.12, at 40
+# updates, is NOT REPRODUCED: by then the success-trained clarifier has caught up.
 #
 # ### The question budget (figure only)
 #
@@ -1149,15 +1171,16 @@ plt.show()
 # allowed and then declines, attributed to "context pollution" by long dialogues. In our toy,
 # more questions can only help an exact belief, so we build the pollution in — each question
 # spoils the agent's decision with probability 0.03 — and show the curve for the oracle
-# clarifier. It illustrates the mechanism; it proves nothing.
+# clarifier on 1,000 held-out tasks. It illustrates the mechanism; it proves nothing.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Built-in context pollution turns the budget curve over.", "name": "04-fig-6"}}
 budget_curves = {0.0: [], POLLUTION: []}
+test_budget = clarify.Tasks(test.goal[:1000], test.revealed[:1000])
 for pollution in budget_curves:
     for B in BUDGETS:
         s, _ = clarify.evaluate(
             env,
-            test,
+            test_budget,
             clarify.oracle_policy(0.0),
             TEMPERATURES,
             budget=B,
@@ -1258,10 +1281,12 @@ for a in range(N_VALUES):
     )
 print(f"I(G;A|x,ask(2)) = {I_ours:.6f} nats: scipy {I_scipy:.6f}, dit {I_dit:.6f}")
 print(
-    f"scikit-learn plug-in from {N_MI_SAMPLES} samples: {I_sklearn:.4f} (expected bias +{bias:.4f})"
+    f"scikit-learn plug-in from {N_MI_SAMPLES} samples: {I_sklearn:.4f} "
+    f"(expected bias +{bias:.4f})"
 )
 print(
-    f"pgmpy variable elimination vs our Bayes update, all {N_VALUES} answers: max error < 1e-12"
+    f"pgmpy variable elimination vs our Bayes update, all {N_VALUES} answers: "
+    "max error < 1e-12"
 )
 
 # %% [markdown]
@@ -1305,46 +1330,50 @@ print(
 #   τ-bench retail; its belief is the clarifier's own token-averaged likelihood of a goal summary;
 #   its user simulator is an LLM. Here the belief is the exact posterior of a 256-goal world, the
 #   clarifier a 13 × 7 linear softmax, and the user a noisy lookup table. The identity of
-#   {prf:ref}`clarify-thm-eig` holds only for such an exact belief; for an LLM belief the reward
+#   {prf:ref}`clarification-thm-eig` holds only for such an exact belief; for an LLM belief the reward
 #   is a surrogate (and the token-mean version changes its scale per goal,
-#   {prf:ref}`clarify-prop-tokenmean`).
-# - **The headline numbers are not comparable.** Our gain from one question (04.4, about 14 points)
-#   is four times the paper's 3.7 points because half our tasks hide two or more attributes,
-#   which τ-bench tasks rarely do. The five "backbones" are one exact belief read at five
-#   temperatures, not five LLMs. The airline out-of-distribution test, the 1.7B-vs-671B
-#   comparison and the numbers of questions of general-purpose LLMs cannot be tested here.
-# - **Abstention is bought with a cost.** By {prf:ref}`clarify-prop-abstain` an exact belief
-#   never tells a clarifier to stop. We add $c = 0.05$ nats per question; the released training
-#   code has no explicit cost, so the paper's abstention must come from its learned belief,
-#   GRPO's normalisation or its simulator, which the toy does not model. The threshold of 04.11
-#   (at most 2 points of success lost to the cost) is close to what the toy measures: a
-#   prototype of this chapter lost 0.9 points; other training seeds of ours lose between 1.3
-#   and 2.7 points (1.3 in the run above), so 04.11 can flip with the seed. The oracle with the
-#   same cost loses at most 0.2 points: most of the loss is the linear policy's, not the cost's.
-# - **The dense-reward advantage is regime-dependent** (04.13–04.15). It appears only with
-#   per-step credit, and only early in training: by 40 updates both clarifiers are at the
-#   oracle's level, and which one is higher is decided by the seed. 04.13 prints NOT REPRODUCED
-#   for this reason — the success-trained clarifier has caught up, not overtaken: the IG-trained
-#   clarifier is at least as good in 4 of 5 seeds at update 20 (mean gap 0.075) but in 3 of 5
-#   at update 40 (0.013). With 20 seeds (`ICML26_SCALE=paper`) the picture is sharper: 90 % of
-#   the seeds at update 20 (gap 0.055), 45 % at update 40 (gap 0.001) — a tie, so at that scale
-#   04.14 fails as well. The note's thresholds ask for an advantage at 40 updates that this
-#   toy, whose linear clarifier converges within about 35 updates, does not have. The time to
-#   90 % of the oracle (5–10 updates for IG against 20–25 for success) and the mean success
-#   over the first 60 updates are the robust measures, and both favour the dense reward.
-# - **The budget curve is built in.** The non-monotonic success-vs-budget curve reported for the
-#   paper is drawn with an assumed pollution rate; nothing here supports or refutes it.
+#   {prf:ref}`clarification-prop-tokenmean`).
+# - **The headline numbers are not comparable.** Our gain from one question (about 14
+#   points) is four times the paper's 3.7 points because half our tasks hide two or more
+#   attributes, which τ-bench tasks rarely do; that is why random questions clear the
+#   paper's +3.7 too, and why 04.4 and 04.5 test the paper's trade-off — success per extra
+#   step — rather than the gain alone. Reading the paper's two averages as a rate per step,
+#   and asking it of every agent (04.5), is our interpretation. The five "backbones" are one
+#   exact belief read at five temperatures, not five LLMs. The airline out-of-distribution
+#   test, the 1.7B-vs-671B comparison and the numbers of questions of general-purpose LLMs
+#   cannot be tested here.
+# - **Abstention is bought with a cost (04.8–04.10, the chapter's extension).** By
+#   {prf:ref}`clarification-prop-abstain` an exact belief never tells a clarifier to stop. We
+#   add $c = 0.05$ nats per question; the released training code has no explicit cost, so
+#   the paper's abstention must come from its learned belief, GRPO's normalisation or its
+#   simulator, which the toy does not model. The success lost to the cost (04.10) is about
+#   one point, half its threshold; the oracle with the same cost loses almost nothing, so
+#   most of the loss is the linear policy's, not the cost's.
+# - **The dense-reward advantage is regime-dependent (04.11–04.13, the chapter's
+#   extension).** It appears only with per-step credit, and only early in training: by 40
+#   updates both clarifiers are near the oracle, and which one is higher is decided by the
+#   seed. 04.12 prints NOT REPRODUCED for this reason — the success-trained clarifier has
+#   caught up, not overtaken. The mean success over the first 60 updates (04.13) is the
+#   robust measure, and it favours the dense reward. No control was run beside the two
+#   rewards; the trajectory-level IG return, which telescopes into a terminal signal, is the
+#   variant that should show no advantage.
+# - **The budget curve is built in.** The non-monotonic success-vs-budget curve reported for
+#   the paper is drawn with an assumed pollution rate; nothing here supports or refutes it.
 # - **Paper scale.** `ICML26_SCALE=paper` enlarges the same toy (100 pairs, 10⁶ draws each,
-#   20,000 held-out tasks, longer training, 20 seeds). It needs no GPU: on a busy 2-core CPU it
-#   took about 4 minutes of CPU time, and its claims agree with the default scale except 04.14
-#   (above). It has not been run on a GPU. The research note also sketches a GPU variant with a
-#   small transformer as the belief and a token-level PMI reward; it is not implemented here.
+#   20,000 held-out tasks, longer training, 10 or 32 seeds); the paper's own setting (LLM
+#   clarifiers trained with DAPO on τ-bench, five LLM agents, an LLM user) is far beyond it.
+#   The record:
+
+# %%
+from icml26.pipeline import paper
+
+paper.show("04-clarification")
 
 # %% [markdown]
 # ## Exercises
 #
 # ````{exercise} A truthful user
-# :label: clarify-ex-truthful
+# :label: clarification-ex-truthful
 #
 # Set $\varepsilon = 0$ (`replace(env, eps=0.0)`) and predict, before running anything: the
 # fraction of negative rewards for each question type; the EIG of `ask(k)` on a task that
@@ -1353,11 +1382,11 @@ print(
 # `expected_reward_reference`.
 # ````
 #
-# ````{solution} clarify-ex-truthful
+# ````{solution} clarification-ex-truthful
 # :class: dropdown
 #
 # With a truthful user $R = -\log P(A \mid x, Q) \ge 0$ pointwise
-# ({prf:ref}`clarify-cor-noiseless`): no negative rewards at all. The EIG of `ask(k)` is then
+# ({prf:ref}`clarification-cor-noiseless`): no negative rewards at all. The EIG of `ask(k)` is then
 # exactly $H(m_k)$, at most $\log 4 \approx 1.386$ nats; with $\varepsilon = 0.1$ it is smaller
 # by the entropy the noise adds. Four truthful answers to the four attribute questions leave a
 # point-mass belief on $G^\star$, so the MAP agent succeeds on every task (success 1). The
@@ -1366,7 +1395,7 @@ print(
 # ````
 #
 # ````{exercise} When does the cost stop a question?
-# :label: clarify-ex-cost
+# :label: clarification-ex-cost
 #
 # (a) For `ask(k)` with $V = 4$, $\varepsilon = 0.1$ and a marginal $m_k = (1 - q, q/3, q/3, q/3)$,
 # write the EIG as a function of $q$ and find (numerically) the $q$ below which a cost of
@@ -1375,7 +1404,7 @@ print(
 # Why?
 # ````
 #
-# ````{solution} clarify-ex-cost
+# ````{solution} clarification-ex-cost
 # :class: dropdown
 #
 # (a) The predictive is $p = 0.9\, m_k + 0.025$, and
@@ -1385,12 +1414,12 @@ print(
 # 1.6 % uncertain, so a cost of 0.05 nats only stops questions about attributes that are revealed
 # or already answered. (b) The linear softmax cannot express "ask if *any* attribute is uncertain"
 # exactly; with the cost it sometimes stops after two questions when the third attribute is
-# still unknown, which is where its success loss (04.11) comes from. A richer policy
+# still unknown, which is where its success loss (04.10) comes from. A richer policy
 # (features per attribute, or a small network) closes the gap to the oracle.
 # ````
 #
 # ````{exercise} Token-mean rewards and GRPO
-# :label: clarify-ex-tokenmean
+# :label: clarification-ex-tokenmean
 #
 # Give every goal a "summary length" $T(g) \in \{5, \dots, 20\}$ tokens at random, and divide the
 # IG reward of each rollout by $T(G^\star)$ (the released token-mean reward). (a) Show numerically
@@ -1399,10 +1428,10 @@ print(
 # clarifier on the token-mean reward: does its success change?
 # ````
 #
-# ````{solution} clarify-ex-tokenmean
+# ````{solution} clarification-ex-tokenmean
 # :class: dropdown
 #
-# (a) By {prf:ref}`clarify-prop-tokenmean` the advantages are $(r - \bar r)/(s + T\epsilon)$:
+# (a) By {prf:ref}`clarification-prop-tokenmean` the advantages are $(r - \bar r)/(s + T\epsilon)$:
 # they differ from the summed-reward ones only when $s \lesssim T\epsilon \le 2 \times 10^{-3}$,
 # i.e. for groups whose rewards are almost all equal (all no-ask, or all the same question on a
 # fully specified task). (b) The mean becomes $\mathbb{E}[I/T(G^\star)]$, which weights goals by
@@ -1413,15 +1442,15 @@ print(
 # ````
 #
 # ````{exercise} Greedy information is not greedy success
-# :label: clarify-ex-greedy
+# :label: clarification-ex-greedy
 #
 # Construct a belief over four goals and two yes/no questions such that the question with the
 # larger EIG gives the MAP agent a *lower* probability of success after one question. What does
 # this imply for training on the IG reward versus the success reward when training runs long
-# (04.13–04.15)?
+# (04.11–04.13)?
 # ````
 #
-# ````{solution} clarify-ex-greedy
+# ````{solution} clarification-ex-greedy
 # :class: dropdown
 #
 # With a truthful user a yes/no question splits the goals into two cells; its EIG is the
@@ -1433,7 +1462,7 @@ print(
 # cells (high entropy) without separating the two likely goals. Information is a proxy for
 # success. A policy trained long enough on the success
 # reward can therefore match or overtake one trained on information, which is why the chapter
-# compares them early in training (04.13–04.15), where the dense reward's advantage lies.
+# compares them early in training (04.11–04.13), where the dense reward's advantage lies.
 # ````
 #
 # ## Summary
@@ -1442,12 +1471,13 @@ print(
 #   for an exact belief, an unbiased estimate of the expected information gain
 #   $I(G; A \mid x, Q)$ (04.1–04.2); it is negative after a noisy answer, with exactly computable
 #   frequency, but never in expectation (04.3).
-# - One question from a GRPO-trained clarifier raises the success of all five agents by far more
-#   than the paper's 3.7 points in our more ambiguous toy, beats random questions and reaches the
-#   exact greedy-EIG oracle (04.4–04.7).
-# - With an exact belief, asking is never worse than abstaining in expectation; a per-question cost
-#   makes the clarifier silent on fully specified tasks and cuts its questions from 3 to under 2
-#   per task (04.8–04.12).
-# - Crediting each question with its own information reward speeds up learning over the sparse
-#   success reward, but only early in training and only with per-step credit (04.13–04.15).
+# - One question from a GRPO-trained clarifier buys more success per extra step than the
+#   paper's 3.7 points per 0.3 steps, for every agent, where random questions buy half of
+#   that; it beats random questions and reaches the exact greedy-EIG oracle (04.4–04.7).
+# - With an exact belief, asking is never worse than abstaining in expectation; in the
+#   chapter's extension a per-question cost makes the clarifier silent on fully specified
+#   tasks and cuts its questions from 3 to under 2 per task (04.8–04.10).
+# - Crediting each question with its own information reward speeds up learning over the
+#   sparse success reward, but only early in training and only with per-step credit
+#   (04.11–04.13, the chapter's extension).
 # - Not tested: LLM clarifiers, beliefs and users, τ-bench itself, and the success-vs-budget peak.

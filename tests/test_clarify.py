@@ -331,12 +331,42 @@ def test_validation_errors(env) -> None:
         ),
         (lambda: clarify.ig_reward(b, b[:2], tasks.goal), "after"),
         (lambda: clarify.ig_reward(b, b, tasks.goal[:2]), "goal"),
+        (lambda: clarify.ig_reward(b * 2, b, tasks.goal), "before must sum"),
+        (lambda: clarify.ig_reward(b, b, tasks.goal.double()), "goal must hold integer"),
+        (lambda: clarify.ig_reward(b, b, torch.tensor([0, 1, 999])), "goal must index"),
+        (
+            lambda: clarify.ig_reward(
+                torch.nn.functional.one_hot(torch.tensor([0, 0, 0]), 256).double(),
+                b,
+                torch.tensor([0, 0, 1]),
+            ),
+            "positive probability",
+        ),
+        (
+            lambda: clarify.answer(env, tasks, b * 2, torch.tensor([0, 1, 2]), generator=gen),
+            "belief",
+        ),
+        (lambda: clarify.commit(b * 2, 0.5, generator=gen), "belief must sum"),
         (lambda: clarify.commit(b, -1.0, generator=gen), "temperature"),
         (lambda: clarify.commit(b, 0.5, generator=1), "generator"),
         (lambda: clarify.features(env, b, torch.zeros(3, 2), 0, 1), "known"),
         (lambda: clarify.features(env, b, torch.zeros(3, 4), 2, 1), "step"),
         (lambda: clarify.features(env, b, torch.zeros(3, 4), 0, 0), "budget"),
         (lambda: clarify.softmax_policy(np.zeros((13, 7))), "weights"),
+        (lambda: clarify.softmax_policy(torch.full((13, 7), float("nan"), dtype=DT)), "finite"),
+        (lambda: clarify.softmax_policy(torch.zeros(13, 7, dtype=DT), greedy=1), "greedy"),
+        (
+            lambda: clarify.evaluate(
+                env, tasks, clarify.no_ask_policy(), [0.0, -1.0], budget=1, generator=gen
+            ),
+            "temperatures\\[1\\]",
+        ),
+        (
+            lambda: clarify.evaluate(
+                env, tasks, clarify.no_ask_policy(), "0.5", budget=1, generator=gen
+            ),
+            "temperatures must be a sequence",
+        ),
         (lambda: clarify.oracle_policy(-0.1), "cost"),
         (lambda: clarify.rollout(env, tasks, "oracle", budget=1, generator=gen), "policy"),
         (
@@ -385,6 +415,10 @@ def test_validation_errors(env) -> None:
         ({"lr": 0.0}, "lr"),
         ({"generator": None}, "generator"),
         ({"checkpoints": [5]}, "checkpoints"),
+        ({"revealed": (3, 1)}, "revealed\\[1\\]"),
+        ({"revealed": 2}, "revealed must"),
+        ({"per_step": 1}, "per_step"),
+        ({"updates": 0, "revealed": (0, 9)}, "revealed\\[1\\]"),
     ],
 )
 def test_train_clarifier_validation(env, kwargs, match) -> None:

@@ -213,7 +213,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "polia",
         "agents",
         "Object-level intrinsic advantage in group-based RL for grounded reasoning",
-        ("icml26.agents.polia", "icml26.grpo"),
+        ("icml26.agents.polia", "icml26.agents.grounding", "icml26.grpo"),
         bench="bench_14_polia",
         sources="full paper",
     ),

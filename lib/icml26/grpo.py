@@ -5,10 +5,11 @@ Group Relative Policy Optimisation samples ``M`` completions (the *members*) for
 
     A_ij = (r_ij − mean_j r_ij) / (std_j r_ij + eps)
 
-Implements :prf:ref:`clarify-def-grpo`, chapter 04. The default convention is the one of
-TRL's ``GRPOTrainer``: the *unbiased* standard deviation over the group (``ddof=1``, what
-``torch.std`` computes) and ``eps = 1e-4``; numpy's ``std`` defaults to ``ddof=0``, so a
-reimplementation compared with TRL or verl must pass ``ddof=1`` explicitly.
+Implements :prf:ref:`clarification-def-grpo` (chapter 04) and the answer-level advantage
+:prf:ref:`polia-def-grpo` (chapter 14): one implementation for both. The default convention
+is the one of TRL's ``GRPOTrainer``: the *unbiased* standard deviation over the group
+(``ddof=1``, what ``torch.std`` computes) and ``eps = 1e-4``; numpy's ``std`` defaults to
+``ddof=0``, so a reimplementation compared with TRL or verl must pass ``ddof=1`` explicitly.
 """
 
 from __future__ import annotations

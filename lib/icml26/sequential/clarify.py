@@ -11,12 +11,12 @@ The "τ-toy retail" environment of chapter 04, batched over tasks, on any torch 
   :func:`likelihood_matrix`);
 - the belief is the exact Bayesian posterior over goals (:func:`update`), the reward is the
   paper's information gain ``R = log P(G*|x,Q,A) − log P(G*|x)`` (:func:`ig_reward`,
-  :prf:ref:`clarify-def-ig`), and :func:`eig` gives its expectation in closed form for every
-  action (:prf:ref:`clarify-thm-eig`), :func:`mutual_information` by enumerating answers;
+  :prf:ref:`clarification-def-ig`), and :func:`eig` gives its expectation in closed form for every
+  action (:prf:ref:`clarification-thm-eig`), :func:`mutual_information` by enumerating answers;
 - agents of different competence commit to a goal by sampling the tempered belief
   (:func:`commit`; temperature 0 is the MAP);
 - a linear-softmax clarifier (:func:`features`, :func:`softmax_policy`) is trained with
-  group-normalised policy gradients (:prf:ref:`clarify-def-grpo`) on the IG reward or on the
+  group-normalised policy gradients (:prf:ref:`clarification-def-grpo`) on the IG reward or on the
   sparse success reward (:func:`train_clarifier`), and compared with the oracle greedy-EIG
   clarifier (:func:`oracle_policy`) and a random-question one (:func:`random_policy`) by
   :func:`rollout` and :func:`evaluate`.
@@ -284,7 +284,7 @@ def _entropy(p: torch.Tensor, dim: int = -1) -> torch.Tensor:
 def eig(env: RetailEnv, belief: torch.Tensor) -> torch.Tensor:
     """Exact expected information gain ``I(G; A | x, Q)`` of every action: ``(n, K + 3)``.
 
-    Closed forms of :prf:ref:`clarify-thm-eig`: ``ask(k)`` gains ``H(A) − H(A | G)`` with the
+    Closed forms of :prf:ref:`clarification-thm-eig`: ``ask(k)`` gains ``H(A) − H(A | G)`` with the
     answer's predictive ``(1 − eps) m_k + eps / V`` (``m_k``: the belief's marginal of attribute
     ``k``); ``confirm`` gains ``h(P(yes)) − h(eps)`` with the binary entropy ``h``; ``vague`` and
     ``no-ask`` gain 0.
@@ -345,6 +345,7 @@ def answer(
     """The strict simulated user's answers (n,) to ``actions`` (n,), given the hidden goals."""
     _check_env(env)
     n = _check_tasks(env, tasks)
+    _check_belief(env, belief)
     checks.shape("belief", belief, (n, env.n_goals))
     actions = _check_actions(env, actions, n)
     _check_generator(generator)
@@ -396,21 +397,32 @@ def _update(
 def ig_reward(before: torch.Tensor, after: torch.Tensor, goal: torch.Tensor) -> torch.Tensor:
     """The paper's reward ``log P(G* | x, Q, A) − log P(G* | x)`` (n,).
 
-    Implements :prf:ref:`clarify-def-ig`, chapter 04.
+    Implements :prf:ref:`clarification-def-ig`, chapter 04. ``before`` and ``after`` are
+    beliefs ``(n, G)``; the goal must have positive probability under ``before`` (the reward
+    is ``-inf`` when an answer rules the goal out, which a correct user model never does).
     """
     checks.tensor("before", before, ndim=2, floating=True)
     checks.tensor("after", after, ndim=2, floating=True)
     checks.shape("after", after, tuple(before.shape))
+    checks.probability_vector("before", before)
+    checks.probability_vector("after", after)
     checks.tensor("goal", goal, ndim=1)
     checks.shape("goal", goal, (before.shape[0],))
+    if goal.is_floating_point() or goal.dtype == torch.bool:
+        raise ValueError(f"goal must hold integer goal indices, got {goal.dtype}")
+    if goal.numel() and (int(goal.min()) < 0 or int(goal.max()) >= before.shape[1]):
+        raise ValueError(f"goal must index the {before.shape[1]} goals")
     rows = torch.arange(before.shape[0], device=before.device)
     g = goal.long()
+    if (before[rows, g] <= 0).any():
+        raise ValueError("goal must have positive probability under before")
     return torch.log(after[rows, g]) - torch.log(before[rows, g])
 
 
 def commit(belief: torch.Tensor, temperature: float, *, generator: torch.Generator) -> torch.Tensor:
     """An agent's committed goal (n,): a sample of ``belief**(1/τ)``; ``τ = 0`` is the MAP."""
     checks.tensor("belief", belief, ndim=2, floating=True)
+    checks.probability_vector("belief", belief)
     tau = checks.real("temperature", temperature, low=0.0)
     _check_generator(generator)
     if tau == 0.0:
@@ -480,6 +492,9 @@ class Policy:
 def softmax_policy(weights: torch.Tensor, *, greedy: bool = False) -> Policy:
     """The linear-softmax clarifier ``π(a | s) ∝ exp(φ(s)ᵀ W[:, a])``; ``greedy`` takes argmax."""
     checks.tensor("weights", weights, ndim=2, floating=True)
+    checks.finite("weights", weights)
+    if not isinstance(greedy, bool):
+        raise ValueError(f"greedy must be a bool, got {greedy!r}")
 
     def choose(env, belief, known, step, budget, generator):
         if weights.shape != (2 * env.n_attributes + 5, env.n_actions):
@@ -609,8 +624,12 @@ def evaluate(
     questions per task (n,))``.
     """
     pollution = checks.real("pollution", pollution, low=0.0, high=1.0)
+    if isinstance(temperatures, str) or not isinstance(temperatures, Sequence):
+        raise ValueError(f"temperatures must be a sequence, got {temperatures!r}")
     if len(temperatures) == 0:
         raise ValueError("temperatures must list at least one agent")
+    for i, tau in enumerate(temperatures):
+        checks.real(f"temperatures[{i}]", tau, low=0.0)
     ro = rollout(env, tasks, policy, budget=budget, generator=generator)
     n = len(tasks)
     keep = (1 - pollution) ** ro.questions.to(torch.float64)
@@ -667,6 +686,12 @@ def train_clarifier(
     _check_generator(generator)
     for c in checkpoints:
         checks.integer("checkpoints[i]", c, low=0, high=updates)
+    if not isinstance(revealed, tuple | list) or len(revealed) != 2:
+        raise ValueError(f"revealed must be a pair (low, high), got {revealed!r}")
+    lo = checks.integer("revealed[0]", revealed[0], low=0, high=env.n_attributes)
+    checks.integer("revealed[1]", revealed[1], low=lo, high=env.n_attributes)
+    if not isinstance(per_step, bool):
+        raise ValueError(f"per_step must be a bool, got {per_step!r}")
     dtype, dev = env.prior.dtype, env.prior.device
     W = torch.zeros(2 * env.n_attributes + 5, env.n_actions, dtype=dtype, device=dev)
     W.requires_grad_(True)
