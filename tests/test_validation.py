@@ -79,12 +79,19 @@ def test_loglog_fit_validates(x, y, match):
         stats.loglog_fit(x, y)
 
 
-def test_stream_and_one_thread():
-    assert torch.equal(
-        torch.rand(3, generator=stats.stream(3, 1)), torch.rand(3, generator=stats.stream(4))
-    )
+def test_streams_of_distinct_pairs_are_distinct_and_reproducible():
+    draws = {
+        (s, k): torch.rand(4, generator=stats.stream(s, k)) for s in range(6) for k in range(6)
+    }
+    assert torch.equal(draws[3, 1], torch.rand(4, generator=stats.stream(3, 1)))
+    values = torch.stack(list(draws.values()))
+    assert torch.unique(values[:, 0]).numel() == len(draws)  # no two pairs share a stream
+    assert not torch.equal(draws[3, 1], draws[4, 0])  # a sum seed + offset made them equal
     with pytest.raises(ValueError, match="offset"):
         stats.stream(3, -1)
+
+
+def test_one_thread():
     n = torch.get_num_threads()
     with stats.one_thread():
         assert torch.get_num_threads() == 1
