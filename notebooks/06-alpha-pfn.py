@@ -1519,7 +1519,8 @@ untrained_regret = [final[f"untrained {s}"] for s in range(NET_SEEDS)]
 # fails if: the amortised acquisition explored or exploited badly (untrained: control)
 icml26.claim(
     "06.9",
-    "BO mean regret: α-network − reference PES (tolerance 0.02)",
+    "BO mean regret: α-network − reference PES (tolerance 0.02; "
+    f"EI {final['EI'] - final['reference PES']:+.3f})",
     seeds=[r - final["reference PES"] for r in net_regret],
     rule="worst",
     at_most=0.02,
@@ -1531,7 +1532,7 @@ icml26.claim(
 # fails if: the α-network carried no information about the optimum (untrained control)
 icml26.claim(
     "06.10",
-    "BO mean regret: α-network / random search",
+    f"BO mean regret: α-network / random search (EI {final['EI'] / final['random']:.3f})",
     seeds=[r / final["random"] for r in net_regret],
     rule="worst",
     at_most=0.5,
@@ -1594,6 +1595,13 @@ plt.show()
 #   UCB about as much. The threshold was fixed before the run and is not moved. The decisions
 #   are nevertheless good enough for BO (06.9–06.10), where simple regret, not the PES of one
 #   step, is what counts.
+# - **BO does not separate entropy search from EI here.** 06.9–06.10 test what amortisation
+#   must preserve: the network drives BO as well as the entropy search it imitates, and far
+#   better than the same network untrained (their control). EI, printed on both claim lines,
+#   passes both thresholds as well — on one-dimensional GP draws with a known prior, greedy
+#   improvement finds the optimum within fifteen steps. Only 06.6 (values) and 06.7
+#   (decisions, not reproduced) put EI on the failing side; a BO benchmark that rewards
+#   exploration, as the paper's multimodal functions do, is not run.
 # - **Estimators disagree in nats.** BoTorch's MES and PES rank like the grouped references
 #   but are lower in value; the claims compare the network with the estimator that made its
 #   labels. The grouped reference itself is biased low by its bins and high by its finite $M$.
