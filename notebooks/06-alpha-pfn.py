@@ -1135,8 +1135,9 @@ icml26.claim(
 # that 06.7 asks for. PES curves are broad near their peaks (figure in the Cross-check), so a
 # mean that is right on average across datasets can still place a flat maximum a few grid
 # points off, and 8192 noisy labels do not pin the tops down. Claim 06.7 is NOT REPRODUCED at
-# this scale; the paper-scale record in the Limits section shows what more data does. The BO
-# experiment (06.9–06.10) shows the practical side: these decisions find the optimum.
+# this scale; whether more labels close the gap is not known, as the paper scale has not been
+# run (see the record in the Limits section). The BO experiment (06.9–06.10) shows the
+# practical side: these decisions find the optimum.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Every (dataset, grid point) pair of the held-out sets against the reference PES, in nats. Left: the first α-network's mean, unscaled. Middle: EI mapped into nats by the affine fit to the training labels — it orders the points but cannot carry their values. Right: the single-optimum training labels, skewed and partly negative; the network learns their conditional mean.", "name": "alpha-pfn-fig-scatter"}}
 fig, (a0, a1, a2) = plt.subplots(1, 3, figsize=(7.4, 2.8))
@@ -1532,7 +1533,8 @@ icml26.claim(
 # fails if: the α-network carried no information about the optimum (untrained control)
 icml26.claim(
     "06.10",
-    f"BO mean regret: α-network / random search (EI {final['EI'] / final['random']:.3f})",
+    "BO mean regret: α-network / random search "
+    f"(EI {final['EI'] / final['random']:.3f})",
     seeds=[r / final["random"] for r in net_regret],
     rule="worst",
     at_most=0.5,
