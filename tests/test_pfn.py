@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from alphapfn.model.bar_distribution import BarDistribution, FullSupportBarDistribution
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
@@ -94,17 +95,23 @@ def test_quantile_borders_cover_samples() -> None:
 
 
 def test_against_alphapfn_bar_distribution() -> None:
-    bar = pytest.importorskip("alphapfn.model.bar_distribution")
     g = _gen(3)
     b = torch.sort(torch.randn(11, generator=g, dtype=torch.float64)).values
     z = torch.randn(5, 10, generator=g, dtype=torch.float64)
-    inner, full = bar.BarDistribution(b), bar.FullSupportBarDistribution(b)
+    inner, full = BarDistribution(b), FullSupportBarDistribution(b)
     assert torch.allclose(pfn.bar_entropy(b, z), inner.entropy(z), atol=1e-10)
     assert torch.allclose(pfn.bar_entropy(b, z, full_support=True), full.entropy(z), atol=1e-6)
     assert torch.allclose(pfn.bar_mean(b, z), inner.mean(z), atol=1e-10)
     assert torch.allclose(pfn.bar_mean(b, z, full_support=True), full.mean(z), atol=1e-6)
     y = b[0] + (b[-1] - b[0]) * torch.rand(5, generator=g, dtype=torch.float64)
     assert torch.allclose(-pfn.bar_log_density(b, z, y), inner(z, y), atol=1e-10)
+
+
+def test_empty_bucket_logits_are_allowed() -> None:
+    b = pfn.equal_borders(0.0, 3.0, 3)
+    z = torch.tensor([[0.0, -math.inf, 0.0]], dtype=torch.float64)
+    assert torch.allclose(pfn.bar_mean(b, z), torch.tensor([1.5], dtype=torch.float64))
+    assert torch.allclose(pfn.bar_entropy(b, z), torch.tensor([math.log(2.0)], dtype=torch.float64))
 
 
 # --- GP, entropy search, EI ----------------------------------------------------------------
@@ -242,6 +249,7 @@ def test_bo_loop_with_oracle_acquisition_finds_optimum() -> None:
 
 B4 = pfn.equal_borders(0.0, 1.0, 4)
 Z4 = torch.zeros(3, 4, dtype=torch.float64)
+NAN3 = torch.tensor([0.0, math.nan, 1.0], dtype=torch.float64)
 
 
 @pytest.mark.parametrize(
@@ -386,6 +394,129 @@ Z4 = torch.zeros(3, 4, dtype=torch.float64)
             "acquisition output",
         ),
         (lambda: pfn.fixed_gp_model(GRID[:3], GRID[:2], 0.1, 1.0, 0.1), "y"),
+        (lambda: pfn.fixed_gp_model(NAN3, GRID[:3], 0.1, 1.0, 0.1), "x"),
+        (lambda: pfn.bar_entropy(B4, torch.full((3, 4), math.nan)), "logits"),
+        (lambda: pfn.bar_mean(B4, torch.full((3, 4), math.inf)), "logits"),
+        (lambda: pfn.bar_log_density(B4, Z4, torch.full((3,), math.nan)), "y"),
+        (lambda: pfn.rbf_kernel(NAN3, GRID, 0.1, 1.0), "x1"),
+        (lambda: pfn.sample_gp_prior(NAN3, 2, 0.1, 1.0, generator=_gen()), "grid"),
+        (lambda: pfn.make_tasks(NAN3, 2, (1, 2), 0.1, 1.0, 0.1, generator=_gen()), "grid"),
+        (
+            lambda: pfn.gp_posterior(
+                NAN3[None], GRID[None, :3], torch.ones(1, 3, dtype=torch.bool), GRID, 0.1, 1.0, 0.1
+            ),
+            "x_ctx",
+        ),
+        (
+            lambda: pfn.gp_posterior(
+                GRID[None, :3], NAN3[None], torch.ones(1, 3, dtype=torch.bool), GRID, 0.1, 1.0, 0.1
+            ),
+            "y_ctx",
+        ),
+        (
+            lambda: pfn.gp_posterior(
+                torch.zeros(0, 3),
+                torch.zeros(0, 3),
+                torch.ones(0, 3, dtype=torch.bool),
+                GRID,
+                0.1,
+                1.0,
+                0.1,
+            ),
+            "x_ctx",
+        ),
+        (
+            lambda: pfn.gp_posterior(
+                GRID[None, :3],
+                GRID[None, :3],
+                torch.ones(1, 3, dtype=torch.bool),
+                NAN3,
+                0.1,
+                1.0,
+                0.1,
+            ),
+            "grid",
+        ),
+        (
+            lambda: pfn.sample_posterior(
+                torch.full((1, 2), math.nan), torch.eye(2)[None], 2, generator=_gen()
+            ),
+            "mean",
+        ),
+        (lambda: pfn.mixture_entropy(torch.full((2, 3), math.nan), 0.1), "centres"),
+        (lambda: pfn.mixture_entropy(torch.zeros(2, 0), 0.1), "centres"),
+        (
+            lambda: pfn.grouped_entropy_search(
+                torch.full((2, 3, 4), math.nan), torch.zeros(2, 1, dtype=torch.long), 0.1
+            ),
+            "f_samples",
+        ),
+        (
+            lambda: pfn.grouped_entropy_search(torch.zeros(2, 3, 4), torch.zeros(2, 1), 0.1),
+            "query_idx",
+        ),
+        (
+            lambda: pfn.truncated_normal_entropy(torch.zeros(2), torch.ones(3), torch.zeros(4)),
+            "broadcast",
+        ),
+        (
+            lambda: pfn.truncated_normal_entropy(
+                torch.full((2,), math.nan), torch.ones(2), torch.zeros(2)
+            ),
+            "mu",
+        ),
+        (
+            lambda: pfn.expected_improvement(
+                torch.zeros(2), torch.ones(2), torch.tensor(math.nan, dtype=torch.float32)
+            ),
+            "best",
+        ),
+        (lambda: pfn.expected_improvement(torch.zeros(2), torch.ones(2), 0.0), "best"),
+        (
+            lambda: pfn.AlphaNet(4)(
+                GRID[None, :3].float(),
+                GRID[None, :3].float(),
+                torch.ones(1, 3, dtype=torch.bool),
+                torch.full((1, 2), math.nan),
+            ),
+            "x_query",
+        ),
+        (
+            lambda: pfn.bo_loop(
+                torch.zeros(2, 32, dtype=torch.float64),
+                GRID,
+                "not a function",
+                n_init=1,
+                n_iter=1,
+                noise_sd=0.1,
+                generator=_gen(),
+            ),
+            "acquisition",
+        ),
+        (
+            lambda: pfn.bo_loop(
+                torch.zeros(2, 32, dtype=torch.float64),
+                GRID,
+                lambda x, y, m: torch.full((2, 32), math.nan, dtype=torch.float64),
+                n_init=1,
+                n_iter=1,
+                noise_sd=0.1,
+                generator=_gen(),
+            ),
+            "acquisition output",
+        ),
+        (
+            lambda: pfn.bo_loop(
+                torch.full((2, 32), math.nan, dtype=torch.float64),
+                GRID,
+                lambda x, y, m: torch.zeros(2, 32, dtype=torch.float64),
+                n_init=1,
+                n_iter=1,
+                noise_sd=0.1,
+                generator=_gen(),
+            ),
+            "f",
+        ),
     ],
 )
 def test_validation(call, match: str) -> None:
@@ -409,3 +540,17 @@ def test_train_validation() -> None:
         pfn.train_alpha_net(
             *args[:5], xq[:, :1], torch.full((4, 2), 0.5), steps=1, batch=2, generator=_gen()
         )
+    with pytest.raises(ValueError, match="labels"):
+        pfn.train_alpha_net(*args, torch.full((4, 2), math.nan), steps=1, batch=2, generator=_gen())
+    with pytest.raises(ValueError, match="borders"):
+        pfn.train_alpha_net(
+            net, b.flip(0), *args[2:], torch.full((4, 2), 0.5), steps=1, batch=2, generator=_gen()
+        )
+    with pytest.raises(ValueError, match="net"):
+        pfn.train_alpha_net(
+            "net", *args[1:], torch.full((4, 2), 0.5), steps=1, batch=2, generator=_gen()
+        )
+    before = [p.detach().clone() for p in net.parameters()]
+    with pytest.raises(ValueError):
+        pfn.train_alpha_net(*args, torch.full((4, 2), 2.0), steps=1, batch=2, generator=_gen())
+    assert all(torch.equal(a, p) for a, p in zip(before, net.parameters(), strict=True))

@@ -304,11 +304,58 @@ D3 = torch.ones(3, dtype=torch.float64)
         ),
         (lambda: t3.loglog_slope([1.0, 2.0], [1.0, -1.0]), "positive"),
         (lambda: t3.loglog_slope([1.0], [1.0]), "length"),
+        (lambda: t3.loglog_slope([1.0, float("inf")], [1.0, 2.0]), "x"),
+        (lambda: t3.loglog_slope([2.0, 2.0], [1.0, 2.0]), "constant"),
+        (lambda: t3.trapezoid(D3 * float("nan"), G3), "y"),
+        (lambda: t3.trapezoid(D3, torch.tensor([0.0, float("nan"), 1.0])), "z"),
+        (lambda: t3.normal_pdf(G3 * float("nan"), 0.0, 1.0), "z"),
+        (lambda: t3.mixture_pdf(G3 * float("nan"), [0.0], [1.0], [1.0]), "z"),
+        (lambda: t3.mixture_pdf(G3, [0.0], [-1.0], [1.0]), "stds"),
+        (lambda: t3.mixture_pdf(G3, [float("nan")], [1.0], [1.0]), "means"),
+        (lambda: t3.leaked_mass(G3, D3, float("nan"), 0.1), "centre"),
+        (lambda: t3.rbf_features(G3 * float("nan"), G3, 1.0), "x"),
+        (lambda: t3.rbf_features(G3, G3[:0], 1.0), "centres"),
+        (
+            lambda: t3.fit_logistic(
+                torch.full((1, 3, 2), float("nan"), dtype=torch.float64), torch.ones(1, 3)
+            ),
+            "X",
+        ),
+        (
+            lambda: t3.fit_logistic(torch.ones(1, 0, 2, dtype=torch.float64), torch.ones(1, 0)),
+            "y",
+        ),
+        (
+            lambda: t3.predict_logistic(
+                torch.full((3, 2), float("nan"), dtype=torch.float64),
+                torch.ones(1, 3, dtype=torch.float64),
+            ),
+            "X",
+        ),
+        (
+            lambda: t3.error_grid(
+                G3,
+                D3,
+                D3[None],
+                0.1,
+                torch.full((1,), float("nan"), dtype=torch.float64),
+                (D3 * 0.5)[None, None],
+            ),
+            "T",
+        ),
     ],
 )
 def test_bad_input_raises_value_error(call, match) -> None:
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_leaked_mass_of_a_uniform_density() -> None:
+    z = t3.grid(0.0, 1.0, 1001)
+    q = torch.ones_like(z)
+    assert float(t3.leaked_mass(z, q, 0.5, 0.1)) == pytest.approx(0.2, abs=2e-3)
+    widths = torch.tensor([0.1, 0.2], dtype=torch.float64)
+    assert t3.leaked_mass(z, q, 0.5, widths).numpy() == pytest.approx([0.2, 0.4], abs=2e-3)
 
 
 def test_fit_logistic_reports_non_convergence() -> None:

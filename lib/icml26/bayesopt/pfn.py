@@ -1,11 +1,11 @@
 """α-PFN at toy scale (chapter 06): bar distributions, a 1-D GP prior, grouped Monte-Carlo
 entropy search, the α-network and a batched Bayesian-optimisation loop.
 
-The bar (Riemann) distribution implements :prf:ref:`alphapfn-def-bar` and its exact entropy
-:prf:ref:`alphapfn-prop-bar-entropy`; the grouped estimator implements the entropy-search
-acquisitions of :prf:ref:`alphapfn-def-es` (with the bias of :prf:ref:`alphapfn-lem-binning`);
-the α-network is trained on the labels of :prf:ref:`alphapfn-def-alpha` with the NLL of
-:prf:ref:`alphapfn-prop-nll`. Everything is batched over datasets and runs on any device.
+The bar (Riemann) distribution implements :prf:ref:`alpha-pfn-def-bar` and its exact entropy
+:prf:ref:`alpha-pfn-prop-bar-entropy`; the grouped estimator implements the entropy-search
+acquisitions of :prf:ref:`alpha-pfn-def-es` (with the bias of :prf:ref:`alpha-pfn-lem-binning`);
+the α-network is trained on the labels of :prf:ref:`alpha-pfn-def-alpha` with the NLL of
+:prf:ref:`alpha-pfn-prop-nll`. Everything is batched over datasets and runs on any device.
 """
 
 from __future__ import annotations
@@ -86,6 +86,8 @@ def _check_bar(borders: Tensor, logits: Tensor) -> None:
     checks.tensor("borders", borders, ndim=1, floating=True)
     checks.tensor("logits", logits, floating=True)
     checks.finite("borders", borders)
+    if bool(torch.isnan(logits).any() | (logits == math.inf).any()):
+        raise ValueError("logits must not be NaN or +inf (-inf marks an empty bucket)")
     if borders.numel() < 2 or not bool((torch.diff(borders) > 0).all()):
         raise ValueError("borders must be strictly increasing with at least two entries")
     if logits.ndim < 1 or logits.shape[-1] != borders.numel() - 1:
@@ -107,10 +109,13 @@ def bar_log_density(
     Interior version: the density is ``p_b / w_b`` on bucket ``b`` and zero outside
     ``[borders[0], borders[-1]]`` (log-density ``-inf``). ``full_support``: the two outer buckets
     are half-normal tails anchored at their inner border, scale ``w / 0.6745`` (half of their
-    mass inside the bucket), as in the ``alphapfn`` package. Implements :prf:ref:`alphapfn-def-bar`.
+    mass inside the bucket), as in the ``alphapfn`` package. Implements
+    :prf:ref:`alpha-pfn-def-bar` (chapter 06). Logits may be ``-inf`` (an empty bucket); NaN or
+    ``+inf`` logits and non-finite ``y`` raise ``ValueError``.
     """
     _check_bar(borders, logits)
     checks.tensor("y", y, floating=True)
+    checks.finite("y", y)
     if tuple(y.shape) != tuple(logits.shape[:-1]):
         raise ValueError(f"y must have shape {tuple(logits.shape[:-1])}, got {tuple(y.shape)}")
     borders = borders.to(logits)
@@ -141,7 +146,7 @@ def bar_nll(borders: Tensor, logits: Tensor, y: Tensor, *, full_support: bool = 
 def bar_mean(borders: Tensor, logits: Tensor, *, full_support: bool = False) -> Tensor:
     """Mean of the bar distribution: ``Σ p_b m_b`` with ``m_b`` the bucket's mean.
 
-    This is the α-PFN acquisition value (:prf:ref:`alphapfn-prop-nll`); interior buckets have
+    This is the α-PFN acquisition value (:prf:ref:`alpha-pfn-prop-nll`); interior buckets have
     their midpoint as mean, half-normal tails ``border ∓ s √(2/π)``.
     """
     _check_bar(borders, logits)
@@ -158,7 +163,7 @@ def bar_mean(borders: Tensor, logits: Tensor, *, full_support: bool = False) -> 
 
 
 def bar_entropy(borders: Tensor, logits: Tensor, *, full_support: bool = False) -> Tensor:
-    """Exact differential entropy of the bar distribution (:prf:ref:`alphapfn-prop-bar-entropy`).
+    """Exact differential entropy of the bar distribution (:prf:ref:`alpha-pfn-prop-bar-entropy`).
 
     Interior: ``-Σ p_b (log p_b - log w_b)``. Full support: ``-Σ p_b log p_b + Σ p_b H_b`` with
     ``H_b = log w_b`` inside and ``½ log(π e s²/2)`` for the half-normal tails.
@@ -182,6 +187,8 @@ def rbf_kernel(x1: Tensor, x2: Tensor, lengthscale: float, variance: float) -> T
     """``variance · exp(-(x1 - x2)² / (2 ℓ²))`` for 1-D inputs, batched: ``(..., n) × (..., m)``."""
     checks.tensor("x1", x1, floating=True)
     checks.tensor("x2", x2, floating=True)
+    checks.finite("x1", x1)
+    checks.finite("x2", x2)
     lengthscale = checks.real("lengthscale", lengthscale, low=0.0, strict=True)
     variance = checks.real("variance", variance, low=0.0, strict=True)
     d = x1[..., :, None] - x2[..., None, :]
@@ -193,6 +200,7 @@ def sample_gp_prior(
 ) -> Tensor:
     """``num`` exact GP draws on ``grid`` by Cholesky (jitter 1e-6 · variance): ``(num, G)``."""
     checks.tensor("grid", grid, ndim=1, floating=True)
+    checks.finite("grid", grid)
     num = checks.integer("num", num, low=1)
     K = rbf_kernel(grid, grid, lengthscale, variance)
     L = torch.linalg.cholesky(
@@ -234,6 +242,7 @@ def make_tasks(
     """``num`` prior datasets: a GP draw, ``n ~ U{n_lo..n_hi}`` distinct uniform grid points
     and noisy ``y``."""
     checks.tensor("grid", grid, ndim=1, floating=True)
+    checks.finite("grid", grid)
     num = checks.integer("num", num, low=1)
     if len(n_range) != 2:
         raise ValueError(f"n_range must be (n_lo, n_hi), got {n_range!r}")
@@ -260,8 +269,12 @@ def _check_context(x_ctx: Tensor, y_ctx: Tensor, mask: Tensor) -> None:
             f"x_ctx, y_ctx and mask must share one shape, got {tuple(x_ctx.shape)}, "
             f"{tuple(y_ctx.shape)}, {tuple(mask.shape)}"
         )
+    if x_ctx.shape[0] == 0:
+        raise ValueError("x_ctx must hold at least one dataset")
     if not bool(mask.any(-1).all()):
         raise ValueError("mask must keep at least one context point per dataset")
+    checks.finite("x_ctx", x_ctx)
+    checks.finite("y_ctx", y_ctx)
 
 
 def gp_posterior(
@@ -280,6 +293,7 @@ def gp_posterior(
     """
     _check_context(x_ctx, y_ctx, mask)
     checks.tensor("grid", grid, ndim=1, floating=True)
+    checks.finite("grid", grid)
     noise_sd = checks.real("noise_sd", noise_sd, low=0.0, strict=True)
     noise = torch.where(
         mask, torch.full_like(y_ctx, noise_sd**2), torch.full_like(y_ctx, _PAD_NOISE)
@@ -299,6 +313,8 @@ def sample_posterior(mean: Tensor, cov: Tensor, num: int, *, generator: torch.Ge
     checks.tensor("mean", mean, ndim=2, floating=True)
     checks.tensor("cov", cov, ndim=3, floating=True)
     checks.shape("cov", cov, (mean.shape[0], mean.shape[1], mean.shape[1]))
+    checks.finite("mean", mean)
+    checks.finite("cov", cov)
     num = checks.integer("num", num, low=1)
     G = mean.shape[1]
     jitter = 1e-8 * torch.eye(G, dtype=cov.dtype, device=cov.device)
@@ -317,6 +333,9 @@ def mixture_entropy(centres: Tensor, noise_sd: float, *, points: int = 96) -> Te
     (the rectangle rule is spectrally accurate for these smooth, vanishing integrands).
     """
     checks.tensor("centres", centres, floating=True)
+    checks.finite("centres", centres)
+    if centres.ndim < 1 or centres.shape[-1] == 0:
+        raise ValueError("centres must hold at least one centre (last axis)")
     noise_sd = checks.real("noise_sd", noise_sd, low=0.0, strict=True)
     points = checks.integer("points", points, low=8)
     lo = centres.min(-1).values - 6 * noise_sd
@@ -352,7 +371,7 @@ def grouped_entropy_search(
 ) -> tuple[Tensor, Tensor]:
     """Grouped Monte-Carlo entropy search.
 
-    Implements :prf:ref:`alphapfn-def-es` with the estimator of :prf:ref:`alphapfn-lem-binning`.
+    Implements :prf:ref:`alpha-pfn-def-es` with the estimator of :prf:ref:`alpha-pfn-lem-binning`.
 
     ``f_samples`` ``(N, M, G)`` are joint posterior draws on the grid, ``query_idx`` ``(N, C)``
     grid indices of the candidates. Samples are grouped by the bin of their optimum (``kind``
@@ -364,10 +383,13 @@ def grouped_entropy_search(
     is the mutual information between ``y`` and the bin of the optimum under the empirical
     measure (≥ 0). Also returns the single-optimum labels ``α̃ = H[all] − H[group of sample 0]``:
     put the task's true function first to get the α-PFN training labels of
-    :prf:ref:`alphapfn-def-alpha`. Both have shape ``(N, C)``.
+    :prf:ref:`alpha-pfn-def-alpha`. Both have shape ``(N, C)``.
     """
     checks.tensor("f_samples", f_samples, ndim=3, floating=True)
+    checks.finite("f_samples", f_samples)
     checks.tensor("query_idx", query_idx, ndim=2)
+    if query_idx.is_floating_point() or query_idx.dtype == torch.bool:
+        raise ValueError(f"query_idx must hold integer grid indices, got {query_idx.dtype}")
     if query_idx.shape[0] != f_samples.shape[0]:
         raise ValueError(f"query_idx must have {f_samples.shape[0]} rows, got {query_idx.shape[0]}")
     if query_idx.numel() and (
@@ -435,6 +457,10 @@ def truncated_normal_entropy(mu: Tensor, sigma: Tensor, upper: Tensor) -> Tensor
     for name, v in (("mu", mu), ("sigma", sigma), ("upper", upper)):
         checks.tensor(name, v, floating=True)
         checks.finite(name, v)
+    try:
+        torch.broadcast_shapes(mu.shape, sigma.shape, upper.shape)
+    except RuntimeError as err:
+        raise ValueError(f"mu, sigma and upper must broadcast together: {err}") from None
     if bool((sigma <= 0).any()):
         raise ValueError("sigma must be positive")
     normal = torch.distributions.Normal(
@@ -450,6 +476,9 @@ def expected_improvement(mean: Tensor, var: Tensor, best: Tensor) -> Tensor:
     """Closed-form EI of ``f`` over ``best`` (maximisation); ``best`` broadcasts with ``mean``."""
     checks.tensor("mean", mean, floating=True)
     checks.tensor("var", var, floating=True)
+    checks.tensor("best", best, floating=True)
+    for name, v in (("mean", mean), ("var", var), ("best", best)):
+        checks.finite(name, v)
     if mean.shape != var.shape:
         raise ValueError(
             f"var must have the shape of mean {tuple(mean.shape)}, got {tuple(var.shape)}"
@@ -472,7 +501,9 @@ class AlphaNet(nn.Module):
     ``[x, x_j, d, |d|, y_j, y_j − max y]`` (``d = x − x_j``); the embeddings are mean- and
     max-pooled over the context (a permutation-invariant read-out, a cheap stand-in for the
     paper's transformer attention); a head MLP on ``[x, max y, n / n_max, pooled]`` outputs
-    the bucket logits.
+    the bucket logits. The activations are smooth (SiLU): with ReLU's kinks, a last-bit change
+    of a pre-activation can change a gradient by a finite amount, and training would depend on
+    the machine's floating-point code paths.
     """
 
     def __init__(self, buckets: int, *, pair_width: int = 32, head_width: int = 64) -> None:
@@ -481,13 +512,13 @@ class AlphaNet(nn.Module):
         pair_width = checks.integer("pair_width", pair_width, low=1)
         head_width = checks.integer("head_width", head_width, low=1)
         self.pair = nn.Sequential(
-            nn.Linear(6, pair_width), nn.GELU(), nn.Linear(pair_width, pair_width), nn.GELU()
+            nn.Linear(6, pair_width), nn.SiLU(), nn.Linear(pair_width, pair_width), nn.SiLU()
         )
         self.head = nn.Sequential(
             nn.Linear(3 + 2 * pair_width, head_width),
-            nn.GELU(),
+            nn.SiLU(),
             nn.Linear(head_width, head_width),
-            nn.GELU(),
+            nn.SiLU(),
             nn.Linear(head_width, buckets),
         )
 
@@ -495,6 +526,7 @@ class AlphaNet(nn.Module):
         """Bucket logits, shape ``(N, C, buckets)``, for queries ``(N, C)``."""
         _check_context(x_ctx, y_ctx, mask)
         checks.tensor("x_query", x_query, ndim=2, floating=True)
+        checks.finite("x_query", x_query)
         if x_query.shape[0] != x_ctx.shape[0]:
             raise ValueError(f"x_query must have {x_ctx.shape[0]} rows, got {x_query.shape[0]}")
         N, C = x_query.shape
@@ -528,13 +560,22 @@ def train_alpha_net(
     lr: float = 3e-3,
     generator: torch.Generator,
 ) -> list[float]:
-    """Train ``net`` by the bar-distribution NLL of the labels (:prf:ref:`alphapfn-prop-nll`).
+    """Train ``net`` by the bar-distribution NLL of the labels (:prf:ref:`alpha-pfn-prop-nll`).
 
     Minibatches are ``batch`` datasets with all their ``C`` candidates; Adam with a cosine
     learning-rate decay. Returns the loss per step.
     """
+    if not isinstance(net, nn.Module):
+        raise ValueError(f"net must be a torch module, got {type(net).__name__}")
     _check_context(x_ctx, y_ctx, mask)
+    checks.tensor("borders", borders, ndim=1, floating=True)
+    checks.finite("borders", borders)
+    if borders.numel() < 2 or not bool((torch.diff(borders) > 0).all()):
+        raise ValueError("borders must be strictly increasing with at least two entries")
     checks.tensor("labels", labels, ndim=2, floating=True)
+    checks.finite("labels", labels)
+    checks.tensor("x_query", x_query, ndim=2, floating=True)
+    checks.finite("x_query", x_query)
     checks.shape("x_query", x_query, labels.shape)
     if labels.shape[0] != x_ctx.shape[0]:
         raise ValueError(f"labels must have {x_ctx.shape[0]} rows, got {labels.shape[0]}")
@@ -581,6 +622,10 @@ def bo_loop(
     checks.tensor("f", f, ndim=2, floating=True)
     checks.tensor("grid", grid, ndim=1, floating=True)
     checks.shape("f", f, (None, len(grid)))
+    checks.finite("f", f)
+    checks.finite("grid", grid)
+    if not callable(acquisition):
+        raise ValueError("acquisition must be callable")
     n_init = checks.integer("n_init", n_init, low=1, high=len(grid))
     n_iter = checks.integer("n_iter", n_iter, low=0)
     noise_sd = checks.real("noise_sd", noise_sd, low=0.0, strict=True)
@@ -597,6 +642,8 @@ def bo_loop(
         y = torch.where(mask, f.gather(1, idx) + noise_sd * eps, 0.0)
         scores = acquisition(grid[idx], y, mask)
         checks.shape("acquisition output", scores, (S, G))
+        if bool(torch.isnan(scores).any()):
+            raise ValueError("acquisition output must not contain NaN")
         idx[:, t] = scores.argmax(-1)
         mask[:, t] = True
         regret.append(fstar - f.gather(1, idx[:, : t + 1]).max(-1).values)
@@ -617,6 +664,8 @@ def fixed_gp_model(x: Tensor, y: Tensor, lengthscale: float, variance: float, no
     checks.tensor("x", x, ndim=1, floating=True)
     checks.tensor("y", y, ndim=1, floating=True)
     checks.shape("y", y, (len(x),))
+    checks.finite("x", x)
+    checks.finite("y", y)
     lengthscale = checks.real("lengthscale", lengthscale, low=0.0, strict=True)
     variance = checks.real("variance", variance, low=0.0, strict=True)
     noise_sd = checks.real("noise_sd", noise_sd, low=0.0, strict=True)

@@ -8,16 +8,19 @@ grids of configurations are computed in one vectorised pass. This module holds:
 - :func:`grid`, :func:`trapezoid`, :func:`normal_pdf`, :func:`mixture_pdf` — exact densities
   and quadrature;
 - :func:`bayes_posterior`, :func:`train_posterior`, :func:`prior_correct` — the retain-vs-forget
-  posterior and the class-prior correction of :prf:ref:`t3-prop-tilt`;
-- :func:`shrink`, :func:`logit_shift` — the controlled classifier of :prf:ref:`t3-lem-shrink`
-  (probability-space floor) and the logit-space error that does *not* amplify;
+  posterior and the class-prior correction of :prf:ref:`t3-unlearning-prop-tilt`;
+- :func:`shrink`, :func:`logit_shift` — the controlled classifier of
+  :prf:ref:`t3-unlearning-lem-shrink` (probability-space floor) and the logit-space error that
+  does *not* amplify;
 - :func:`rbf_features`, :func:`fit_logistic`, :func:`predict_logistic`, :func:`sample_mixture`
   — the learned logistic-RBF classifier (batched Newton, scikit-learn's ``C`` convention);
-- :func:`t3_density` — the T3 estimator ``p^{1/T} f̂ / Z`` of :eq:`t3-eq-t3`;
+- :func:`t3_density` — the T3 estimator ``p^{1/T} f̂ / Z`` of :eq:`t3-unlearning-eq-t3`;
 - :func:`kl_divergence`, :func:`forget_error`, :func:`leaked_mass`, :func:`excess_loglik`,
   :func:`excess_logloss` — the chapter's metrics; :func:`error_grid` computes them for a whole
   grid of configurations; :func:`sample_density` draws from a grid density; :func:`loglog_slope`
-  fits the amplification exponent of :prf:ref:`t3-thm-amplify` and :prf:ref:`t3-thm-temper`.
+  fits the amplification exponent of :prf:ref:`t3-unlearning-thm-amplify` and
+  :prf:ref:`t3-unlearning-thm-temper`. :func:`leaked_mass` is the forget metric that does *not*
+  see the amplification (the mass near the spike, not the density on it).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ Number = float | torch.Tensor
 
 def _grid_arg(z: object) -> torch.Tensor:
     z = checks.tensor("z", z, ndim=1, floating=True)
+    checks.finite("z", z)
     if z.numel() < 2:
         raise ValueError(f"z must hold at least two grid points, got {z.numel()}")
     if not bool((z[1:] > z[:-1]).all()):
@@ -116,12 +120,14 @@ def trapezoid(y: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     y = checks.tensor("y", y, floating=True)
     if y.ndim < 1 or y.shape[-1] != z.shape[0]:
         raise ValueError(f"y must have {z.shape[0]} grid points (last axis), got {tuple(y.shape)}")
+    checks.finite("y", y)
     return torch.trapezoid(y, z, dim=-1)
 
 
 def normal_pdf(z: torch.Tensor, mean: Number, std: Number) -> torch.Tensor:
     """Density of N(mean, std²) at ``z``; tensor ``mean``/``std`` of shape (B,) give (B, G)."""
     z = checks.tensor("z", z, floating=True)
+    checks.finite("z", z)
     std = _scalar_or_tensor("std", std, low=0.0, high=None, strict=True)
     mean = _scalar_or_tensor("mean", mean, low=-math.inf, high=None, strict=False)
     if isinstance(mean, torch.Tensor):
@@ -137,10 +143,14 @@ def mixture_pdf(
 ) -> torch.Tensor:
     """Density of the Gaussian mixture Σ_k w_k N(means_k, stds_k²) at ``z``."""
     z = checks.tensor("z", z, floating=True)
+    checks.finite("z", z)
     if not (len(means) == len(stds) == len(weights)) or len(means) == 0:
         raise ValueError("means, stds and weights must be non-empty and of equal length")
     w = torch.as_tensor(list(weights), dtype=torch.float64)
     checks.probability_vector("weights", w)
+    for k, (m, sd) in enumerate(zip(means, stds, strict=True)):
+        checks.real(f"means[{k}]", m)
+        checks.real(f"stds[{k}]", sd, low=0.0, strict=True)
     out = torch.zeros_like(z)
     for m, s, wk in zip(means, stds, weights, strict=True):
         out = out + float(wk) * normal_pdf(z, float(m), float(s))
@@ -151,8 +161,9 @@ def train_posterior(p_r: torch.Tensor, p_f: torch.Tensor, pi: float) -> torch.Te
     """Bayes posterior P(retain | z) of a classifier trained with retain fraction ``pi``.
 
     ``c = π p_r / (π p_r + (1 − π) p_f)``; where both densities vanish, ``c = π``. With
-    ``pi = 1 − γ`` this is the mixture posterior η of :prf:ref:`t3-prop-tilt`; with ``pi = 0.5``
-    it is the balanced classifier that needs the prior correction (:func:`prior_correct`).
+    ``pi = 1 − γ`` this is the mixture posterior η of :prf:ref:`t3-unlearning-prop-tilt`; with
+    ``pi = 0.5`` it is the balanced classifier that needs the prior correction
+    (:func:`prior_correct`).
     """
     p_r = _density("p_r", p_r)
     p_f = _density("p_f", p_f)
@@ -163,7 +174,8 @@ def train_posterior(p_r: torch.Tensor, p_f: torch.Tensor, pi: float) -> torch.Te
 
 
 def bayes_posterior(p_r: torch.Tensor, p_f: torch.Tensor, gamma: float) -> torch.Tensor:
-    """η = (1 − γ) p_r / p, the Bayes retain posterior under the mixture :eq:`t3-eq-mixture`."""
+    """η = (1 − γ) p_r / p, the Bayes retain posterior of the mixture
+    :eq:`t3-unlearning-eq-mixture` (chapter 09)."""
     gamma = checks.real("gamma", gamma, low=0.0, high=1.0, strict=True)
     return train_posterior(p_r, p_f, 1.0 - gamma)
 
@@ -171,7 +183,7 @@ def bayes_posterior(p_r: torch.Tensor, p_f: torch.Tensor, gamma: float) -> torch
 def prior_correct(c: torch.Tensor, gamma: float, pi: float) -> torch.Tensor:
     """Turn a posterior trained with retain fraction ``pi`` into the mixture posterior η.
 
-    Odds transform of :prf:ref:`t3-prop-tilt`:
+    Odds transform of :prf:ref:`t3-unlearning-prop-tilt`:
     ``η/(1−η) = [(1−γ)/γ]·[(1−π)/π]·c/(1−c)``, written so that c ∈ {0, 1} map to η ∈ {0, 1}.
     """
     c = _prob("c", c)
@@ -183,7 +195,7 @@ def prior_correct(c: torch.Tensor, gamma: float, pi: float) -> torch.Tensor:
 
 
 def shrink(eta: torch.Tensor, kappa: Number) -> torch.Tensor:
-    """Controlled classifier η̂ = (1 − κ) η + κ/2 of :prf:ref:`t3-lem-shrink`.
+    """Controlled classifier η̂ = (1 − κ) η + κ/2 of :prf:ref:`t3-unlearning-lem-shrink`.
 
     A probability-space error: it puts a floor κ/2 under η̂ on the forget spike. A tensor
     ``kappa`` of shape (C,) adds a leading axis: ``(C, *eta.shape)``.
@@ -205,7 +217,9 @@ def logit_shift(eta: torch.Tensor, shift: float) -> torch.Tensor:
 
 
 def t3_density(z: torch.Tensor, p: torch.Tensor, f: torch.Tensor, T: Number) -> torch.Tensor:
-    """The T3 estimate ``p^{1/T} f / ∫ p^{1/T} f`` of :eq:`t3-eq-t3` (T = 1: classifier guidance).
+    """The T3 estimate ``p^{1/T} f / ∫ p^{1/T} f`` of :eq:`t3-unlearning-eq-t3` (chapter 09).
+
+    ``T = 1`` is classifier guidance.
 
     ``p`` and ``f`` broadcast against each other; a tensor ``T`` must broadcast against their
     batch shape (the grid axis is added here). Computed in log space, normalised numerically.
@@ -223,7 +237,10 @@ def t3_density(z: torch.Tensor, p: torch.Tensor, f: torch.Tensor, T: Number) -> 
 
 
 def kl_divergence(z: torch.Tensor, p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
-    """KL(p ‖ q) = ∫ p log(p / q) (retain error when p = p_r, q = the estimate)."""
+    """KL(p ‖ q) = ∫ p log(p / q) (retain error when p = p_r, q = the estimate).
+
+    Returns ``inf`` when ``q`` vanishes where ``p`` does not.
+    """
     z = _grid_arg(z)
     p = _density("p", p, z)
     q = _density("q", q, z)
@@ -231,7 +248,8 @@ def kl_divergence(z: torch.Tensor, p: torch.Tensor, q: torch.Tensor) -> torch.Te
 
 
 def forget_error(z: torch.Tensor, p_f: torch.Tensor, q: torch.Tensor, p_r: torch.Tensor):
-    """Forget error ``∫ p_f |q − p_r|`` of :eq:`t3-eq-forget` (density seen on forget samples)."""
+    """Forget error ``∫ p_f |q − p_r|`` of :eq:`t3-unlearning-eq-forget`: the excess density the
+    estimate ``q`` puts where the forget samples are."""
     z = _grid_arg(z)
     p_f = _density("p_f", p_f, z)
     q = _density("q", q, z)
@@ -254,7 +272,10 @@ def leaked_mass(z: torch.Tensor, q: torch.Tensor, centre: Number, halfwidth: Num
 
 
 def excess_loglik(z: torch.Tensor, p_f: torch.Tensor, q: torch.Tensor, p_r: torch.Tensor):
-    """E_{z∼p_f}[log q(z) − log p_r(z)]: how much likelier forget samples are than under p_r."""
+    """E_{z∼p_f}[log q(z) − log p_r(z)]: how much likelier forget samples are than under p_r.
+
+    Returns ``+inf`` or ``-inf`` when ``p_r`` or ``q`` vanish where ``p_f`` does not.
+    """
     z = _grid_arg(z)
     p_f = _density("p_f", p_f, z)
     q = _density("q", q, z)
@@ -283,6 +304,10 @@ def rbf_features(x: torch.Tensor, centres: torch.Tensor, width: float) -> torch.
     """Gaussian RBF features ``exp(−(x − c)² / (2 width²))``, shape ``(*x.shape, len(centres))``."""
     x = checks.tensor("x", x, floating=True)
     centres = checks.tensor("centres", centres, ndim=1, floating=True)
+    checks.finite("x", x)
+    checks.finite("centres", centres)
+    if centres.numel() == 0:
+        raise ValueError("centres must hold at least one centre")
     width = checks.real("width", width, low=0.0, strict=True)
     d = (x.unsqueeze(-1) - centres.to(x)) / width
     return torch.exp(-0.5 * d * d)
@@ -298,7 +323,10 @@ def fit_logistic(
     returns (B, d + 1) coefficients, intercept last. Raises ``RuntimeError`` without convergence.
     """
     X = checks.tensor("X", X, ndim=3, floating=True)
+    checks.finite("X", X)
     y = checks.tensor("y", y, ndim=2)
+    if y.shape[-1] == 0:
+        raise ValueError("y must hold at least one sample per batch")
     if y.shape != X.shape[:2]:
         raise ValueError(f"y must have shape {tuple(X.shape[:2])}, got {tuple(y.shape)}")
     if not bool(((y == 0) | (y == 1)).all()):
@@ -328,6 +356,8 @@ def predict_logistic(X: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """P(y = 1 | x) for features ``X`` (..., d) and coefficients ``w`` (B, d + 1) → (B, ...)."""
     X = checks.tensor("X", X, floating=True)
     w = checks.tensor("w", w, ndim=2, floating=True)
+    checks.finite("X", X)
+    checks.finite("w", w)
     if X.shape[-1] + 1 != w.shape[-1]:
         raise ValueError(f"w must have {X.shape[-1] + 1} columns, got {w.shape[-1]}")
     logits = torch.einsum("...d,bd->b...", X, w[:, :-1]) + w[:, -1].reshape(
@@ -477,6 +507,10 @@ def loglog_slope(x: object, y: object) -> float:
     y = torch.as_tensor(y, dtype=torch.float64).flatten()
     if x.numel() != y.numel() or x.numel() < 2:
         raise ValueError("x and y must have the same length, at least 2")
+    checks.finite("x", x)
+    checks.finite("y", y)
+    if float(x.max() - x.min()) == 0.0:
+        raise ValueError("x must not be constant (the slope is undefined)")
     if bool((x <= 0).any()) or bool((y <= 0).any()):
         raise ValueError("x and y must be positive")
     lx, ly = torch.log(x), torch.log(y)

@@ -264,8 +264,10 @@ def show(stem: str) -> None:
         f"Paper scale: run on {record['device']} in {record['wall_s'] / 60:.0f} min "
         f"({record['date']}, commit {record['commit']}, torch {record['versions']['torch']})."
     )
+    # Indented, so that the record's lines are not read back as this chapter's own claim
+    # lines (by the claims page, the heading test, or the next paper-scale run's record).
     for line in record["claims"]:
-        print(line)
+        print(f"  {line}")
 
 
 def _main(argv: list[str] | None = None) -> int:
