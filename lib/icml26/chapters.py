@@ -3,7 +3,9 @@
 It drives the table-of-contents test, the claims page, ``make notebooks --changed`` (which
 library modules a chapter depends on) and ``make bench`` (which benchmark module times it).
 Adding a chapter is one :class:`Chapter` entry here, its notebook pair, its library module(s)
-under the part's subpackage, and its line in ``book/_toc.yml``.
+under the part's subpackage, and its paper's entry in ``book/references.bib`` (``bib``). The
+book's table of contents, its Library reference pages and the README's chapter table are
+generated from this registry (``python -m icml26.pipeline.book sync``; ``make book`` does it).
 """
 
 from __future__ import annotations
@@ -39,7 +41,12 @@ SOURCES: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Chapter:
-    """One chapter: ``notebooks/{number}-{slug}.py`` and what it builds on."""
+    """One chapter: ``notebooks/{number}-{slug}.py`` and what it builds on.
+
+    ``title`` is the chapter's one title (the book's sidebar, its page heading, the landing
+    page, the README); ``sources`` what it was written from (:data:`SOURCES`); ``bib`` the
+    key of the paper it teaches in ``book/references.bib`` (its page shows how to cite it).
+    """
 
     number: str
     slug: str
@@ -48,6 +55,7 @@ class Chapter:
     modules: tuple[str, ...]
     bench: str | None = None
     sources: str = "abstract only"
+    bib: str = ""
 
     def __post_init__(self) -> None:
         if len(self.number) != 2 or not self.number.isdigit():
@@ -56,6 +64,8 @@ class Chapter:
             raise ValueError(f"part must be one of {sorted(PARTS)}, got {self.part!r}")
         if self.sources not in SOURCES:
             raise ValueError(f"sources must be one of {SOURCES}, got {self.sources!r}")
+        if self.bib and not self.bib.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"bib must be a key of book/references.bib, got {self.bib!r}")
         for m in self.modules:
             if not m.startswith("icml26."):
                 raise ValueError(f"modules must be icml26 modules, got {m!r}")
@@ -75,6 +85,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.retrieval.med", "icml26.retrieval.limit"),
         bench="bench_01_med",
         sources="abstract and released code",
+        bib="wang2026med",
     ),
     Chapter(
         "02",
@@ -84,6 +95,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.sequential.hmm", "icml26.sequential.bandits"),
         bench="bench_02_hmm_bandits",
         sources="abstract and secondary summaries",
+        bib="li2026direct",
     ),
     Chapter(
         "03",
@@ -93,6 +105,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.sequential.critic",),
         bench="bench_03_informed_critic",
         sources="abstract and secondary summaries",
+        bib="ebi2026informed",
     ),
     Chapter(
         "04",
@@ -102,6 +115,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.sequential.clarify", "icml26.grpo"),
         bench="bench_04_clarification",
         sources="abstract and secondary summaries",
+        bib="deng2026clarification",
     ),
     Chapter(
         "05",
@@ -111,6 +125,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.dynamics.sde", "icml26.dynamics.switching", "icml26.dynamics.motion"),
         bench="bench_05_cogsde",
         sources="abstract only",
+        bib="cogsde2026controlled",
     ),
     Chapter(
         "06",
@@ -120,6 +135,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.bayesopt.pfn",),
         bench="bench_06_alpha_pfn",
         sources="abstract and released code",
+        bib="rakotoarison2026alphapfn",
     ),
     Chapter(
         "07",
@@ -129,6 +145,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
         sources="abstract and secondary summaries",
+        bib="nguyen2026safetygame",
     ),
     Chapter(
         "08",
@@ -138,6 +155,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.preferences", "icml26.games.zerosum"),
         bench="bench_08_hrc_dsppo",
         sources="full paper",
+        bib="huang2026transitivity",
     ),
     Chapter(
         "09",
@@ -147,6 +165,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.generative.unlearning",),
         bench="bench_09_t3_unlearning",
         sources="abstract and secondary summaries",
+        bib="block2026temper",
     ),
     Chapter(
         "10",
@@ -157,6 +176,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.generative.stego", "icml26.generative.diffusion"),
         bench="bench_10_asir",
         sources="abstract only",
+        bib="asir2026",
     ),
     Chapter(
         "11",
@@ -166,6 +186,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.generative.translation", "icml26.generative.diffusion"),
         bench="bench_11_any2any",
         sources="abstract and released code",
+        bib="chen2026any2any",
     ),
     Chapter(
         "12",
@@ -175,6 +196,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.jit",),
         bench="bench_12_agent_jit",
         sources="abstract and secondary summaries",
+        bib="winston2026agent",
     ),
     Chapter(
         "13",
@@ -184,6 +206,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.beam",),
         bench="bench_13_v_abs",
         sources="abstract and released code",
+        bib="ning2026vabs",
     ),
     Chapter(
         "14",
@@ -193,6 +216,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.polia", "icml26.grpo"),
         bench="bench_14_polia",
         sources="full paper",
+        bib="zeng2026polia",
     ),
     Chapter(
         "15",
@@ -202,6 +226,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.vla",),
         bench="bench_15_scale",
         sources="abstract and released code",
+        bib="choi2026scale",
     ),
     Chapter(
         "16",
@@ -211,6 +236,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.debias",),
         bench="bench_16_debiasing",
         sources="abstract and secondary summaries",
+        bib="zhou2026harnessing",
     ),
     Chapter(
         "17",
@@ -220,6 +246,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.watermark", "icml26.trust.shamir"),
         bench="bench_17_threshold_watermark",
         sources="abstract and released code",
+        bib="bakr2026collaborative",
     ),
     Chapter(
         "18",
@@ -229,6 +256,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.pathkernel",),
         bench="bench_18_explaind",
         sources="abstract and released code",
+        bib="eichin2026explaind",
     ),
     Chapter(
         "19",
@@ -238,6 +266,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.neuro.eeg",),
         bench="bench_19_rector",
         sources="abstract only",
+        bib="liu2026rector",
     ),
 )
 
