@@ -82,7 +82,11 @@ def _in_claim_cell(node: nodes.Node) -> bool:
 
 
 def _split(block: nodes.literal_block, html_out: bool) -> list[nodes.Node]:
-    """The block's claim lines rendered, its other lines kept as literal blocks between."""
+    """The block's claim lines rendered, its other lines kept as literal blocks between.
+
+    In LaTeX a claim's anchor moves from before the block to just before its line (a label
+    before a verbatim block is lost there).
+    """
     anchored = _in_claim_cell(block)
     parts: list[nodes.Node] = []
     rest: list[str] = []
@@ -99,9 +103,23 @@ def _split(block: nodes.literal_block, html_out: bool) -> list[nodes.Node]:
             continue
         if html_out:
             parts.append(nodes.raw("", render(parsed, anchored=anchored), format="html"))
-        else:
-            parts.append(_latex(parsed))
+            continue
+        if anchored:
+            target = _anchor_before(block, claim_anchor(parsed.id))
+            if target is not None:
+                target.parent.remove(target)
+                parts.append(target)
+        parts.append(_latex(parsed))
     return parts
+
+
+def _anchor_before(block: nodes.Node, anchor: str) -> nodes.target | None:
+    """The target ``anchor`` set just before ``block`` by ``chapter_pages``."""
+    parent = block.parent
+    for node in parent.children[: parent.index(block)]:
+        if isinstance(node, nodes.target) and anchor in node["ids"]:
+            return node
+    return None
 
 
 def _style_claims(app: Sphinx, doctree: nodes.document, docname: str) -> None:
