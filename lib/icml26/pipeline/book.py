@@ -33,6 +33,8 @@ __all__ = [
     "PaperScale",
     "api_pages",
     "build",
+    "changes",
+    "chapter_title",
     "claims",
     "paper_scale",
     "pdf",
@@ -373,12 +375,78 @@ def pdf_problems(pdf: Path, *, notebooks: Path | None = None) -> list[str]:
     return problems
 
 
+# ------------------------------------------------------------------ what changed in a release
+def _outputs(nb: dict) -> list[str]:
+    """A notebook's outputs as text (images by their hash), cell by cell."""
+    import hashlib
+
+    out = []
+    for cell in nb.get("cells", []):
+        for o in cell.get("outputs", []):
+            text = o.get("text", "")
+            out.append("".join(text) if isinstance(text, list) else text)
+            for mime, data in sorted(o.get("data", {}).items()):
+                blob = "".join(data) if isinstance(data, list) else json.dumps(data)
+                out.append(f"{mime}:{hashlib.sha256(blob.encode()).hexdigest()[:16]}")
+    return out
+
+
+def _claim_map(nb: dict) -> dict:
+    from icml26.claims import parse_claim_line
+
+    found = {}
+    for cell in nb.get("cells", []):
+        if "claim" in cell.get("metadata", {}).get("tags", []):
+            for line in _stream_lines(cell):
+                if (c := parse_claim_line(line)) is not None:
+                    found[c.id] = c
+    return found
+
+
+def changes(since: str) -> list[str]:
+    """The CHANGELOG lines for what changed in the chapters since git revision ``since``:
+    per chapter, whether its outputs changed, and every claim whose verdict changed, that
+    appeared or that went."""
+    from icml26.chapters import CHAPTERS
+
+    lines = []
+    for c in CHAPTERS:
+        path = f"notebooks/{c.stem}.ipynb"
+        old_text = subprocess.run(
+            ["git", "show", f"{since}:{path}"], cwd=ROOT, capture_output=True, text=True
+        )
+        new = json.loads((ROOT / path).read_text(encoding="utf-8"))
+        if old_text.returncode != 0:
+            lines.append(f"- {chapter_title(c)}: new chapter, {len(_claim_map(new))} claims.")
+            continue
+        old = json.loads(old_text.stdout)
+        if _outputs(old) == _outputs(new):
+            continue
+        before, after = _claim_map(old), _claim_map(new)
+        notes = [
+            f"{i} {before[i].status} → {after[i].status}"
+            for i in before
+            if i in after and before[i].status != after[i].status
+        ]
+        notes += [f"{i} new ({after[i].status})" for i in after if i not in before]
+        notes += [f"{i} removed" for i in before if i not in after]
+        verdicts = "; verdicts: " + ", ".join(notes) if notes else "; no verdict changed"
+        lines.append(f"- {chapter_title(c)}: outputs changed{verdicts}.")
+    return lines or ["- No chapter's outputs changed."]
+
+
 def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m icml26.pipeline.book", description=__doc__)
-    parser.add_argument("command", choices=["build", "pdf", "sync"])
+    parser.add_argument("command", choices=["build", "pdf", "sync", "changes"])
     parser.add_argument("--out", type=Path, default=None, help="build into OUT/_build/")
     parser.add_argument("--check", action="store_true", help="sync: only report stale files")
+    parser.add_argument("--since", default=None, help="changes: the previous release's tag")
     args = parser.parse_args(argv)
+    if args.command == "changes":
+        if not args.since:
+            parser.error("changes needs --since REVISION (the previous release's tag)")
+        print("\n".join(changes(args.since)))
+        return 0
     if args.command == "sync":
         stale = sync(check=args.check)
         for path in stale:
