@@ -381,7 +381,7 @@ def test_the_browser_checks_fail_on_a_broken_page(tmp_path, browser):
     from icml26.pipeline.browser import keyboard_problems, page_problems, serve
 
     png = base64.b64decode(  # a 4 × 2 white PNG: squeezed to a square by the page
-        "iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAAASFvFNAAAAEUlEQVR4nGP4//8/AwwzEMcBAJCkD/EKgM6y"
+        "iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAAEklEQVR4nGP8//8/AwwwMSABAEgGAwG0Rz8L"
         "AAAAAElFTkSuQmCC"
     )
     (tmp_path / "wide.png").write_bytes(png)
