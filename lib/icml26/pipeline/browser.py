@@ -196,7 +196,7 @@ for (const [sel, kind] of [['pre', 'pre'], ['mjx-container', 'math'], ['table', 
                           : e.scrollWidth > Math.max(room, e.clientWidth) + 2;
     if (wider || scrolls)
       overflow.push([kind, label(e), Math.round(Math.max(r.width, e.scrollWidth)),
-                     Math.round(room), cut(text(e), 50)]);
+                     Math.round(wider ? room : e.clientWidth), cut(text(e), 50), wider]);
   }
 }
 return JSON.parse(JSON.stringify({  // NaN and infinities become null
@@ -445,9 +445,10 @@ def _layout_problems(
         problems.append(
             f"the page scrolls sideways ({layout['scrollWidth']} > {layout['clientWidth']} px)"
         )
-    for kind, where, wide, room, text in layout["overflow"]:
+    for kind, where, wide, room, text, wider in layout["overflow"]:
         if not any(a.covers(page, width, kind, text) for a in allowed_overflow):
-            problems.append(f"{kind} wider than its column ({wide} > {room} px): {where}")
+            how = "wider than its column" if wider else "scrolls inside its box"
+            problems.append(f"{kind} {how} ({wide} > {room} px): {where}")
     problems += [f"claim verdict not visible: {cid}" for cid in layout["hiddenVerdicts"]]
     return problems
 
