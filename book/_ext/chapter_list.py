@@ -1,12 +1,19 @@
 """The ``chapter-list`` directive: the book's nineteen papers by part, each either linked to
-its chapter or marked forthcoming, from the chapter registry (:mod:`icml26.chapters`)."""
+its chapter (with the one title the registry gives it, and what the chapter was written from)
+or marked forthcoming, from the chapter registry (:mod:`icml26.chapters`)."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from book_data import sources_badge
 
 
 class ChapterList(SphinxDirective):
@@ -38,6 +45,8 @@ class ChapterList(SphinxDirective):
                     )
                     ref += nodes.inline(text=f"{n} · {title}")
                     para += ref
+                    para += nodes.Text(" ")
+                    para += sources_badge(written[n])
                 else:
                     para += nodes.Text(f"{n} · {title} ")
                     para += nodes.emphasis(text="(forthcoming)")

@@ -1,12 +1,13 @@
 """The chapter registry: one entry per chapter, the single place a new chapter is declared.
 
-It drives the table of contents and the README's chapter table (checked against it), the
-claims page, the library reference page (a chapter's ``modules``), the sources badge of each
-chapter, and ``make bench`` (which benchmark module times it). ``make notebooks --changed``
-does not read ``modules``: it follows the chapter's imports through the library
-(``icml26.pipeline.notebooks.library_dependencies``), which also catches a module imported
-indirectly. Adding a chapter is one :class:`Chapter` entry here, its notebook pair, its
-library module(s) under the part's subpackage, and its line in ``book/_toc.yml``.
+It drives the table-of-contents test, the claims page and ``make bench`` (which benchmark
+module times it). ``make notebooks --changed`` does not read ``modules``: it follows the
+chapter's imports through the library
+(``icml26.pipeline.notebooks.library_dependencies``), which also catches indirect imports.
+Adding a chapter is one :class:`Chapter` entry here, its notebook pair, its library module(s)
+under the part's subpackage, and its paper's entry in ``book/references.bib`` (``bib``). The
+book's table of contents, its Library reference pages and the README's chapter table are
+generated from this registry (``python -m icml26.pipeline.book sync``; ``make book`` does it).
 """
 
 from __future__ import annotations
@@ -57,7 +58,12 @@ SOURCES: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Chapter:
-    """One chapter: ``notebooks/{number}-{slug}.py`` and what it builds on."""
+    """One chapter: ``notebooks/{number}-{slug}.py`` and what it builds on.
+
+    ``title`` is the chapter's one title (the book's sidebar, its page heading, the landing
+    page, the README); ``sources`` what it was written from (:data:`SOURCES`); ``bib`` the
+    key of the paper it teaches in ``book/references.bib`` (its page shows how to cite it).
+    """
 
     number: str
     slug: str
@@ -66,6 +72,7 @@ class Chapter:
     modules: tuple[str, ...]
     bench: str | None = None
     sources: str = "abstract only"
+    bib: str = ""
 
     def __post_init__(self) -> None:
         if len(self.number) != 2 or not self.number.isdigit():
@@ -74,6 +81,8 @@ class Chapter:
             raise ValueError(f"part must be one of {sorted(PARTS)}, got {self.part!r}")
         if self.sources not in SOURCES:
             raise ValueError(f"sources must be one of {SOURCES}, got {self.sources!r}")
+        if self.bib and not self.bib.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"bib must be a key of book/references.bib, got {self.bib!r}")
         for m in self.modules:
             if not m.startswith("icml26."):
                 raise ValueError(f"modules must be icml26 modules, got {m!r}")
@@ -93,6 +102,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.retrieval.med", "icml26.retrieval.limit"),
         bench="bench_01_med",
         sources="abstract and released code",
+        bib="wang2026med",
     ),
     Chapter(
         "02",
@@ -102,6 +112,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.sequential.hmm", "icml26.sequential.bandits"),
         bench="bench_02_hmm_bandits",
         sources="abstract and secondary summaries",
+        bib="li2026direct",
     ),
     Chapter(
         "03",
@@ -116,6 +127,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ),
         bench="bench_03_informed_critic",
         sources="abstract and secondary summaries",
+        bib="ebi2026informed",
     ),
     Chapter(
         "04",
@@ -125,6 +137,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.sequential.clarify", "icml26.grpo"),
         bench="bench_04_clarification",
         sources="abstract and secondary summaries",
+        bib="deng2026clarification",
     ),
     Chapter(
         "05",
@@ -134,6 +147,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.dynamics.sde", "icml26.dynamics.switching", "icml26.dynamics.motion"),
         bench="bench_05_cogsde",
         sources="abstract only",
+        bib="cogsde2026controlled",
     ),
     Chapter(
         "06",
@@ -143,6 +157,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.bayesopt.pfn",),
         bench="bench_06_alpha_pfn",
         sources="abstract and released code",
+        bib="rakotoarison2026alphapfn",
     ),
     Chapter(
         "07",
@@ -152,6 +167,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.zerosum",),
         bench="bench_07_safety_game",
         sources="abstract and secondary summaries",
+        bib="nguyen2026safetygame",
     ),
     Chapter(
         "08",
@@ -161,6 +177,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.games.preferences", "icml26.games.zerosum"),
         bench="bench_08_hrc_dsppo",
         sources="full paper",
+        bib="huang2026transitivity",
     ),
     Chapter(
         "09",
@@ -170,6 +187,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.generative.unlearning",),
         bench="bench_09_t3_unlearning",
         sources="abstract and secondary summaries",
+        bib="block2026temper",
     ),
     Chapter(
         "10",
@@ -180,6 +198,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.generative.stego", "icml26.generative.diffusion"),
         bench="bench_10_asir",
         sources="abstract only",
+        bib="asir2026",
     ),
     Chapter(
         "11",
@@ -189,6 +208,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.generative.translation", "icml26.generative.diffusion"),
         bench="bench_11_any2any",
         sources="abstract and released code",
+        bib="chen2026any2any",
     ),
     Chapter(
         "12",
@@ -198,6 +218,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.jit",),
         bench="bench_12_agent_jit",
         sources="abstract and secondary summaries",
+        bib="winston2026agent",
     ),
     Chapter(
         "13",
@@ -207,6 +228,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.beam",),
         bench="bench_13_v_abs",
         sources="abstract and released code",
+        bib="ning2026vabs",
     ),
     Chapter(
         "14",
@@ -216,6 +238,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.polia", "icml26.agents.grounding", "icml26.grpo"),
         bench="bench_14_polia",
         sources="full paper",
+        bib="zeng2026polia",
     ),
     Chapter(
         "15",
@@ -225,6 +248,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.agents.vla",),
         bench="bench_15_scale",
         sources="abstract and released code",
+        bib="choi2026scale",
     ),
     Chapter(
         "16",
@@ -234,6 +258,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.debias",),
         bench="bench_16_debiasing",
         sources="abstract and secondary summaries",
+        bib="zhou2026harnessing",
     ),
     Chapter(
         "17",
@@ -243,6 +268,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.watermark", "icml26.trust.shamir"),
         bench="bench_17_threshold_watermark",
         sources="abstract and released code",
+        bib="bakr2026collaborative",
     ),
     Chapter(
         "18",
@@ -252,6 +278,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.trust.pathkernel",),
         bench="bench_18_explaind",
         sources="abstract and released code",
+        bib="eichin2026explaind",
     ),
     Chapter(
         "19",
@@ -261,6 +288,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         ("icml26.neuro.eeg",),
         bench="bench_19_rector",
         sources="abstract only",
+        bib="liu2026rector",
     ),
 )
 

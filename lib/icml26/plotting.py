@@ -2,6 +2,12 @@
 
 Figures are notebook outputs (no ``savefig``): a chapter calls :func:`use_book_style` once
 and draws with the colours in ``PALETTE`` (Okabe & Ito, 2008).
+
+Sizes are chosen for the book's column. At ``figure.dpi`` 96, one inch of figure is 96 CSS
+pixels, so a figure at most :data:`MAX_WIDTH_IN` (7.5 in, 720 px) wide is shown at its own
+size in the column at 1280 px (730 px) and a point of text is a point on screen: text of at
+least :data:`MIN_FONT_PT` (8 pt) stays legible. :func:`legibility_problems` lists what
+breaks this in a figure (a chapter can assert it is empty before ``plt.show()``).
 """
 
 from __future__ import annotations
@@ -10,10 +16,21 @@ import matplotlib as mpl
 from cycler import cycler
 
 __all__ = [
+    "DPI",
+    "MAX_WIDTH_IN",
+    "MIN_FONT_PT",
     "color",
     "diagram",
+    "legibility_problems",
     "use_book_style",
 ]
+
+#: Resolution of figures in CSS pixels per inch: a point of text is a point on screen.
+DPI = 96
+#: The widest figure the book's column shows at its own size (720 CSS px at :data:`DPI`).
+MAX_WIDTH_IN = 7.5
+#: The smallest legible text in a figure (legends, ticks, labels, annotations).
+MIN_FONT_PT = 8.0
 
 #: Okabe–Ito colour-blind-safe palette, in the order the book uses it.
 PALETTE: tuple[str, ...] = (
@@ -29,12 +46,15 @@ PALETTE: tuple[str, ...] = (
 
 STYLE: dict[str, object] = {
     "figure.figsize": (6.4, 4.0),
-    "figure.dpi": 110,
+    "figure.dpi": DPI,
     "figure.constrained_layout.use": True,
     "font.size": 11,
     "axes.titlesize": 12,
     "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
     "legend.fontsize": 9.5,
+    "legend.title_fontsize": 10,
     "legend.frameon": False,
     "axes.grid": True,
     "grid.alpha": 0.3,
@@ -63,6 +83,32 @@ def use_book_style() -> None:
         return
     if get_ipython() is not None:
         set_matplotlib_formats("retina")
+
+
+def legibility_problems(fig) -> list[str]:
+    """What makes ``fig`` hard to read in the book's column: a width over
+    :data:`MAX_WIDTH_IN`, or visible text smaller than :data:`MIN_FONT_PT` (tick labels,
+    axis labels, titles, legends, annotations). Empty when the figure is fine."""
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    problems = []
+    width = float(fig.get_figwidth())
+    if width > MAX_WIDTH_IN + 1e-9:
+        problems.append(f"figure {width:.2f} in wide > {MAX_WIDTH_IN} in")
+    fig.canvas.draw()  # tick labels exist only once drawn
+    seen = set()
+    for text in fig.findobj(Text):
+        content = text.get_text().strip()
+        if not content or not text.get_visible() or id(text) in seen:
+            continue
+        seen.add(id(text))
+        size = float(text.get_fontsize())
+        if size < MIN_FONT_PT - 1e-9:
+            problems.append(f"text {content[:30]!r} at {size:g} pt < {MIN_FONT_PT:g} pt")
+    return problems
 
 
 def color(i: int) -> str:
@@ -134,6 +180,6 @@ def diagram(
                 label,
                 ha="center",
                 va="bottom",
-                fontsize=fontsize - 1.5,
+                fontsize=max(fontsize - 1.5, MIN_FONT_PT),
                 color="0.25",
             )
