@@ -235,9 +235,18 @@ CHAPTERS: tuple[Chapter, ...] = (
         "rector",
         "neuro",
         "RECTOR: masked region-channel-temporal modeling of EEG",
-        ("icml26.neuro.eeg",),
+        (
+            "icml26.neuro.montage",
+            "icml26.neuro.simulate",
+            "icml26.neuro.connectivity",
+            "icml26.neuro.attention",
+            "icml26.neuro.encoder",
+            "icml26.neuro.partition",
+            "icml26.neuro.pretrain",
+            "icml26.neuro.probe",
+        ),
         bench="bench_19_rector",
-        sources="abstract only",
+        sources="abstract and secondary summaries",
     ),
 )
 

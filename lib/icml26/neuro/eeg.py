@@ -46,7 +46,17 @@ from icml26.neuro.pretrain import (
     rector_losses,
     structured_mask,
 )
-from icml26.neuro.probe import BANDS_HZ, band_power_features, embed, probe_f1, removal_f1
+from icml26.neuro.probe import (
+    BANDS_HZ,
+    band_power_features,
+    embed,
+    encode,
+    graph_features,
+    graph_upper,
+    pooled,
+    probe_f1,
+    removal_f1,
+)
 from icml26.neuro.simulate import PEAKS_HZ, EEGData, patchify, simulate_eeg
 
 __all__ = [
@@ -69,7 +79,10 @@ __all__ = [
     "channel_graph",
     "coherence",
     "embed",
+    "encode",
     "functional_regions",
+    "graph_features",
+    "graph_upper",
     "learned_affinity",
     "level_masks",
     "masked_attention",
@@ -78,6 +91,7 @@ __all__ = [
     "patchify",
     "phase_sum",
     "plv",
+    "pooled",
     "pretrain",
     "probe_f1",
     "rector_losses",

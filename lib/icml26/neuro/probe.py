@@ -11,12 +11,69 @@ import numpy as np
 import torch
 
 from icml26 import checks
-from icml26.neuro.encoder import RectorEncoder
+from icml26.neuro.encoder import RectorEncoder, channel_graph
 
-__all__ = ["BANDS_HZ", "band_power_features", "embed", "probe_f1", "removal_f1"]
+__all__ = [
+    "BANDS_HZ",
+    "band_power_features",
+    "embed",
+    "encode",
+    "graph_features",
+    "graph_upper",
+    "pooled",
+    "probe_f1",
+    "removal_f1",
+]
 
 #: The frequency bands (Hz) of :func:`band_power_features`.
 BANDS_HZ = ((4, 8), (8, 12), (12, 16), (16, 24), (24, 40))
+
+
+def _check_encoder_input(enc: object, x: object, batch: int) -> int:
+    if not isinstance(enc, RectorEncoder):
+        raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
+    checks.tensor("x", x, ndim=4, floating=True)
+    if len(x) == 0:
+        raise ValueError("x must hold at least one window")
+    return checks.integer("batch", batch, low=1)
+
+
+def encode(
+    enc: RectorEncoder,
+    x: torch.Tensor,
+    pos: object,
+    regions: object,
+    *,
+    names: list[str] | None = None,
+    batch: int = 256,
+) -> torch.Tensor:
+    """Final channel tokens ``(N, T, C, d)`` of a frozen encoder on patches ``x``, on the CPU."""
+    batch = _check_encoder_input(enc, x, batch)
+    pos_t = torch.as_tensor(np.asarray(pos), dtype=torch.float32)
+    with torch.inference_mode():
+        return torch.cat(
+            [
+                enc(x[i : i + batch], pos_t, regions, names=names).cpu()
+                for i in range(0, len(x), batch)
+            ]
+        )
+
+
+def pooled(h: torch.Tensor) -> np.ndarray:
+    """Window embeddings from channel tokens ``h`` ``(N, T, C, d)``: the mean and standard
+    deviation over channels and patches, ``(N, 2d)``."""
+    checks.tensor("h", h, ndim=4, floating=True)
+    mean = h.mean((1, 2))
+    sd = ((h * h).mean((1, 2)) - mean * mean).clamp(min=0).sqrt()
+    return torch.cat([mean, sd], -1).double().numpy()
+
+
+def graph_upper(h: torch.Tensor) -> np.ndarray:
+    """The connectivity read-out of channel tokens ``h`` ``(N, T, C, d)``: the upper triangle
+    of each window's :func:`~icml26.neuro.encoder.channel_graph`, ``(N, C(C-1)/2)``."""
+    checks.tensor("h", h, ndim=4, floating=True)
+    iu = torch.triu_indices(h.shape[2], h.shape[2], 1)
+    return channel_graph(h)[:, iu[0], iu[1]].double().numpy()
 
 
 def embed(
@@ -28,22 +85,20 @@ def embed(
     names: list[str] | None = None,
     batch: int = 256,
 ) -> np.ndarray:
-    """Frozen window embeddings: mean and std of the final channel tokens, ``(N, 2d)``."""
-    if not isinstance(enc, RectorEncoder):
-        raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
-    checks.tensor("x", x, ndim=4, floating=True)
-    if len(x) == 0:
-        raise ValueError("x must hold at least one window")
-    batch = checks.integer("batch", batch, low=1)
-    pos_t = torch.as_tensor(np.asarray(pos), dtype=torch.float32)
-    out = []
-    with torch.no_grad():
-        for i in range(0, len(x), batch):
-            h = enc(x[i : i + batch], pos_t, regions, names=names)
-            mean = h.mean((1, 2))
-            sd = ((h * h).mean((1, 2)) - mean * mean).clamp(min=0).sqrt()
-            out.append(torch.cat([mean, sd], -1).cpu())
-    return torch.cat(out).double().numpy()
+    """Frozen window embeddings: :func:`pooled` of :func:`encode`, ``(N, 2d)``."""
+    return pooled(encode(enc, x, pos, regions, names=names, batch=batch))
+
+
+def graph_features(
+    enc: RectorEncoder,
+    x: torch.Tensor,
+    pos: object,
+    regions: object,
+    *,
+    batch: int = 256,
+) -> np.ndarray:
+    """The encoder's connectivity read-out: :func:`graph_upper` of :func:`encode`."""
+    return graph_upper(encode(enc, x, pos, regions, batch=batch))
 
 
 def band_power_features(x: np.ndarray, fs: float) -> np.ndarray:
