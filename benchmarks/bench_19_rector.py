@@ -3,7 +3,7 @@
 The channel level of a RECTOR-SA layer on a batch of 16 windows, T = 8 patches, head width 16:
 
 - Cases 1-2: biosemi64 (R = 7 anatomical regions) and biosemi128 (R = 8 equal regions):
-  ``icml26.neuro.eeg.block_sparse_attention`` (regions gathered into a padded
+  ``icml26.neuro.attention.block_sparse_attention`` (regions gathered into a padded
   ``(T, R, n_max)`` tensor, only the blocks are scored) against the notebook's readable
   reference (a Python loop over patches and regions) and against dense
   ``scaled_dot_product_attention`` over all ``C·T`` tokens with the boolean block mask

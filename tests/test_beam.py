@@ -331,3 +331,28 @@ def test_bad_with_prior(world_b: beam.World) -> None:
         world_b.with_prior(world_b.prior[:2])
     with pytest.raises(ValueError, match="prior"):
         world_b.with_prior(world_b.prior + 1.0)
+
+
+def test_with_observer(world_b: beam.World) -> None:
+    flat = torch.full_like(world_b.observer, 0.5)
+    w = world_b.with_observer(flat)
+    assert torch.equal(w.observer, flat) and torch.equal(w.prior, world_b.prior)
+    with pytest.raises(ValueError, match="observer"):
+        world_b.with_observer(flat[:1])
+    with pytest.raises(ValueError, match="observer"):
+        world_b.with_observer(flat + 1.0)
+    bad = flat.clone()
+    bad[0, 0, 0] = float("nan")
+    with pytest.raises(ValueError, match="observer"):
+        world_b.with_observer(bad)
+    with pytest.raises(ValueError, match="prior"):
+        world_b.with_prior(bad)
+
+
+def test_worlds_from_one_seed_share_their_draws(holes: torch.Tensor) -> None:
+    """make_world draws in a fixed order: without hidden holes, the same seed gives the same
+    Observer (its draws come after the Thinker's, which do not depend on hide)."""
+    a = beam.make_world(holes, hide=0.5, generator=torch.Generator().manual_seed(3))
+    b = beam.make_world(holes, hide=0.0, generator=torch.Generator().manual_seed(3))
+    assert not b.hidden.any()
+    assert torch.equal(a.observer, b.observer)

@@ -1,4 +1,5 @@
-"""Tests of icml26.neuro.eeg (chapter 19, rector): masks, cost, partitions, generator, encoder."""
+"""Tests of icml26.neuro (chapter 19, rector): montages, generator, connectivity, masks and
+cost, partitions, encoder, pre-training, probes; bad inputs of every public function."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score
 
-from icml26.neuro import eeg
+from icml26.neuro import (
+    attention,
+    connectivity,
+    eeg,
+    encoder,
+    montage,
+    partition,
+    pretrain,
+    probe,
+    simulate,
+)
 from icml26.pipeline.notebooks import notebook_functions
 
 _reference = notebook_functions("19-rector", "blockwise_attention_reference")[
@@ -222,6 +233,67 @@ def test_plv_matches_mne_connectivity() -> None:
         eeg.plv(x, 128.0, (12.0, 8.0))
 
 
+def test_coherence_matches_mne_connectivity() -> None:
+    from mne_connectivity import spectral_connectivity_epochs
+
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((30, 5, 128)) + rng.standard_normal((30, 1, 128))
+    ours = eeg.coherence(x, 128.0, (8.0, 40.0))
+    con = spectral_connectivity_epochs(
+        x,
+        method="coh",
+        mode="fourier",
+        sfreq=128.0,
+        fmin=8.0,
+        fmax=40.0,
+        faverage=True,
+        verbose=False,
+    )
+    theirs = con.get_data(output="dense")[..., 0]
+    tri = np.tril_indices(5, -1)
+    assert np.abs(ours[tri] - theirs[tri]).max() < 1e-10
+
+
+def test_phase_sums_accumulate_to_the_plv() -> None:
+    x = np.random.default_rng(2).standard_normal((20, 4, 64))
+    band = (4.0, 40.0)
+    total = eeg.phase_sum(x[:7], 128.0, band) + eeg.phase_sum(x[7:], 128.0, band)
+    assert np.allclose(np.abs(total / 20).mean(-1), eeg.plv(x, 128.0, band))
+
+
+def test_mean_abs_correlation_matches_numpy() -> None:
+    x = np.random.default_rng(3).standard_normal((6, 5, 40))
+    want = np.mean([np.abs(np.corrcoef(w)) for w in x], axis=0)
+    assert np.allclose(eeg.mean_abs_correlation(x), want)
+
+
+@pytest.mark.parametrize(
+    "fn", [eeg.plv, eeg.coherence, eeg.phase_sum], ids=["plv", "coherence", "phase_sum"]
+)
+def test_connectivity_rejects_bad_input(fn) -> None:
+    x = np.random.default_rng(0).standard_normal((4, 3, 64))
+    bad = x.copy()
+    bad[1, 2, 5] = np.nan
+    with pytest.raises(ValueError, match="x"):
+        fn(bad, 128.0, (4.0, 40.0))
+    with pytest.raises(ValueError, match="x"):
+        fn(x[0], 128.0, (4.0, 40.0))
+    with pytest.raises(ValueError, match="x"):
+        fn(np.zeros((0, 3, 64)), 128.0, (4.0, 40.0))
+    with pytest.raises(ValueError, match="x"):
+        fn(x.astype(int), 128.0, (4.0, 40.0))
+    with pytest.raises(ValueError, match="fs"):
+        fn(x, float("nan"), (4.0, 40.0))
+    with pytest.raises(ValueError, match="band"):
+        fn(x, 128.0, (4.0, float("nan")))
+    with pytest.raises(ValueError, match="band"):
+        fn(x, 128.0, (4.0,))
+    with pytest.raises(ValueError, match="band"):
+        fn(x, 128.0, (4.1, 4.2))  # no FFT bin inside
+    with pytest.raises(ValueError, match="x"):
+        eeg.mean_abs_correlation(bad)
+
+
 # --- generator ---------------------------------------------------------------------------
 
 
@@ -234,9 +306,9 @@ def small(b32):
 
 def test_simulator_shapes_and_determinism(small) -> None:
     pos, ctr, d = small
-    assert d.x.shape == (24, 32, 128) and d.y.shape == (24,)
+    assert d.x.shape == (24, 32, 128) and d.y.shape == d.v.shape == (24,)
     assert sorted(set(d.subject)) == [0, 1, 2]
-    assert (np.bincount(d.y) == 12).all()
+    assert (np.bincount(d.y) == 12).all() and (np.bincount(d.v) == 12).all()
     again = eeg.simulate_eeg(pos, ctr, 3, 8, seed=2)
     assert np.array_equal(d.x, again.x)
     other = eeg.simulate_eeg(pos, ctr, 1, 8, seed=2, first_subject=5)
@@ -358,7 +430,8 @@ def test_pretrain_and_probe_run(b32, small) -> None:
         afp_every=2,
     )
     assert res.history.shape == (4, 4) and np.isfinite(res.history).all()
-    assert len(res.partitions) == 3 and res.connectivity.shape == (32, 32)
+    assert len(res.partitions) == 3 and res.affinity.shape == (32, 32)
+    assert np.allclose(np.diag(res.affinity), 1.0)
     z = eeg.embed(enc, x, pos, res.regions)
     f1 = eeg.probe_f1(z[:16], d.y[:16], z[16:], d.y[16:])
     assert 0.0 <= f1 <= 1.0
@@ -370,3 +443,209 @@ def test_pretrain_and_probe_run(b32, small) -> None:
         eeg.rector_losses(
             enc, None, x[:2], torch.zeros(32, 3), anat, (None, None), weights=(1, -1, 0)
         )
+
+
+# --- the modules and the chapter's API ------------------------------------------------------
+
+
+def test_the_chapter_api_re_exports_every_module() -> None:
+    modules = [attention, connectivity, encoder, montage, partition, pretrain, probe, simulate]
+    names = [n for m in modules for n in m.__all__]
+    assert sorted(names) == sorted(eeg.__all__), "eeg re-exports exactly the modules' names"
+    for m in modules:
+        for n in m.__all__:
+            assert getattr(eeg, n) is getattr(m, n), n
+
+
+# --- the coupling label ----------------------------------------------------------------------
+
+
+def test_valence_is_coupling_not_power(b32) -> None:
+    """v = 1 raises the correlation between the 10 Hz source's region and the target region,
+    while each channel's band powers stay as they were."""
+    _, pos, _ = b32
+    ctr = eeg.separated_centres(5, 0.08, np.random.default_rng(1), z_min=pos[:, 2].min())
+    d = eeg.simulate_eeg(pos, ctr, 6, 40, seed=3, coupling=1.0, conduction=0.02)
+    a = np.linalg.norm(pos - ctr[1], axis=1).argmin()  # nearest the 10 Hz source
+    t = np.linalg.norm(pos - ctr[0], axis=1).argmin()  # nearest the target source
+    r = np.array([np.corrcoef(w[a], w[t])[0, 1] for w in d.x.astype(np.float64)])
+    assert r[d.v == 1].mean() > r[d.v == 0].mean() + 0.1
+    bp = eeg.band_power_features(d.x, 128.0).reshape(len(d.x), 32, 5)[:, t]
+    gap = np.abs(bp[d.v == 1].mean(0) - bp[d.v == 0].mean(0))
+    assert (gap < 3 * bp.std(0) / np.sqrt(len(d.x) / 2)).all()
+
+
+def test_a_subject_on_two_montages_has_the_same_labels(b32) -> None:
+    _, pos, _ = b32
+    _, pos64 = eeg.montage("biosemi64")
+    ctr = eeg.separated_centres(5, 0.08, np.random.default_rng(1), z_min=pos[:, 2].min())
+    d32 = eeg.simulate_eeg(pos, ctr, 2, 6, seed=4, first_subject=7)
+    d64 = eeg.simulate_eeg(pos64, ctr, 2, 6, seed=4, first_subject=7)
+    assert np.array_equal(d32.y, d64.y) and np.array_equal(d32.v, d64.v)
+
+
+# --- bad input, function by function -------------------------------------------------------
+
+
+def _nan(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=np.float64)
+    a.flat[0] = np.nan
+    return a
+
+
+def test_montage_functions_reject_nan_and_bad_shapes(b32) -> None:
+    names, pos, anat = b32
+    with pytest.raises(ValueError, match="pos"):
+        eeg.anatomical_regions(names, _nan(pos))
+    with pytest.raises(ValueError, match="names"):
+        eeg.anatomical_regions("Cz", np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="pos"):
+        eeg.functional_regions(_nan(pos), pos[:5])
+    with pytest.raises(ValueError, match="centres"):
+        eeg.functional_regions(pos, np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="pos_new"):
+        eeg.assign_by_nearest(_nan(pos[:3]), pos, anat)
+    with pytest.raises(ValueError, match="rng"):
+        eeg.separated_centres(3, 0.05, 0)
+    with pytest.raises(ValueError, match="z_min"):
+        eeg.separated_centres(3, 0.05, np.random.default_rng(0), z_min=float("nan"))
+
+
+def test_partition_functions_reject_bad_input() -> None:
+    ref = np.array([0, 0, 1, 1])
+    with pytest.raises(ValueError, match="labels"):
+        eeg.align_labels(np.array([0.5, 0, 1, 1]), ref)
+    with pytest.raises(ValueError, match="labels"):
+        eeg.align_labels(np.array([-1, 0, 1, 1]), ref)
+    W = np.ones((4, 4))
+    with pytest.raises(ValueError, match="W"):
+        eeg.spectral_partition(_nan(W), 2)
+    with pytest.raises(ValueError, match="W"):
+        eeg.spectral_partition(np.triu(W), 2)
+    with pytest.raises(ValueError, match="anatomical"):
+        eeg.adaptive_partition(np.array([0.0, 0, 1, 1]), W, 0.5, 2)
+    with pytest.raises(ValueError, match="W_func"):
+        eeg.adaptive_partition(ref, _nan(W), 0.5, 2)
+    with pytest.raises(ValueError, match="eta"):
+        eeg.adaptive_partition(ref, W, float("nan"), 2)
+    with pytest.raises(ValueError, match="k"):
+        eeg.adaptive_partition(ref, W, 0.5, 5)
+
+
+def test_attention_functions_reject_bad_input() -> None:
+    q = torch.randn(2, 3, 4)
+    bad = q.clone()
+    bad[0, 0, 0] = float("nan")
+    with pytest.raises(ValueError, match="q"):
+        eeg.block_sparse_attention(bad, q, q, [0, 0, 1])
+    with pytest.raises(ValueError, match="v"):
+        eeg.block_sparse_attention(q, q, bad, [0, 0, 1])
+    with pytest.raises(ValueError, match="q"):
+        eeg.block_sparse_attention(q.long(), q, q, [0, 0, 1])
+    with pytest.raises(ValueError, match="q"):
+        eeg.masked_attention(np.zeros((6, 4)), q, q, torch.ones(6, 6, dtype=torch.bool))
+    with pytest.raises(ValueError, match="regions"):
+        eeg.block_sparse_attention(q, q, q, [0.0, 0.5, 1.0])
+    with pytest.raises(ValueError, match="regions"):
+        eeg.block_mask([], 2)
+    with pytest.raises(ValueError, match="sizes"):
+        eeg.attention_cost([2.5, 3], 2)
+    with pytest.raises(ValueError, match="sizes"):
+        eeg.attention_cost([float("nan")], 2)
+
+
+def test_encoder_rejects_nan_and_bad_masks(b32) -> None:
+    _, pos, anat = b32
+    enc = eeg.RectorEncoder(16, 8)
+    x = torch.randn(2, 32, 8, 16)
+    bad = x.clone()
+    bad[0, 0, 0, 0] = float("nan")
+    with pytest.raises(ValueError, match="x"):
+        enc(bad, torch.as_tensor(pos), anat)
+    with pytest.raises(ValueError, match="pos"):
+        enc(x, torch.as_tensor(_nan(pos)), anat)
+    with pytest.raises(ValueError, match="masked"):
+        enc(x, torch.as_tensor(pos), anat, masked=torch.zeros(2, 32, 8))
+    with pytest.raises(ValueError, match="h"):
+        eeg.channel_graph(torch.zeros(2, 3, 4))
+
+
+def test_channel_graph_and_learned_affinity(b32, small) -> None:
+    _, pos, anat = b32
+    _, _, d = small
+    enc = eeg.RectorEncoder(16, 8)
+    x = eeg.patchify(d.x[:6], 16)
+    with torch.no_grad():
+        g = eeg.channel_graph(enc(x, torch.as_tensor(pos), anat))
+    assert g.shape == (6, 32, 32)
+    assert torch.allclose(torch.diagonal(g, dim1=1, dim2=2), torch.ones(6, 32), atol=1e-5)
+    W = eeg.learned_affinity(enc, x, pos, anat, batch=4)
+    assert W.shape == (32, 32) and np.allclose(W, W.T) and (W >= 0).all()
+    assert enc.training, "learned_affinity leaves the encoder's mode as it was"
+    with pytest.raises(ValueError, match="enc"):
+        eeg.learned_affinity(None, x, pos, anat)
+    with pytest.raises(ValueError, match="x"):
+        eeg.learned_affinity(enc, x[:0], pos, anat)
+
+
+def test_simulator_rejects_bad_settings(small) -> None:
+    pos, ctr, _ = small
+    with pytest.raises(ValueError, match="pos"):
+        eeg.simulate_eeg(_nan(pos), ctr, 1, 4, seed=0)
+    with pytest.raises(ValueError, match="centres"):
+        eeg.simulate_eeg(pos, _nan(ctr), 1, 4, seed=0)
+    with pytest.raises(ValueError, match="target"):
+        eeg.simulate_eeg(pos, ctr, 1, 4, seed=0, target=1)
+    with pytest.raises(ValueError, match="coupling"):
+        eeg.simulate_eeg(pos, ctr, 1, 4, seed=0, coupling=-1.0)
+    with pytest.raises(ValueError, match="conduction"):
+        eeg.simulate_eeg(pos, ctr, 1, 4, seed=0, conduction=float("inf"))
+    with pytest.raises(ValueError, match="seed"):
+        eeg.simulate_eeg(pos, ctr, 1, 4, seed=-1)
+    with pytest.raises(ValueError, match="x"):
+        eeg.patchify(_nan(np.zeros((2, 3, 32))), 16)
+    with pytest.raises(ValueError, match="x"):
+        eeg.patchify(np.zeros((2, 3, 32), dtype=int), 16)
+
+
+def test_probe_functions_reject_bad_input(b32, small) -> None:
+    _, pos, anat = b32
+    _, _, d = small
+    z = np.random.default_rng(0).standard_normal((24, 4))
+    with pytest.raises(ValueError, match="z_train"):
+        eeg.probe_f1(_nan(z[:12]), d.y[:12], z[12:], d.y[12:])
+    with pytest.raises(ValueError, match="y_train"):
+        eeg.probe_f1(z[:12], np.zeros(12, int), z[12:], d.y[12:])
+    with pytest.raises(ValueError, match="x"):
+        eeg.band_power_features(_nan(d.x), 128.0)
+    with pytest.raises(ValueError, match="fs"):
+        eeg.band_power_features(d.x, 60.0)
+    enc = eeg.RectorEncoder(16, 8)
+    x = eeg.patchify(d.x, 16)
+    with pytest.raises(ValueError, match="enc"):
+        eeg.embed("encoder", x, pos, anat)
+    zt = eeg.embed(enc, x, pos, anat)
+    kw = {"fraction": 0.25, "patterns": 2, "seed": 0}
+    assert 0 <= eeg.removal_f1(enc, zt, d.y, x, d.y, pos, anat, **kw) <= 1
+    with pytest.raises(ValueError, match="fraction"):
+        eeg.removal_f1(enc, zt, d.y, x, d.y, pos, anat, fraction=1.0, patterns=1, seed=0)
+    with pytest.raises(ValueError, match="regions"):
+        eeg.removal_f1(enc, zt, d.y, x, d.y, pos, anat[:5], **kw)
+
+
+def test_pretrain_rejects_bad_input(b32, small) -> None:
+    _, pos, anat = b32
+    _, _, d = small
+    enc = eeg.RectorEncoder(16, 8, d=16)
+    x = eeg.patchify(d.x, 16)
+    kw = {"steps": 1, "batch": 4, "kinds": ("time",), "seed": 0}
+    with pytest.raises(ValueError, match="kinds"):
+        eeg.pretrain(enc, x, pos, anat, **{**kw, "kinds": "time"})
+    with pytest.raises(ValueError, match="band"):
+        eeg.pretrain(enc, x, pos, anat, band=(40.0, 4.0), **kw)
+    with pytest.raises(ValueError, match="anatomical"):
+        eeg.pretrain(enc, x, pos, anat[:4], **kw)
+    with pytest.raises(ValueError, match="enc"):
+        eeg.pretrain(None, x, pos, anat, **kw)
+    with pytest.raises(ValueError, match="generator"):
+        eeg.structured_mask(4, anat, 8, ("time",), 0)

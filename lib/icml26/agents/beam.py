@@ -11,13 +11,13 @@ most ``8 × 8``: a path's visited cells are one 64-bit mask.
 - :func:`random_maps`, :func:`grid_moves`, :func:`goal_distance`, :func:`action_values` — the
   maps (gymnasium's generator), deterministic transitions, BFS distances and true action values;
 - :func:`make_world` — Thinker, Observer and heuristic tables of one batch of maps
-  (:prf:ref:`vabs-def-world`);
+  (:prf:ref:`v-abs-def-world`);
 - :func:`prior_entropy`, :func:`adaptive_weight` — the normalised prior entropy and the
-  entropy-adaptive weight (:prf:ref:`vabs-def-weight`, :prf:ref:`vabs-prop-weight`);
+  entropy-adaptive weight (:prf:ref:`v-abs-def-weight`, :prf:ref:`v-abs-prop-weight`);
 - :func:`beam_search` — batched V-ABS, fixed-weight and one-sided beam searches, with optional
-  observer skipping (:prf:ref:`vabs-def-search`); :func:`greedy` — direct greedy decoding;
+  observer skipping (:prf:ref:`v-abs-def-search`); :func:`greedy` — direct greedy decoding;
 - :func:`kendall_tau` — batched Kendall τ-b between prior and observer scores (IAO bias,
-  :prf:ref:`vabs-def-iao`);
+  :prf:ref:`v-abs-def-iao`);
 - :func:`sft_features` — the verification features of the SFT analog.
 """
 
@@ -183,10 +183,82 @@ class World:
         """The same world with another Thinker (e.g. after the SFT analog)."""
         checks.tensor("prior", prior, ndim=3, floating=True)
         checks.shape("prior", prior, tuple(self.prior.shape))
+        checks.finite("prior", prior)
         if (prior < 0).any() or (prior > 1).any():
             raise ValueError("prior must lie in [0, 1]")
         logit = torch.logit(prior.clamp(1e-12, 1 - 1e-12))
         return World(**{**self.__dict__, "prior": prior, "prior_logit": logit})
+
+    def with_observer(self, observer: torch.Tensor) -> World:
+        """The same world with another Observer (e.g. one that carries no information)."""
+        checks.tensor("observer", observer, ndim=3, floating=True)
+        checks.shape("observer", observer, tuple(self.observer.shape))
+        checks.finite("observer", observer)
+        if (observer < 0).any() or (observer > 1).any():
+            raise ValueError("observer must lie in [0, 1]")
+        return World(**{**self.__dict__, "observer": observer})
+
+
+def _check_world_args(p: dict) -> None:
+    """Validate the settings of :func:`make_world` (``p`` maps names to values)."""
+    for name in ("hide", "crack"):
+        checks.real(name, p[name], low=0.0, high=1.0)
+    for name in ("kappa_sharp", "kappa_flat", "prior_noise", "observer_scale", "observer_noise"):
+        checks.real(name, p[name], low=0.0)
+    checks.real("observer_hole_logit", p["observer_hole_logit"])
+    if not isinstance(p["informative"], bool):
+        raise ValueError(f"informative must be a bool, got {p['informative']!r}")
+    if p["generator"] is not None and not isinstance(p["generator"], torch.Generator):
+        raise ValueError("generator must be a torch.Generator")
+
+
+def _thinker(
+    hole: torch.Tensor, draw, normal, p: dict
+) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+    """The Thinker's tables: hidden holes, node types, imagined values and the prior logit.
+
+    Returns the tables and the true action values ``q`` (the Observer needs them too).
+    """
+    B, n, _ = hole.shape
+    S = n * n
+    nxt, wall = grid_moves(n)
+    flat_hole = hole.reshape(B, S)
+    hidden = flat_hole & (draw(B, S) < p["hide"])
+    q, q_im = action_values(hole), action_values((flat_hole & ~hidden).reshape(B, n, n))
+    near = (hidden[:, nxt] & ~wall).any(-1)
+    if p["informative"]:
+        flat_state = near
+    else:  # flat states at random, with the frequency of the informative world
+        freq = near[~flat_hole].double().mean().item() if (~flat_hole).any() else 0.0
+        flat_state = draw(B, S) < freq
+    kappa = torch.where(flat_state, p["kappa_flat"], p["kappa_sharp"])
+    logit = kappa[:, :, None] * (q_im - 0.5) + p["prior_noise"] * normal(B, S, 4)
+    tables = {
+        "hole": flat_hole,
+        "hidden": hidden,
+        "near_hidden": near & ~flat_hole,
+        "sharp": ~flat_state,
+        "q": q,
+        "q_imagined": q_im,
+        "prior_logit": logit,
+        "prior": torch.sigmoid(logit),
+    }
+    return tables, q
+
+
+def _observer(
+    flat_hole: torch.Tensor, q: torch.Tensor, n: int, draw, normal, p: dict
+) -> dict[str, torch.Tensor]:
+    """The Observer's tables: cracked (false-hole) cells and the posterior Yes-probability."""
+    B, S = flat_hole.shape
+    nxt, _ = grid_moves(n)
+    edge = torch.zeros(S, dtype=torch.bool)
+    edge[0] = edge[-1] = True
+    cracked = ~flat_hole & ~edge & (draw(B, S) < p["crack"])
+    looks_hole = (flat_hole | cracked)[:, nxt]
+    logit = p["observer_scale"] * (q - 0.5) + p["observer_noise"] * normal(B, S, 4)
+    logit = torch.where(looks_hole, p["observer_hole_logit"], logit)
+    return {"cracked": cracked, "observer": torch.sigmoid(logit)}
 
 
 def make_world(
@@ -203,7 +275,7 @@ def make_world(
     informative: bool = True,
     generator: torch.Generator | None = None,
 ) -> World:
-    """Simulated Thinker, Observer and heuristic for a batch of maps (:prf:ref:`vabs-def-world`).
+    """Simulated Thinker, Observer and heuristic for a batch of maps (:prf:ref:`v-abs-def-world`).
 
     Thinker: each hole is invisible with probability ``hide``; on the imagined map the prior
     logit is ``κ(v) (q̃(v, a) − ½) + N(0, prior_noise²)`` with ``κ = kappa_flat`` where a
@@ -212,27 +284,26 @@ def make_world(
     Observer: a hole, or a *cracked* safe cell (probability ``crack``, a perception error),
     has logit ``observer_hole_logit``; any other cell ``observer_scale (q − ½) + N(0,
     observer_noise²)``. Noise is drawn once per ``(map, state, action)``, so every method
-    sees the same Thinker and Observer. Draws use ``generator`` on the CPU.
+    sees the same Thinker and Observer. Draws use ``generator`` on the CPU, in a fixed order
+    (hidden holes, flat states when uninformative, prior noise, cracks, observer noise), so
+    two worlds built from one seed share every draw their settings do not change.
     """
     hole = _holes("hole", hole)
-    hide = checks.real("hide", hide, low=0.0, high=1.0)
-    kappa_sharp = checks.real("kappa_sharp", kappa_sharp, low=0.0)
-    kappa_flat = checks.real("kappa_flat", kappa_flat, low=0.0)
-    prior_noise = checks.real("prior_noise", prior_noise, low=0.0)
-    observer_hole_logit = checks.real("observer_hole_logit", observer_hole_logit)
-    observer_scale = checks.real("observer_scale", observer_scale, low=0.0)
-    observer_noise = checks.real("observer_noise", observer_noise, low=0.0)
-    crack = checks.real("crack", crack, low=0.0, high=1.0)
-    if not isinstance(informative, bool):
-        raise ValueError(f"informative must be a bool, got {informative!r}")
-    if generator is not None and not isinstance(generator, torch.Generator):
-        raise ValueError("generator must be a torch.Generator")
-    dev = hole.device
-    hole = hole.cpu()
-    B, n, _ = hole.shape
-    S = n * n
-    nxt, wall = grid_moves(n)
-    flat_hole = hole.reshape(B, S)
+    p = {
+        "hide": hide,
+        "kappa_sharp": kappa_sharp,
+        "kappa_flat": kappa_flat,
+        "prior_noise": prior_noise,
+        "observer_hole_logit": observer_hole_logit,
+        "observer_scale": observer_scale,
+        "observer_noise": observer_noise,
+        "crack": crack,
+        "informative": informative,
+        "generator": generator,
+    }
+    _check_world_args(p)
+    dev, hole = hole.device, hole.cpu()
+    n = hole.shape[1]
 
     def draw(*shape: int) -> torch.Tensor:
         return torch.rand(*shape, generator=generator, dtype=torch.float64)
@@ -240,45 +311,16 @@ def make_world(
     def normal(*shape: int) -> torch.Tensor:
         return torch.randn(*shape, generator=generator, dtype=torch.float64)
 
-    hidden = flat_hole & (draw(B, S) < hide)
-    imagined = (flat_hole & ~hidden).reshape(B, n, n)
-    q = action_values(hole)
-    q_im = action_values(imagined)
-    near = (hidden[:, nxt] & ~wall).any(-1)
-    if informative:
-        flat_state = near
-    else:
-        freq = near[~flat_hole].double().mean().item() if (~flat_hole).any() else 0.0
-        flat_state = draw(B, S) < freq
-    kappa = torch.where(flat_state, kappa_flat, kappa_sharp)
-    prior_logit = kappa[:, :, None] * (q_im - 0.5) + prior_noise * normal(B, S, 4)
-    edge = torch.zeros(S, dtype=torch.bool)
-    edge[0] = edge[-1] = True
-    cracked = ~flat_hole & ~edge & (draw(B, S) < crack)
-    looks_hole = (flat_hole | cracked)[:, nxt]
-    obs_logit = observer_scale * (q - 0.5) + observer_noise * normal(B, S, 4)
-    obs_logit = torch.where(looks_hole, observer_hole_logit, obs_logit)
-    heur = manhattan_progress(n).expand(B, S, 4)
-    tables = {
-        "hole": flat_hole,
-        "hidden": hidden,
-        "cracked": cracked,
-        "near_hidden": near & ~flat_hole,
-        "sharp": ~flat_state,
-        "q": q,
-        "q_imagined": q_im,
-        "prior_logit": prior_logit,
-        "prior": torch.sigmoid(prior_logit),
-        "observer": torch.sigmoid(obs_logit),
-        "heuristic": heur.contiguous(),
-        "next_state": nxt,
-        "wall": wall,
-    }
+    tables, q = _thinker(hole, draw, normal, p)
+    tables |= _observer(tables["hole"], q, n, draw, normal, p)
+    nxt, wall = grid_moves(n)
+    heur = manhattan_progress(n).expand(hole.shape[0], n * n, 4).contiguous()
+    tables |= {"heuristic": heur, "next_state": nxt, "wall": wall}
     return World(size=n, **{k: v.to(dev) for k, v in tables.items()})
 
 
 def prior_entropy(prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Normalised entropy ``H`` of the prior over the candidates (:prf:ref:`vabs-def-weight`).
+    """Normalised entropy ``H`` of the prior over the candidates (:prf:ref:`v-abs-def-weight`).
 
     ``prior`` and boolean ``mask`` have shape ``(..., A)``; the Yes-probabilities of the masked
     candidates are normalised to ``p`` and ``H = −Σ p log p / log |A_t| ∈ [0, 1]``. Nodes with one
@@ -306,7 +348,7 @@ def _entropy(prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def adaptive_weight(entropy: object, beta: float = 2.0, mu: float = 0.5) -> torch.Tensor:
-    """The prior weight ``w_p = 1 / (1 + exp(β (H − μ)))`` (:prf:ref:`vabs-def-weight`)."""
+    """The prior weight ``w_p = 1 / (1 + exp(β (H − μ)))`` (:prf:ref:`v-abs-def-weight`)."""
     beta = checks.real("beta", beta, low=0.0)
     mu = checks.real("mu", mu)
     h = (
@@ -347,6 +389,147 @@ def _search_args(world: World, width: int, depth: int) -> tuple[int, int]:
     return checks.integer("width", width, low=1, high=64), checks.integer("depth", depth, low=1)
 
 
+def _search_settings(
+    weight: float | None,
+    beta: float,
+    mu: float,
+    w_h: float,
+    skip_below: float | None,
+    shuffle_entropy: torch.Generator | None,
+) -> dict:
+    """Validated settings of :func:`beam_search`."""
+    if shuffle_entropy is not None and not isinstance(shuffle_entropy, torch.Generator):
+        raise ValueError("shuffle_entropy must be a torch.Generator or None")
+    return {
+        "weight": None if weight is None else checks.real("weight", weight, low=0.0, high=1.0),
+        "beta": checks.real("beta", beta, low=0.0),
+        "mu": checks.real("mu", mu),
+        "w_h": checks.real("w_h", w_h, low=0.0),
+        "skip_below": (
+            None if skip_below is None else checks.real("skip_below", skip_below, low=0.0, high=1.0)
+        ),
+        "shuffle": shuffle_entropy,
+    }
+
+
+@dataclass
+class _Beam:
+    """The beam of every map during :func:`beam_search`: ``(B, K)`` tensors and the best
+    finished node so far."""
+
+    state: torch.Tensor
+    alive: torch.Tensor
+    prev: torch.Tensor
+    visited: torch.Tensor  # bit s set: cell s visited on the path
+    G: torch.Tensor
+    best_mean: torch.Tensor
+    best_state: torch.Tensor
+    best_t: torch.Tensor
+    best_slot: torch.Tensor
+    prior_calls: torch.Tensor
+    obs_calls: torch.Tensor
+
+    @classmethod
+    def start(cls, B: int, K: int, dtype: torch.dtype, dev: torch.device) -> _Beam:
+        def full(shape, value, dt):
+            return torch.full(shape, value, dtype=dt, device=dev)
+
+        alive = full((B, K), False, torch.bool)
+        alive[:, 0] = True
+        return cls(
+            state=full((B, K), 0, torch.long),
+            alive=alive,
+            prev=full((B, K), -1, torch.long),
+            visited=full((B, K), 1, torch.long),
+            G=full((B, K), 0.0, dtype),
+            best_mean=full((B,), -float("inf"), dtype),
+            best_state=full((B,), 0, torch.long),
+            best_t=full((B,), 0, torch.long),
+            best_slot=full((B,), 0, torch.long),
+            prior_calls=full((B,), 0, torch.long),
+            obs_calls=full((B,), 0, torch.long),
+        )
+
+
+def _search_tables(world: World) -> dict[str, torch.Tensor]:
+    """The tables the search indexes, on the world's device: F_pri, F_obs, F_heur rows
+    addressed by ``map * S + state``, transitions with walls, holes, row offsets."""
+    dev, B, S = world.prior.device, world.n_maps, world.size**2
+    nxt, wall = world.next_state.to(dev), world.wall.to(dev)
+    return {
+        "scores": [x.reshape(B * S, 4) for x in (world.prior, world.observer, world.heuristic)],
+        "moves": torch.cat([nxt, wall.long()], 1),  # (S, 8)
+        "hole": world.hole.reshape(-1),
+        "base": torch.arange(B, device=dev)[:, None] * S,
+        "reverse": torch.tensor(REVERSE, device=dev),
+        "actions": torch.arange(4, device=dev),
+        "one": torch.ones((), dtype=torch.long, device=dev),
+        "goal": S - 1,
+    }
+
+
+def _expand(beam: _Beam, tab: dict) -> dict[str, torch.Tensor]:
+    """Children of every beam node: candidates, their states and visit bits, the three scores."""
+    B, K = beam.state.shape
+    moves = tab["moves"].index_select(0, beam.state.reshape(-1)).reshape(B, K, 8)
+    child, blocked = moves[..., :4], moves[..., 4:]
+    bit = torch.bitwise_left_shift(tab["one"], child)
+    cand = beam.alive[:, :, None] & (blocked == 0) & ((beam.visited[:, :, None] & bit) == 0)
+    undo = torch.where(beam.prev >= 0, tab["reverse"][beam.prev.clamp_min(0)], -1)
+    cand &= tab["actions"] != undo[:, :, None]
+    row = (tab["base"] + beam.state).reshape(-1)
+    fp, fo, fh = (x.index_select(0, row).reshape(B, K, 4) for x in tab["scores"])
+    return {"child": child, "bit": bit, "cand": cand, "fp": fp, "fo": fo, "fh": fh}
+
+
+def _weights(beam: _Beam, kids: dict, opt: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    """Entropy ``H`` and prior weight ``w_p`` of every node; counts the model calls."""
+    H = _entropy(kids["fp"], kids["cand"])
+    if opt["shuffle"] is not None:  # each node gets the entropy of a random expanded node
+        pool = H[beam.alive]
+        pick = torch.randint(len(pool), beam.alive.shape, generator=opt["shuffle"])
+        H = torch.where(beam.alive, pool[pick.to(H.device)], H)
+    if opt["weight"] is None:
+        wp = torch.sigmoid(-opt["beta"] * (H - opt["mu"]))
+    else:
+        wp = torch.full_like(H, opt["weight"])
+    observed = kids["cand"]
+    if opt["skip_below"] is not None:
+        skip = H < opt["skip_below"]
+        wp = torch.where(skip, 1.0, wp)
+        observed = observed & ~skip[:, :, None]
+    beam.obs_calls += observed.sum((1, 2))
+    beam.prior_calls += kids["cand"].sum((1, 2))
+    return H, wp
+
+
+def _select(beam: _Beam, kids: dict, wp: torch.Tensor, opt: dict, tab: dict, t: int) -> dict:
+    """Score the children, keep the top ``K`` over the beam, record finished nodes, advance."""
+    B, K = beam.state.shape
+    w = wp[..., None]
+    step = (w * kids["fp"] + (1 - w) * kids["fo"] + opt["w_h"] * kids["fh"]) / (1 + opt["w_h"])
+    score = torch.where(kids["cand"], beam.G[..., None] + step, -float("inf"))
+    order, top = _top(score.reshape(B, 4 * K), K)
+    keep = torch.isfinite(top)
+    parent, action = order // 4, order % 4
+    new_state = torch.gather(kids["child"].reshape(B, 4 * K), 1, order)
+    new_bits = torch.gather(kids["bit"].reshape(B, 4 * K), 1, order)
+    new_visited = torch.gather(beam.visited, 1, parent) | new_bits
+    terminal = keep & (tab["hole"][tab["base"] + new_state] | (new_state == tab["goal"]))
+    m, slot = torch.where(terminal, top / t, -float("inf")).max(1)
+    better = m > beam.best_mean
+    beam.best_mean = torch.where(better, m, beam.best_mean)
+    chosen = torch.gather(new_state, 1, slot[:, None])[:, 0]
+    beam.best_state = torch.where(better, chosen, beam.best_state)
+    beam.best_t = torch.where(better, t, beam.best_t)
+    beam.best_slot = torch.where(better, slot, beam.best_slot)
+    reached = (terminal & (new_state == tab["goal"])).any(1)
+    beam.alive = keep & ~terminal & ~reached[:, None]
+    beam.state, beam.prev, beam.visited = new_state, action, new_visited
+    beam.G = torch.where(keep, top, 0.0)
+    return {"parent": parent, "action": action, "child": new_state, "keep": keep}
+
+
 def beam_search(
     world: World,
     *,
@@ -360,9 +543,9 @@ def beam_search(
     shuffle_entropy: torch.Generator | None = None,
     trace: bool = False,
 ) -> BeamResult:
-    """Batched beam search over all maps (:prf:ref:`vabs-def-search`, chapter 13).
+    """Batched beam search over all maps (:prf:ref:`v-abs-def-search`, chapter 13).
 
-    ``weight=None`` is V-ABS (``w_p`` from the prior entropy, :prf:ref:`vabs-def-weight`); a
+    ``weight=None`` is V-ABS (``w_p`` from the prior entropy, :prf:ref:`v-abs-def-weight`); a
     number is a fixed prior weight (``1``: prior only, ``0``: observer only). Each child ``a`` of
     a node scores ``S = (w_p F_pri + (1 − w_p) F_obs + w_h F_heur) / (1 + w_h)`` and its path
     accumulates ``G = G_parent + S``; the top ``width`` children over the whole beam survive
@@ -373,118 +556,41 @@ def beam_search(
     ``H < skip_below`` and score them with the prior alone. ``shuffle_entropy`` (a generator):
     the negative control of V-ABS, in which every expanded node gets the entropy of a node
     drawn at random among all nodes expanded at that depth (same weights, no information).
+
+    Each depth is three steps: expand every beam node (candidates and their scores), weigh
+    them (entropy, ``w_p``, model calls), select the top ``width`` children over the beam.
     """
     K, D = _search_args(world, width, depth)
-    if weight is not None:
-        weight = checks.real("weight", weight, low=0.0, high=1.0)
-    beta = checks.real("beta", beta, low=0.0)
-    mu = checks.real("mu", mu)
-    w_h = checks.real("w_h", w_h, low=0.0)
-    if skip_below is not None:
-        skip_below = checks.real("skip_below", skip_below, low=0.0, high=1.0)
-    if shuffle_entropy is not None and not isinstance(shuffle_entropy, torch.Generator):
-        raise ValueError("shuffle_entropy must be a torch.Generator or None")
-    dev, B, S = world.prior.device, world.n_maps, world.size**2
-    goal = S - 1
-    fdt = world.prior.dtype
-    nxt, wall = world.next_state.to(dev), world.wall.to(dev)
-    rev = torch.tensor(REVERSE, device=dev)
-    # rows of F_pri, F_obs, F_heur and the transitions, addressed by map * S + state
-    tables = [x.reshape(B * S, 4) for x in (world.prior, world.observer, world.heuristic)]
-    nxt_wall = torch.cat([nxt, wall.long()], 1)  # (S, 8)
-    hole_flat = world.hole.reshape(-1)
-    base = torch.arange(B, device=dev)[:, None] * S
-    one = torch.ones((), dtype=torch.long, device=dev)
-    state = torch.zeros(B, K, dtype=torch.long, device=dev)
-    alive = torch.zeros(B, K, dtype=torch.bool, device=dev)
-    alive[:, 0] = True
-    prev = torch.full((B, K), -1, dtype=torch.long, device=dev)
-    visited = torch.ones(B, K, dtype=torch.long, device=dev)  # bit s set: cell s visited
-    G = torch.zeros(B, K, dtype=fdt, device=dev)
-    best_mean = torch.full((B,), -float("inf"), dtype=fdt, device=dev)
-    best_state = torch.zeros(B, dtype=torch.long, device=dev)
-    best_t = torch.zeros(B, dtype=torch.long, device=dev)
-    best_slot = torch.zeros(B, dtype=torch.long, device=dev)
-    prior_calls = torch.zeros(B, dtype=torch.long, device=dev)
-    obs_calls = torch.zeros(B, dtype=torch.long, device=dev)
+    opt = _search_settings(weight, beta, mu, w_h, skip_below, shuffle_entropy)
+    tab = _search_tables(world)
+    beam = _Beam.start(world.n_maps, K, world.prior.dtype, world.prior.device)
     log: list[dict[str, torch.Tensor]] = []
-    actions = torch.arange(4, device=dev)
     for t in range(1, D + 1):
-        moves = nxt_wall.index_select(0, state.reshape(-1)).reshape(B, K, 8)
-        child, blocked = moves[..., :4], moves[..., 4:]
-        bit = torch.bitwise_left_shift(one, child)
-        cand = alive[:, :, None] & (blocked == 0) & ((visited[:, :, None] & bit) == 0)
-        cand &= actions != torch.where(prev >= 0, rev[prev.clamp_min(0)], -1)[:, :, None]
-        row = (base + state).reshape(-1)
-        fp, fo, fh = (x.index_select(0, row).reshape(B, K, 4) for x in tables)
-        H = _entropy(fp, cand)
-        if shuffle_entropy is not None:
-            pool = H[alive]
-            pick = torch.randint(len(pool), (B, K), generator=shuffle_entropy).to(dev)
-            H = torch.where(alive, pool[pick], H)
-        if weight is None:
-            wp = torch.sigmoid(-beta * (H - mu))
-        else:
-            wp = torch.full_like(H, weight)
-        if skip_below is not None:
-            skip = H < skip_below
-            wp = torch.where(skip, 1.0, wp)
-            obs_calls += (cand & ~skip[:, :, None]).sum((1, 2))
-        else:
-            obs_calls += cand.sum((1, 2))
-        prior_calls += cand.sum((1, 2))
-        step = (wp[..., None] * fp + (1 - wp[..., None]) * fo + w_h * fh) / (1 + w_h)
-        score = torch.where(cand, G[..., None] + step, -float("inf")).reshape(B, 4 * K)
-        order, top = _top(score, K)
-        keep = torch.isfinite(top)
-        parent, action = order // 4, order % 4
-        new_state = torch.gather(child.reshape(B, 4 * K), 1, order)
-        new_visited = torch.gather(visited, 1, parent) | torch.gather(
-            bit.reshape(B, 4 * K), 1, order
-        )
-        is_hole = hole_flat[base + new_state]
-        terminal = keep & (is_hole | (new_state == goal))
-        mean = torch.where(terminal, top / t, -float("inf"))
-        m, slot = mean.max(1)
-        better = m > best_mean
-        best_mean = torch.where(better, m, best_mean)
-        best_state = torch.where(
-            better, torch.gather(new_state, 1, slot[:, None])[:, 0], best_state
-        )
-        best_t = torch.where(better, t, best_t)
-        best_slot = torch.where(better, slot, best_slot)
+        kids = _expand(beam, tab)
+        H, wp = _weights(beam, kids, opt)
+        before = {"state": beam.state.clone(), "alive": beam.alive.clone()}
+        chosen = _select(beam, kids, wp, opt, tab, t)
         if trace:
-            log.append(
-                {
-                    "state": state.clone(),
-                    "alive": alive.clone(),
-                    "cand": cand,
-                    "H": H,
-                    "w_p": torch.where(alive, wp, float("nan")),
-                    "parent": parent,
-                    "action": action,
-                    "child": new_state,
-                    "keep": keep,
-                }
-            )
-        reached = (terminal & (new_state == goal)).any(1)
-        alive = keep & ~terminal & ~reached[:, None]
-        state, prev, visited = new_state, action, new_visited
-        G = torch.where(keep, top, 0.0)
-        if not alive.any():
+            w_alive = torch.where(before["alive"], wp, float("nan"))
+            log.append({**before, "cand": kids["cand"], "H": H, "w_p": w_alive, **chosen})
+        if not beam.alive.any():
             break
-    found = torch.isfinite(best_mean)
-    success = found & (best_state == goal)
-    fell = found & hole_flat[base[:, 0] + best_state]
-    fell_hidden = fell & world.hidden.reshape(-1)[base[:, 0] + best_state]
+    return _result(world, beam, tab, log if trace else None)
+
+
+def _result(world: World, beam: _Beam, tab: dict, log: list | None) -> BeamResult:
+    """The returned node of every map, as a :class:`BeamResult`."""
+    found = torch.isfinite(beam.best_mean)
+    at = tab["base"][:, 0] + beam.best_state
+    fell = found & tab["hole"][at]
     return BeamResult(
-        success,
+        found & (beam.best_state == tab["goal"]),
         fell,
-        fell_hidden,
-        prior_calls,
-        obs_calls,
-        log if trace else None,
-        (best_t, best_slot) if trace else None,
+        fell & world.hidden.reshape(-1)[at],
+        beam.prior_calls,
+        beam.obs_calls,
+        log,
+        (beam.best_t, beam.best_slot) if log is not None else None,
     )
 
 

@@ -1,0 +1,174 @@
+"""The hierarchical RECTOR encoder (chapter 19, rector), a reconstruction.
+
+One layer (:prf:ref:`rector-def-layer`): channel attention within each region at each patch
+(the block mask of :prf:ref:`rector-def-mask`), region tokens attending across regions at
+each patch, temporal attention of the region tokens, and a broadcast back to the channels.
+Channel embeddings are a function of the electrode position (any montage) or a lookup by
+name (the training montage only).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from icml26 import checks
+from icml26.neuro.attention import region_ids
+from icml26.neuro.montage import HEAD_RADIUS
+
+__all__ = ["RectorEncoder", "channel_graph"]
+
+
+class _Attention(nn.Module):
+    def __init__(self, d: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        *lead, n, d = x.shape
+        q, k, v = self.qkv(x).reshape(*lead, n, 3, self.heads, d // self.heads).unbind(-3)
+        q, k, v = (t.transpose(-2, -3) for t in (q, k, v))
+        o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.out(o.transpose(-2, -3).reshape(*lead, n, d))
+
+
+class _Layer(nn.Module):
+    def __init__(self, d: int, heads: int) -> None:
+        super().__init__()
+        self.chan, self.reg, self.time = (_Attention(d, heads) for _ in range(3))
+        self.n1, self.n2, self.n3, self.n4 = (nn.LayerNorm(d) for _ in range(4))
+        self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+
+    def forward(
+        self, h: torch.Tensor, regions: torch.Tensor, R: int, reg_emb: torch.Tensor
+    ) -> torch.Tensor:
+        # h: (B, T, C, d). (i) channels attend within their region, at the same patch
+        same = torch.zeros(len(regions), len(regions), dtype=h.dtype)
+        same.masked_fill_(regions[:, None] != regions[None], -torch.inf)  # additive log M
+        h = h + self.chan(self.n1(h), same.to(h.device))
+        # (ii) region tokens: mean of their channels (removed channels simply absent)
+        onehot = F.one_hot(regions, R).to(h.dtype)  # (C, R)
+        counts = onehot.sum(0)
+        present = counts > 0
+        z = torch.einsum("btcd,cr->btrd", h, onehot) / counts.clamp(min=1)[:, None] + reg_emb
+        bias = torch.zeros(R, dtype=h.dtype, device=h.device).masked_fill(~present, -torch.inf)
+        z = z + self.reg(self.n2(z), bias.expand(R, R))
+        # (iii) temporal attention of region tokens across patches
+        z = z + self.time(self.n3(z.transpose(1, 2))).transpose(1, 2)
+        # (iv) broadcast back to the channels of each region, then the MLP
+        h = h + z[:, :, regions]
+        return h + self.mlp(self.n4(h))
+
+
+class RectorEncoder(nn.Module):
+    """Hierarchical RECTOR-SA encoder (:prf:ref:`rector-def-layer`), a reconstruction.
+
+    Tokens ``h⁰ = W_p x + e_chan + e_time + e_reg``. ``channel_embedding="position"`` makes
+    ``e_chan`` an MLP of the electrode position (any montage can be embedded);
+    ``"index"`` makes it a lookup over the names of ``vocabulary`` (the training montage).
+    """
+
+    def __init__(
+        self,
+        patch: int,
+        T: int,
+        *,
+        d: int = 32,
+        heads: int = 2,
+        layers: int = 1,
+        max_regions: int = 8,
+        channel_embedding: str = "position",
+        vocabulary: list[str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.patch = checks.integer("patch", patch, low=1)
+        self.T = checks.integer("T", T, low=1)
+        d = checks.integer("d", d, low=2)
+        heads = checks.integer("heads", heads, low=1)
+        if d % heads:
+            raise ValueError(f"heads must divide d = {d}, got {heads}")
+        checks.integer("layers", layers, low=1)
+        self.max_regions = checks.integer("max_regions", max_regions, low=1)
+        if channel_embedding not in ("position", "index"):
+            raise ValueError(
+                f"channel_embedding must be 'position' or 'index', got {channel_embedding!r}"
+            )
+        if channel_embedding == "index" and not vocabulary:
+            raise ValueError("vocabulary must list the channel names of an index embedding")
+        self.kind = channel_embedding
+        self.vocabulary = {n: i for i, n in enumerate(vocabulary or [])}
+        self.proj = nn.Linear(patch, d)
+        self.mask_token = nn.Parameter(0.02 * torch.randn(d))
+        self.time_emb = nn.Parameter(0.02 * torch.randn(T, d))
+        self.reg_emb = nn.Parameter(0.02 * torch.randn(max_regions, d))
+        if channel_embedding == "position":
+            self.chan = nn.Sequential(nn.Linear(3, d), nn.GELU(), nn.Linear(d, d))
+        else:
+            self.chan = nn.Embedding(len(self.vocabulary), d)
+        self.layers = nn.ModuleList(_Layer(d, heads) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        self.d = d
+
+    def channel_embedding(self, pos: torch.Tensor, names: list[str] | None) -> torch.Tensor:
+        """``e_chan`` for the channels given by position (metres) or by name."""
+        if self.kind == "position":
+            return self.chan(pos.to(self.time_emb.dtype) / HEAD_RADIUS)
+        if names is None:
+            raise ValueError("names are required by an index channel embedding")
+        unknown = [n for n in names if n not in self.vocabulary]
+        if unknown:
+            raise ValueError(f"names: {unknown[:3]} not in the index vocabulary of the encoder")
+        return self.chan(torch.tensor([self.vocabulary[n] for n in names], device=pos.device))
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        pos: torch.Tensor,
+        regions: object,
+        *,
+        names: list[str] | None = None,
+        masked: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Channel tokens ``(B, T, C, d)`` of patches ``x`` ``(B, C, T, P)``.
+
+        ``masked`` ``(B, C, T)`` replaces those tokens' content by the [MASK] embedding.
+        Missing channels are handled by leaving them out of ``x``, ``pos`` and ``regions``.
+        """
+        checks.tensor("x", x, floating=True)
+        checks.shape("x", x, (None, None, self.T, self.patch))
+        checks.finite("x", x)
+        C = x.shape[1]
+        pos = torch.as_tensor(pos)
+        checks.shape("pos", pos, (C, 3))
+        checks.finite("pos", pos)
+        r = region_ids("regions", regions)
+        if len(r) != C or int(r.max()) >= self.max_regions:
+            raise ValueError(f"regions must be {C} ids below {self.max_regions}")
+        dev = self.time_emb.device
+        r = r.to(dev)
+        tok = self.proj(x.to(dev, self.time_emb.dtype)).transpose(1, 2)  # (B, T, C, d)
+        if masked is not None:
+            checks.tensor("masked", masked, dtype=torch.bool)
+            checks.shape("masked", masked, (x.shape[0], C, self.T))
+            tok = torch.where(masked.to(dev).transpose(1, 2)[..., None], self.mask_token, tok)
+        e = self.channel_embedding(pos.to(dev), names)
+        h = tok + e[None, None] + self.time_emb[None, :, None] + self.reg_emb[r][None, None]
+        for layer in self.layers:
+            h = layer(h, r, self.max_regions, self.reg_emb)
+        return self.norm(h)
+
+
+def channel_graph(h: torch.Tensor) -> torch.Tensor:
+    """The encoder's connectivity graph of each window: ``H Hᵀ`` with ``H`` the unit-norm
+    time-pooled channel tokens, ``(B, C, C)`` from tokens ``h`` ``(B, T, C, d)``.
+
+    The topology objective of :prf:ref:`rector-def-views` trains it to match the window's
+    correlation matrix; averaged over windows it is the learned functional affinity of
+    :prf:ref:`rector-def-afp`.
+    """
+    checks.tensor("h", h, ndim=4, floating=True)
+    H = F.normalize(h.mean(1), dim=-1)
+    return H @ H.transpose(1, 2)

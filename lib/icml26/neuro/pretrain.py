@@ -1,0 +1,228 @@
+"""Self-supervised pre-training of the RECTOR encoder (chapter 19, rector), a reconstruction.
+
+Structured multi-view masking and the three objectives — masked prediction, topology
+(connectivity) prediction, cross-view consistency — of :prf:ref:`rector-def-views`, and the
+pre-training loop that moves the partition from anatomy to the functional regions the
+windows' phase-locking shows (:prf:ref:`rector-def-afp`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from icml26 import checks
+from icml26.neuro.attention import region_ids
+from icml26.neuro.connectivity import phase_sum
+from icml26.neuro.encoder import RectorEncoder, channel_graph
+from icml26.neuro.partition import adaptive_partition, align_labels
+
+__all__ = ["MASK_KINDS", "PretrainResult", "pretrain", "rector_losses", "structured_mask"]
+
+#: The structured masks a view can combine.
+MASK_KINDS = ("region", "channel", "time")
+
+
+def _kinds(kinds: object) -> tuple[str, ...]:
+    if isinstance(kinds, str) or not isinstance(kinds, tuple | list):
+        raise ValueError(f"kinds must be a tuple of mask kinds, got {kinds!r}")
+    if not kinds or any(k not in MASK_KINDS for k in kinds):
+        raise ValueError(f"kinds must be a non-empty subset of {MASK_KINDS}, got {kinds!r}")
+    return tuple(kinds)
+
+
+def structured_mask(
+    B: int,
+    regions: object,
+    T: int,
+    kinds: tuple[str, ...],
+    generator: torch.Generator,
+    *,
+    channel_p: float = 0.25,
+) -> torch.Tensor:
+    """One masked view ``(B, C, T)`` (:prf:ref:`rector-def-views`), ``True`` = masked.
+
+    ``"region"``: one random region over a random span of ``T/2`` patches; ``"channel"``: each
+    channel with probability ``channel_p`` over all patches; ``"time"``: a contiguous span of
+    ``T/4`` patches on all channels (``T/2`` when it is the only kind).
+    """
+    B = checks.integer("B", B, low=1)
+    r = region_ids("regions", regions)
+    T = checks.integer("T", T, low=1)
+    kinds = _kinds(kinds)
+    checks.real("channel_p", channel_p, low=0.0, high=1.0)
+    if not isinstance(generator, torch.Generator):
+        raise ValueError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    C = len(r)
+    ids = torch.unique(r)
+    t = torch.arange(T)
+    m = torch.zeros(B, C, T, dtype=torch.bool)
+    if "region" in kinds:
+        span = max(T // 2, 1)
+        pick = ids[torch.randint(len(ids), (B,), generator=generator)]
+        s = torch.randint(T - span + 1, (B, 1), generator=generator)
+        m |= (r[None] == pick[:, None])[:, :, None] & ((t >= s) & (t < s + span))[:, None]
+    if "channel" in kinds:
+        m |= (torch.rand(B, C, generator=generator) < channel_p)[:, :, None]
+    if "time" in kinds:
+        span = max(T // 2 if kinds == ("time",) else T // 4, 1)
+        s = torch.randint(T - span + 1, (B, 1), generator=generator)
+        m |= ((t >= s) & (t < s + span))[:, None]
+    return m
+
+
+def _window_correlation(x: torch.Tensor) -> torch.Tensor:
+    """Per-window channel correlation ``(B, C, C)`` of patches ``(B, C, T, P)``."""
+    flat = x.reshape(*x.shape[:2], -1)
+    flat = flat - flat.mean(-1, keepdim=True)
+    flat = flat / flat.norm(dim=-1, keepdim=True).clamp(min=1e-12)
+    return flat @ flat.transpose(1, 2)
+
+
+def rector_losses(
+    enc: RectorEncoder,
+    heads: nn.ModuleDict,
+    x: torch.Tensor,
+    pos: torch.Tensor,
+    regions: object,
+    views: tuple[torch.Tensor, torch.Tensor],
+    *,
+    weights: tuple[float, float, float] = (1.0, 0.5, 0.5),
+    temperature: float = 0.1,
+) -> dict[str, torch.Tensor]:
+    """The three objectives (:prf:ref:`rector-def-views`) on two masked views of ``x``.
+
+    MPM: MSE of the decoded masked patches; TSM: ``|H Hᵀ - G|²_F / C²`` with ``G`` the
+    window's channel correlation (:func:`~icml26.neuro.encoder.channel_graph`); CVC: InfoNCE
+    between the pooled views. ``heads`` holds ``"decoder"`` (d→P) and ``"project"`` (d→d).
+    Also returned, detached: ``"G"`` and the encoder's ``"graph"`` (mean of the two views).
+    """
+    checks.real("temperature", temperature, low=0.0, strict=True)
+    if len(weights) != 3 or any(not np.isfinite(w) or w < 0 for w in weights):
+        raise ValueError(f"weights must be three non-negative numbers, got {weights!r}")
+    if len(views) != 2:
+        raise ValueError(f"views must be a pair of masks, got {len(views)}")
+    x = x.to(enc.time_emb.device, enc.time_emb.dtype)
+    B = x.shape[0]
+    G = _window_correlation(x)
+    m = torch.cat([v.to(x.device) for v in views])  # both views in one forward pass
+    x2 = torch.cat([x, x])
+    h = enc(x2, pos, regions, masked=m)  # (2B, T, C, d)
+    rec = heads["decoder"](h).transpose(1, 2)  # (2B, C, T, P)
+    mpm = ((rec - x2) ** 2).mean(-1)[m].mean()
+    graph = channel_graph(h)
+    tsm = ((graph - torch.cat([G, G])) ** 2).mean()
+    u = F.normalize(heads["project"](h.mean((1, 2))), dim=-1)
+    logits = u[:B] @ u[B:].T / temperature
+    cvc = F.cross_entropy(logits, torch.arange(B, device=x.device))
+    total = weights[0] * mpm + weights[1] * tsm + weights[2] * cvc
+    pair = graph.detach().reshape(2, B, *graph.shape[1:]).mean(0)
+    return {"total": total, "mpm": mpm, "tsm": tsm, "cvc": cvc, "G": G.detach(), "graph": pair}
+
+
+@dataclass
+class PretrainResult:
+    """Loss history ``(steps, 4)`` (total, MPM, TSM, CVC), the partitions visited (the
+    anatomical one first), the final partition, and the phase-locking affinity of the
+    windows seen, from which the last partition was drawn."""
+
+    history: np.ndarray
+    partitions: list[np.ndarray]
+    regions: np.ndarray
+    affinity: np.ndarray
+
+
+def _check_pretrain(enc: object, x: object, pos: object, anatomical: object, n: dict) -> None:
+    if not isinstance(enc, RectorEncoder):
+        raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
+    checks.tensor("x", x, ndim=4, floating=True)
+    checks.shape("pos", np.asarray(pos), (x.shape[1], 3))
+    region_ids("anatomical", anatomical)
+    checks.shape("anatomical", np.asarray(anatomical), (x.shape[1],))
+    checks.integer("steps", n["steps"], low=1)
+    checks.integer("batch", n["batch"], low=2, high=len(x))
+    checks.integer("afp_every", n["afp_every"], low=1)
+    checks.integer("k_functional", n["k_functional"], low=1, high=x.shape[1])
+    checks.integer("seed", n["seed"], low=0)
+    checks.real("lr", n["lr"], low=0.0, strict=True)
+    checks.real("fs", n["fs"], low=0.0, strict=True)
+    phase_sum(x[:1].reshape(1, x.shape[1], -1).cpu().numpy(), n["fs"], n["band"])  # the band
+    _kinds(n["kinds"])
+
+
+def _train_step(
+    enc: RectorEncoder,
+    heads: nn.ModuleDict,
+    opt: torch.optim.Optimizer,
+    xb: torch.Tensor,
+    pos: torch.Tensor,
+    regions: np.ndarray,
+    kinds: tuple[str, ...],
+    gen: torch.Generator,
+    weights: tuple[float, float, float],
+) -> list[float]:
+    """One AdamW step on two structured views of the batch ``xb``; the four losses."""
+    views = tuple(structured_mask(len(xb), regions, enc.T, kinds, gen) for _ in range(2))
+    losses = rector_losses(enc, heads, xb, pos, regions, views, weights=weights)
+    opt.zero_grad()
+    losses["total"].backward()
+    opt.step()
+    return [float(losses[k].detach()) for k in ("total", "mpm", "tsm", "cvc")]
+
+
+def pretrain(
+    enc: RectorEncoder,
+    x: torch.Tensor,
+    pos: np.ndarray,
+    anatomical: np.ndarray,
+    *,
+    steps: int,
+    batch: int,
+    kinds: tuple[str, ...],
+    seed: int,
+    k_functional: int = 5,
+    afp_every: int = 25,
+    lr: float = 1e-3,
+    fs: float = 128.0,
+    band: tuple[float, float] = (4.0, 40.0),
+    weights: tuple[float, float, float] = (1.0, 0.5, 0.5),
+    progress: Callable[[Iterable[int]], Iterable[int]] | None = None,
+) -> PretrainResult:
+    """Pre-train ``enc`` on patches ``x`` ``(N, C, T, P)`` (:prf:ref:`rector-def-afp`).
+
+    Every ``afp_every`` steps (and at the last step) the partition is recomputed with
+    :func:`adaptive_partition` from the phase-locking value in ``band`` of all the windows
+    seen so far (sampled at ``fs``), with ``η`` rising linearly from 0 to 1 over the steps
+    (``η = 1`` at the last step), and aligned to the previous partition; the block mask
+    follows it.
+    """
+    _check_pretrain(enc, x, pos, anatomical, locals())
+    gen = torch.Generator().manual_seed(seed)
+    dev, dtype = enc.time_emb.device, enc.time_emb.dtype
+    heads = nn.ModuleDict(
+        {"decoder": nn.Linear(enc.d, enc.patch), "project": nn.Linear(enc.d, enc.d)}
+    ).to(dev, dtype)
+    opt = torch.optim.AdamW([*enc.parameters(), *heads.parameters()], lr=lr, weight_decay=0.01)
+    pos_t = torch.as_tensor(np.asarray(pos), dtype=torch.float32)
+    anatomical = np.asarray(anatomical)
+    regions, phases, seen = anatomical.copy(), 0.0, 0
+    partitions, hist = [regions.copy()], []
+    enc.train()
+    for step in progress(range(steps)) if progress is not None else range(steps):
+        xb = x[torch.randint(len(x), (batch,), generator=gen)]
+        hist.append(_train_step(enc, heads, opt, xb, pos_t, regions, kinds, gen, weights))
+        phases = phases + phase_sum(xb.reshape(batch, x.shape[1], -1).cpu().numpy(), fs, band)
+        seen += batch
+        if (step + 1) % afp_every == 0 or step + 1 == steps:
+            affinity = np.abs(phases / seen).mean(-1)
+            eta = (step + 1) / steps
+            new = adaptive_partition(anatomical, affinity, eta, k_functional, seed=seed)
+            regions = align_labels(new, regions)
+            partitions.append(regions.copy())
+    enc.eval()
+    return PretrainResult(np.array(hist), partitions, regions, affinity)
