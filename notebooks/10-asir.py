@@ -1077,7 +1077,7 @@ agreement = float((lbfgs_bits == ir_bits[tau][sub]).double().mean())
 acc_l = float((lbfgs_bits == msg_lat[sub]).double().mean())
 acc_a = float((ir_bits[tau][sub] == msg_lat[sub]).double().mean())
 print(
-    f"L-BFGS-B ({res.nit} iterations) vs Adam on {N_LBFGS} images: agreement "
+    f"L-BFGS-B (run to convergence) vs Adam on {N_LBFGS} images: agreement "
     f"{agreement:.3f}, "
     f"accuracy {acc_l:.3f} vs {acc_a:.3f}"
 )
