@@ -13,6 +13,7 @@ deliberately broken page. ``-m pdf`` checks the PDF edition that ``make pdf`` bu
 """
 
 import json
+import os
 import re
 import tomllib
 from html.parser import HTMLParser
@@ -298,6 +299,11 @@ def _pages(site: Path) -> list[Path]:
     )
 
 
+#: axe-core runs on every front page and on one chapter page (the chapter template); every
+#: page gets the layout, figure and text checks. ``ICML26_AXE_ALL=1`` runs axe on every
+#: chapter page too (about 25 minutes on 2 cores instead of about 10).
+AXE_ALL = os.environ.get("ICML26_AXE_ALL") == "1"
+
 #: Problems that the chapters' text causes (their editorial tests name them too), reported by
 #: their own test so that a layout or accessibility regression is never hidden among them.
 EDITORIAL = ("internal id or process word", "claim heading")
@@ -313,8 +319,11 @@ def reading(site, browser) -> dict[int, list[str]]:
     with serve(site) as origin:
         for page in _pages(site):
             rel = page.relative_to(site).as_posix()
-            shots = SCREENSHOTS / page.stem if rel.startswith("notebooks/") else None
-            for width, problems in read_page(browser, origin + rel, origin, shots=shots).items():
+            chapter = rel.startswith("notebooks/")
+            shots = SCREENSHOTS / page.stem if chapter else None
+            axe = AXE_ALL or not chapter or page.stem == CHAPTERS[0].stem
+            found_here = read_page(browser, origin + rel, origin, shots=shots, axe=axe)
+            for width, problems in found_here.items():
                 found[width] += [f"{rel} at {width} px: {p}" for p in problems]
     return found
 
