@@ -108,9 +108,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         "cogsde",
         "dynamics",
         "CogSDE: controlled SDEs for motion under latent decision uncertainty",
-        ("icml26.dynamics.sde", "icml26.dynamics.switching", "icml26.dynamics.motion"),
+        (
+            "icml26.dynamics.sde",
+            "icml26.dynamics.switching",
+            "icml26.dynamics.stacked",
+            "icml26.dynamics.motion",
+        ),
         bench="bench_05_cogsde",
-        sources="abstract only",
+        sources="abstract and released code",
     ),
     Chapter(
         "06",
