@@ -1248,7 +1248,7 @@ for label, table in (("full budget", metrics), ("budget / 4", metrics_short)):
     print(f"minADE@20 of CogSDE / RSSM-like, {label}: {ratio:.2f}")
 
 # %% [markdown]
-# ### 05.3, 05.8 · Best-of-20 accuracy against the baselines
+# ### 05.3, 05.8, 05.10 · Best-of-20 accuracy against the baselines
 #
 # *Claim.* "CogSDE consistently improves predictive accuracy in long-horizon motion
 # generation." The released evaluation reports minADE and minFDE over $K = 20$ proposals. The
@@ -1334,35 +1334,63 @@ plt.show()
 # switched off at test time, so that its 20 proposals coincide. If the accuracy came from
 # something other than the latent randomness, the control would pass too.
 
+
+# %%
+def ratios(metric, baseline):
+    """Per-seed ratios of CogSDE to `baseline`, and of CogSDE without noise to it."""
+    still = by_model("SDE", evaluate("SDE", stochastic=False, k=1)[0][metric])
+    base = metrics[metric][baseline]
+    ours = [a / b for a, b in zip(metrics[metric]["CogSDE"], base, strict=True)]
+    return ours, [a / b for a, b in zip(still["CogSDE"], base, strict=True)]
+
+
 # %% tags=["claim"]
 # fails if: the regime-switching SDE driver is no more accurate than a stochastic
 # recurrent driver of the same size (control: CogSDE with its diffusion off)
-still = by_model("SDE", evaluate("SDE", stochastic=False, k=1)[0]["minADE"])
-rssm = metrics["minADE"]["RSSM-like"]
+ours, noiseless = ratios("minADE", "RSSM-like")
 icml26.claim(
     "05.3",
     "minADE@20, CogSDE / RSSM-like (per seed)",
-    seeds=[a / b for a, b in zip(metrics["minADE"]["CogSDE"], rssm, strict=True)],
+    seeds=ours,
     rule="mean-ci",
     at_most=1.0,
-    control=[a / b for a, b in zip(still["CogSDE"], rssm, strict=True)],
+    control=noiseless,
     control_label="CogSDE without noise",
 )
 
 # %% tags=["claim"]
 # fails if: the SDE driver's best proposal ends no closer to the true endpoint than the
 # stochastic recurrent driver's (control: CogSDE with its diffusion off)
-still = by_model("SDE", evaluate("SDE", stochastic=False, k=1)[0]["minFDE"])
-rssm = metrics["minFDE"]["RSSM-like"]
+ours, noiseless = ratios("minFDE", "RSSM-like")
 icml26.claim(
     "05.8",
     "minFDE@20, CogSDE / RSSM-like (per seed)",
-    seeds=[a / b for a, b in zip(metrics["minFDE"]["CogSDE"], rssm, strict=True)],
+    seeds=ours,
     rule="mean-ci",
     at_most=1.0,
-    control=[a / b for a, b in zip(still["CogSDE"], rssm, strict=True)],
+    control=noiseless,
     control_label="CogSDE without noise",
     tuned="stopping rule tightened after a first run",
+)
+
+# %% [markdown]
+# The released code's baselines include a deterministic latent autoregressive model (the GRU
+# here). Claim 05.10 compares CogSDE with it, seed by seed, by the same rule and threshold as
+# claim 05.3, with the same control.
+
+# %% tags=["claim"]
+# fails if: the SDE driver is no more accurate than the deterministic latent autoregressive
+# baseline of the same size (control: CogSDE with its diffusion off)
+ours, noiseless = ratios("minADE", "GRU")
+icml26.claim(
+    "05.10",
+    "minADE@20, CogSDE / GRU latent autoregressive baseline (per seed)",
+    seeds=ours,
+    rule="mean-ci",
+    at_most=1.0,
+    control=noiseless,
+    control_label="CogSDE without noise",
+    tuned="claim added after the first runs",
 )
 
 # %% [markdown]
@@ -1377,7 +1405,9 @@ icml26.claim(
 # the intervals exceed 1, and some seeds are worse than the baseline). The ablation without
 # the event channel is at least as accurate as CogSDE, so the accuracy does not come from
 # the event channel. "Consistently improves" is therefore not reproduced at toy scale: CogSDE
-# is as accurate as a stochastic baseline of its size, not more.
+# is as accurate as a stochastic baseline of its size, not more; against the deterministic
+# latent autoregressive baseline of the released code it holds (claim 05.10), and only
+# because of the latent noise (its control, without the noise, fails).
 
 # %% [markdown]
 # ### 05.4, 05.5 · Alignment with the commands: timing and the event channel
@@ -1913,7 +1943,9 @@ print(
 #   loss to change the dynamics; claim 05.9 shows that the same penalty with a thousand times
 #   the weight does keep the condition along long rollouts. *05.7*: by {prf:ref}`cogsde-prop-far` a penalty on visited states
 #   cannot enforce the condition far from them, at any scale. No claim is NOT DISCRIMINATING:
-#   every control fails its threshold.
+#   every control fails its threshold. Claim 05.10 (against the deterministic baseline of the
+#   released code) was added after the first runs; it holds by a wide margin, where the
+#   stochastic baseline of claim 05.3 is the stricter comparison.
 # - **What the toy can and cannot say.** It shows that each mechanism does what it is
 #   designed for: the latent noise buys best-of-$K$ accuracy, the event channel buys timing,
 #   the penalty bounds the latent state where the model goes when it is weighted enough, and
