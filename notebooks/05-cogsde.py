@@ -1379,8 +1379,8 @@ icml26.claim(
 # claim 05.3, with the same control.
 
 # %% tags=["claim"]
-# fails if: the SDE driver is no more accurate than the deterministic latent autoregressive
-# baseline of the same size (control: CogSDE with its diffusion off)
+# fails if: the SDE driver is no more accurate than the deterministic latent
+# autoregressive baseline of the same size (control: CogSDE with its diffusion off)
 ours, noiseless = ratios("minADE", "GRU")
 icml26.claim(
     "05.10",
