@@ -1,5 +1,6 @@
 """Chapter 05 (CogSDE): batched Euler–Maruyama (certified and regime-switching drifts) vs a
-per-path loop and torchsde's Euler."""
+per-path loop and torchsde's Euler; a stacked forecaster training step vs one model at a
+time."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import torchsde
 from torch.nn import functional as F
 
 from benchmarks.registry import register, register_scaling
-from icml26.dynamics import sde, switching
+from icml26.dynamics import motion, sde, switching
 from icml26.pipeline.notebooks import notebook_functions
 
 # The chapter's readable references (Euler–Maruyama path by path; the regime-switching drift
@@ -22,7 +23,7 @@ _drift_reference = _refs["switching_drift_reference"]
 
 def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
     torch.manual_seed(0)
-    model = sde.CogSDE(6, 3, 16)
+    model = sde.CertifiedSDE(6, 3, 16)
     h = 2.0**-6
     g = torch.Generator().manual_seed(1)
     u = F.one_hot(torch.randint(0, 3, (n_steps,), generator=g), 3).float()
@@ -44,7 +45,7 @@ def _case(n_paths: int, n_steps: int, with_reference: bool) -> None:
         return torchsde.sdeint(wrapped, z0, ts, bm=bm, method="euler", dt=h)
 
     register(
-        name=f"Euler–Maruyama, CogSDE d=6, {n_paths} paths x {n_steps} steps",
+        name=f"Euler–Maruyama, certified SDE d=6, {n_paths} paths x {n_steps} steps",
         kernel=kernel,
         reference=reference if with_reference else None,
         library=library,
@@ -97,9 +98,49 @@ _switching_case(16, 20, with_reference=True)
 _switching_case(1280, 20, with_reference=False)
 
 
+def _training_case(members: int) -> None:
+    """One training step (forward, backward, AdamW) of `members` CogSDE forecasters: stacked
+    into one model, against the same members as separate one-member models."""
+    steps, batch, k = 10, 32, 4
+
+    def forecaster(seeds):
+        rs = switching.RegimeSwitchingSDE(8, 3, hidden=8, seeds=[1000 + s for s in seeds])
+        driver = motion.SDEDriver(rs)
+        return motion.MotionForecaster(driver, 3, steps, hidden=16, seeds=seeds).double()
+
+    g = torch.Generator().manual_seed(2)
+    past = torch.randn(members, batch, 5, 5, generator=g, dtype=torch.float64)
+    cmd = F.one_hot(torch.randint(0, 3, (members, batch, steps), generator=g), 3).double()
+    fut = torch.randn(members, batch, steps, 2, generator=g, dtype=torch.float64)
+    noise = torch.randn(steps, members, k * batch, 8, generator=g, dtype=torch.float64)
+    together = forecaster(list(range(members)))
+    alone = [forecaster([s]) for s in range(members)]
+    opt = torch.optim.AdamW(together.parameters(), lr=1e-3)
+    opts = [torch.optim.AdamW(m.parameters(), lr=1e-3) for m in alone]
+
+    def step(model, opt, sl):
+        pos = model(past[sl], cmd[sl], 0.2, n_samples=k, noise=noise[:, sl])
+        loss = motion.best_of_k_loss(pos, fut[sl]).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    register(
+        chapter="05",
+        name=f"forecaster training step, {members} CogSDE members: stacked vs one at a time",
+        kernel=lambda: step(together, opt, slice(None)),
+        reference=lambda: [
+            step(m, o, slice(i, i + 1)) for i, (m, o) in enumerate(zip(alone, opts, strict=True))
+        ],
+    )
+
+
+_training_case(20)
+
+
 def _em_at(n_paths: int):
     torch.manual_seed(0)
-    model, h, n_steps = sde.CogSDE(6, 3, 16), 2.0**-6, 100
+    model, h, n_steps = sde.CertifiedSDE(6, 3, 16), 2.0**-6, 100
     g = torch.Generator().manual_seed(1)
     u = F.one_hot(torch.randint(0, 3, (n_steps,), generator=g), 3).float()
     z0 = torch.randn(n_paths, 6, generator=g)
@@ -108,7 +149,7 @@ def _em_at(n_paths: int):
 
 
 register_scaling(
-    "Euler–Maruyama, CogSDE d = 6, 100 steps",
+    "Euler–Maruyama, certified SDE d = 6, 100 steps",
     make=_em_at,
     sizes=(16, 64, 256, 1024, 4096),
     size_label="paths",

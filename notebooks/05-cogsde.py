@@ -27,15 +27,16 @@
 # {cite}`kloeden1992numerical,higham2001algorithmic`, then train the paper's pipeline — a GRU
 # encoder giving $z_0$, the SDE as a latent driver, a FiLM-modulated trajectory generator, a
 # best-of-$K$ loss — to predict 2 s of motion from 1 s of history of a synthetic command-driven
-# agent, and compare it over seeds with a stochastic recurrent baseline of similar size, a
-# deterministic GRU and a neural ODE, with the paper's metrics (minADE/minFDE@20, average
-# ADE/FDE, diversity) and a command-timing test.
+# agent. CogSDE, its ablation without the event channel, a stochastic recurrent (RSSM-like)
+# baseline, a deterministic GRU and a neural ODE, all of the same size, are trained from five
+# seeds each until their validation losses stop improving, and compared with the paper's
+# metrics (minADE/minFDE@20, average ADE/FDE, diversity) and a command-timing test.
 #
 # At the end you will be able to implement a regime-switching controlled SDE with level and
 # event channels, simulate it with a batched Euler–Maruyama kernel that agrees with `torchsde`,
-# train it with best-of-$K$ and a dissipativity penalty, measure where that penalty does and
-# does not enforce the condition, and evaluate multimodal trajectory forecasts and their timing
-# with respect to the commands.
+# train many small models at once to a stated convergence criterion, measure where the
+# dissipativity penalty does and does not enforce its condition, and evaluate multimodal
+# trajectory forecasts and their timing with respect to the commands.
 #
 # ```{admonition} What is known about the paper, and what is reconstructed
 # :class: warning
@@ -52,8 +53,11 @@
 # alternative**, not the paper's. At toy scale we replace the paper's flow-matching generator
 # (a transformer with 10 sampling steps) by a one-step FiLM-modulated network, so the $K$
 # proposals differ only through the SDE's Brownian path, and the rat-keypoint and BABEL data by a
-# synthetic agent. The code's command-perturbation analyses suggest how the paper supports
+# synthetic agent observed at 5 frames per second (the released configurations: 30). The
+# stochastic recurrent baseline is RSSM-like (a GRU state with Gaussian latent noise, without the
+# code's posterior). The code's command-perturbation analyses suggest how the paper supports
 # "trajectories stay aligned with the commands"; our timing test is in that spirit, not a copy.
+# The paper reports no numbers that we could read, so no claim below compares with one.
 # ```
 #
 # ## Setting and notation
@@ -77,8 +81,10 @@
 # $p_t = \int_0^t v_s(\cos\theta_s, \sin\theta_s)\,ds$. A hidden decision state
 # $e_t \in \{\text{engaged}, \text{distracted}\}$ (a Markov chain) decides whether it follows
 # the command. A forecast sees $P$ past frames (1 s) of positions and commands, receives the $F$
-# future commands (2 s), and returns $K$ sampled futures $\hat p^{(1)}, \dots, \hat p^{(K)}$, all in
-# the agent's frame at the present (origin at the current position, heading along $+x$).
+# future commands (2 s), and returns $K$ sampled futures $\hat p^{(1)}, \dots, \hat p^{(K)}$, all
+# in the agent's frame at the present (origin at the current position, heading along $+x$).
+# Models are trained from several seeds at once: $M$ independent *members* (seeds and variants
+# of one architecture) share every tensor along a leading axis.
 #
 # ## Theory
 #
@@ -88,16 +94,20 @@
 # The latent state solves the Itô SDE
 #
 # $$
-# dz_t = f(z_t, u_t, \dot u_t)\,dt + G(z_t)\,dW_t, \qquad z_0 \text{ independent of } W,
-# \quad \mathbb{E}\lVert z_0\rVert^2 < \infty,
+# \begin{aligned}
+# dz_t &= f(z_t, u_t, \dot u_t)\,dt + G(z_t)\,dW_t,\\
+# &z_0 \text{ independent of } W,\quad \mathbb{E}\lVert z_0\rVert^2 < \infty,
+# \end{aligned}
 # $$ (cogsde-eq-sde)
 #
 # with the drift a smooth mixture of $S$ linear regimes with two command channels,
 #
 # $$
-# f(z, u, \dot u) = \sum_{i=1}^{S} \pi_i(z)\,\bigl(A_i z + a_i + B^{\mathrm{lvl}}_i u +
-# B^{\mathrm{evt}}_i \dot u\bigr), \qquad
-# \pi(z) = \operatorname{softmax}\bigl([\phi(z) W, 0]/\tau\bigr),
+# \begin{aligned}
+# f(z, u, \dot u) &= \sum_{i=1}^{S} \pi_i(z)\,\bigl(A_i z + a_i + B^{\mathrm{lvl}}_i u +
+# B^{\mathrm{evt}}_i \dot u\bigr),\\
+# \pi(z) &= \operatorname{softmax}\bigl([\phi(z) W, 0]/\tau\bigr),
+# \end{aligned}
 # $$ (cogsde-eq-switching)
 #
 # where $\phi$ is a two-layer $\tanh$ network and $\tau > 0$ a learned temperature. The **level**
@@ -106,8 +116,11 @@
 # $\pi(z)$. The diffusion is diagonal, regime-mixed and state dependent,
 #
 # $$
-# \sigma(z) = \operatorname{clamp}\Bigl(\sum_i \pi_i(z)\exp\bigl(\log s_i + g\,(h(z)\odot r_i +
-# q_i)\bigr),\ 0.02,\ 0.5\Bigr),
+# \begin{aligned}
+# \sigma(z) = \operatorname{clamp}\Bigl(&\sum_i \pi_i(z)\exp\bigl(\log s_i +
+# g\,(h(z)\odot r_i + q_i)\bigr),\\
+# &0.02,\ 0.5\Bigr),
+# \end{aligned}
 # $$
 #
 # with $h$ a two-layer SiLU network and $g$ a learned gain. The released code initialises
@@ -124,8 +137,10 @@
 # $\beta \ge 0$ and all $z \in \mathbb{R}^d$ and commands,
 #
 # $$
-# 2\langle z, f(z, u)\rangle + \lVert G(z)\rVert_F^2 \le -\alpha \lVert z\rVert^2 +
-# \beta\,(1 + \lVert u\rVert^2).
+# \begin{aligned}
+# 2\langle z, f(z, u)\rangle &+ \lVert G(z)\rVert_F^2\\
+# &\le -\alpha \lVert z\rVert^2 + \beta\,(1 + \lVert u\rVert^2).
+# \end{aligned}
 # $$ (cogsde-eq-dissipative)
 #
 # The left-hand side is $\mathcal{L}V(z)$, the Itô generator of {eq}`cogsde-eq-sde` applied to
@@ -134,8 +149,10 @@
 # condition with other constants and without the command factor,
 #
 # $$
-# 2\langle z, f\rangle + \lVert G(z)\rVert_F^2 \le -2\alpha\lVert z\rVert^2 + \beta,
-# \qquad \alpha = 0.01,\ \beta = 1,
+# \begin{aligned}
+# 2\langle z, f\rangle + \lVert G(z)\rVert_F^2 &\le -2\alpha\lVert z\rVert^2 + \beta,\\
+# \alpha = 0.01,\ \beta &= 1,
+# \end{aligned}
 # $$ (cogsde-eq-paper-diss)
 #
 # which is {eq}`cogsde-eq-dissipative` with $\alpha \to 2\alpha$ and $\beta(1 + U^2) \to \beta$:
@@ -151,8 +168,10 @@
 # $t \ge 0$
 #
 # $$
-# \mathbb{E}\lVert z_t\rVert^2 \le e^{-\alpha t}\,\mathbb{E}\lVert z_0\rVert^2 +
-# \frac{\beta}{\alpha}\,(1 + U^2)\,\bigl(1 - e^{-\alpha t}\bigr).
+# \begin{aligned}
+# \mathbb{E}\lVert z_t\rVert^2 \le{}& e^{-\alpha t}\,\mathbb{E}\lVert z_0\rVert^2\\
+# &+ \frac{\beta}{\alpha}\,(1 + U^2)\,\bigl(1 - e^{-\alpha t}\bigr).
+# \end{aligned}
 # $$
 #
 # In particular $\sup_t \mathbb{E}\lVert z_t\rVert^2 \le \max\{\mathbb{E}\lVert z_0\rVert^2,
@@ -167,8 +186,11 @@
 # $\nabla^2 V = 2I$) gives
 #
 # $$
-# dY_t = e^{\alpha t}\bigl(\alpha \lVert z_t\rVert^2 + 2\langle z_t, f(z_t,u_t)\rangle +
-# \lVert G(z_t)\rVert_F^2\bigr)\,dt + 2 e^{\alpha t} z_t^\top G(z_t)\,dW_t .
+# \begin{aligned}
+# dY_t ={}& e^{\alpha t}\bigl(\alpha \lVert z_t\rVert^2 + 2\langle z_t, f(z_t,u_t)\rangle +
+# \lVert G(z_t)\rVert_F^2\bigr)\,dt\\
+# &+ 2 e^{\alpha t} z_t^\top G(z_t)\,dW_t .
+# \end{aligned}
 # $$
 #
 # By {eq}`cogsde-eq-dissipative` the $dt$ term is at most $e^{\alpha t}\beta(1 + U^2)$. Integrate from $0$ to
@@ -176,8 +198,11 @@
 # because its integrand is bounded on $[0, \tau_R]$, so
 #
 # $$
+# \begin{aligned}
 # \mathbb{E}\bigl[e^{\alpha (t\wedge\tau_R)}\lVert z_{t\wedge\tau_R}\rVert^2\bigr]
-# \le \mathbb{E}\lVert z_0\rVert^2 + \beta(1+U^2)\,\frac{e^{\alpha t} - 1}{\alpha} =: C_t .
+# &\le \mathbb{E}\lVert z_0\rVert^2 + \beta(1+U^2)\,\frac{e^{\alpha t} - 1}{\alpha}\\
+# &=: C_t .
+# \end{aligned}
 # $$
 #
 # *No explosion.* On $\{\tau_R \le t\}$ the left integrand is at least $R^2$, hence
@@ -204,15 +229,21 @@
 # ```{prf:definition} The soft dissipativity penalty
 # :label: cogsde-def-penalty
 #
-# For a rollout $z_0, \dots, z_{T-1}$ with drift evaluations $f_k = f(z_k, u_k, \dot u_k)$, let
-# $r_k := 2\langle z_k, f_k\rangle + \lVert\sigma(z_k)\rVert^2 + 2\alpha\lVert z_k\rVert^2 - \beta$,
-# the *residual* of {eq}`cogsde-eq-paper-diss` (the condition holds at $z_k$ iff $r_k \le 0$). The
-# penalty is
+# For a rollout $z_0, \dots, z_{T-1}$ with drift evaluations $f_k = f(z_k, u_k, \dot u_k)$, the
+# *residual* of {eq}`cogsde-eq-paper-diss` is
 #
 # $$
-# \mathcal{L}_{\mathrm{bnd}} = \frac{1}{T}\sum_{k} w_k\,\tau_b\,
-# \operatorname{softplus}(r_k/\tau_b),
-# \qquad w_k = \begin{cases} 0.25 & k < T/2 \\ 1 & k \ge T/2 \end{cases},
+# r_k := 2\langle z_k, f_k\rangle + \lVert\sigma(z_k)\rVert^2 + 2\alpha\lVert z_k\rVert^2 - \beta
+# $$
+#
+# (the condition holds at $z_k$ iff $r_k \le 0$). The penalty is
+#
+# $$
+# \begin{aligned}
+# \mathcal{L}_{\mathrm{bnd}} &= \frac{1}{T}\sum_{k} w_k\,\tau_b\,
+# \operatorname{softplus}(r_k/\tau_b),\\
+# w_k &= \begin{cases} 0.25 & k < T/2, \\ 1 & k \ge T/2, \end{cases}
+# \end{aligned}
 # $$ (cogsde-eq-penalty)
 #
 # averaged over the batch, with $\tau_b = 1$, $\alpha = 0.01$, $\beta = 1$. It is switched on
@@ -231,7 +262,8 @@
 # $\phi$ is built from $\tanh$). Then
 #
 # $$
-# \lim_{\rho\to\infty} \frac{r(\rho e)}{\rho^2} = 2\sum_i \pi^\infty_i(e)\,e^\top A_i e + 2\alpha .
+# \lim_{\rho\to\infty} \frac{r(\rho e)}{\rho^2} = 2\sum_i \pi^\infty_i(e)\,e^\top A_i e +
+# 2\alpha .
 # $$
 #
 # Hence if $\sum_i \pi^\infty_i(e)\,e^\top A_i e > -\alpha$ for some direction $e$, condition
@@ -259,21 +291,28 @@
 # generated by a network whose hidden token is modulated by the latent state (FiLM),
 #
 # $$
-# (\gamma_t, \beta_t) = M z^{(j)}_t, \qquad
-# \Delta\hat p^{(j)}_t = \operatorname{MLP}\bigl(x_t \odot (1 + \gamma_t) + \beta_t\bigr),
-# \qquad \hat p^{(j)}_t = \sum_{s \le t}\Delta\hat p^{(j)}_s,
+# \begin{aligned}
+# (\gamma_t, \beta_t) &= M z^{(j)}_t,\\
+# \Delta\hat p^{(j)}_t &= \operatorname{MLP}\bigl(x_t \odot (1 + \gamma_t) + \beta_t\bigr),\\
+# \hat p^{(j)}_t &= \textstyle\sum_{s \le t}\Delta\hat p^{(j)}_s,
+# \end{aligned}
 # $$ (cogsde-eq-film)
 #
-# with $x_t = \tanh(e_t + V c)$ built from a learned frame embedding $e_t$. Training minimises
-# the best-of-$K$ loss
+# with $x_t = \tanh(e_t + V c)$ built from a learned frame embedding $e_t$ and a one-hidden-layer
+# ReLU network as MLP. Training minimises the best-of-$K$ loss
 #
 # $$
-# \mathcal{L}_K = \frac{1}{B}\sum_{b} \min_{j \le K} \sum_{t=1}^{F} \bigl\lVert \hat p^{(j)}_{b,t} -
-# p_{b,t}\bigr\rVert^2 ,
+# \mathcal{L}_K = \frac{1}{B}\sum_{b} \min_{j \le K} \sum_{t=1}^{F} \bigl\lVert
+# \hat p^{(j)}_{b,t} - p_{b,t}\bigr\rVert^2 ,
 # $$ (cogsde-eq-bok)
 #
 # plus $\lambda\,\mathcal{L}_{\mathrm{bnd}}$. The evaluation reports
-# $\mathrm{minADE}_K = \frac{1}{B}\sum_b \min_j \frac1F\sum_t \lVert\hat p^{(j)}_{b,t} - p_{b,t}\rVert$,
+#
+# $$
+# \mathrm{minADE}_K = \frac{1}{B}\sum_b \min_j \frac1F\sum_t \bigl\lVert\hat p^{(j)}_{b,t} -
+# p_{b,t}\bigr\rVert,
+# $$
+#
 # $\mathrm{minFDE}_K$ (the same at $t = F$), the averages over $j$ instead of the minimum (ADE,
 # FDE) and the diversity, the mean distance between the end points of two proposals.
 # ```
@@ -295,16 +334,18 @@
 # $\operatorname{sig}(x) = 1/(1 + e^{-x})$ the logistic function. Then the pair
 #
 # $$
-# f(z,u) = A z + \operatorname{sig}(W_g u + b_g) \odot \phi(z) + B u + b_0,\qquad G(z) \text{ as above},
+# f(z,u) = A z + \operatorname{sig}(W_g u + b_g) \odot \phi(z) + B u + b_0,
 # $$ (cogsde-eq-param)
 #
-# is $(\alpha, \beta)$-dissipative with
+# with $G(z)$ as above, is $(\alpha, \beta)$-dissipative with
 #
 # $$
-# \alpha = \lambda := \lambda_{\min}(\varepsilon I + M M^\top) \ge \varepsilon, \qquad
-# \beta = \max\Bigl\{\tfrac{2a^2}{\lambda} + \lVert\varsigma\rVert^2,\;
-# \tfrac{2 b^2}{\lambda}\Bigr\}, \quad a = \lVert s\rVert + \lVert b_0\rVert,\
-# b = \lVert B\rVert_2 .
+# \begin{aligned}
+# \alpha &= \lambda := \lambda_{\min}(\varepsilon I + M M^\top) \ge \varepsilon,\\
+# \beta &= \max\Bigl\{\tfrac{2a^2}{\lambda} + \lVert\varsigma\rVert^2,\;
+# \tfrac{2 b^2}{\lambda}\Bigr\},\\
+# a &= \lVert s\rVert + \lVert b_0\rVert,\quad b = \lVert B\rVert_2 .
+# \end{aligned}
 # $$
 #
 # Moreover $\lVert f(z,u)\rVert^2 \le 2L^2\lVert z\rVert^2 + K(1 + \lVert u\rVert^2)$ with
@@ -321,9 +362,11 @@
 # gives
 #
 # $$
-# 2\langle z, f\rangle \le -2\lambda\lVert z\rVert^2 + \lambda\lVert z\rVert^2 +
-# \frac{(a + b\lVert u\rVert)^2}{\lambda}
-# \le -\lambda\lVert z\rVert^2 + \frac{2a^2 + 2b^2\lVert u\rVert^2}{\lambda}.
+# \begin{aligned}
+# 2\langle z, f\rangle &\le -2\lambda\lVert z\rVert^2 + \lambda\lVert z\rVert^2 +
+# \frac{(a + b\lVert u\rVert)^2}{\lambda}\\
+# &\le -\lambda\lVert z\rVert^2 + \frac{2a^2 + 2b^2\lVert u\rVert^2}{\lambda}.
+# \end{aligned}
 # $$
 #
 # The diffusion is diagonal with entries in $(0, \varsigma_i)$, so
@@ -341,8 +384,10 @@
 # In practice {eq}`cogsde-eq-sde` is simulated with the Euler–Maruyama scheme
 #
 # $$
-# z_{k+1} = z_k + f(z_k, u_k)\,h + G(z_k)\,\Delta W_k, \qquad
-# \Delta W_k \sim \mathcal{N}(0, h I_m) \text{ i.i.d.}
+# \begin{aligned}
+# z_{k+1} &= z_k + f(z_k, u_k)\,h + G(z_k)\,\Delta W_k,\\
+# \Delta W_k &\sim \mathcal{N}(0, h I_m) \text{ i.i.d.}
+# \end{aligned}
 # $$ (cogsde-eq-em)
 #
 # ```{prf:theorem} Strong order 1/2 of Euler–Maruyama
@@ -383,8 +428,10 @@
 # $\rho = 1 - h\alpha + 2h^2L^2 \in (0, 1)$. Then the iterates of {eq}`cogsde-eq-em` satisfy
 #
 # $$
-# \mathbb{E}\lVert z_k\rVert^2 \le \rho^k\,\mathbb{E}\lVert z_0\rVert^2 +
-# \frac{(\beta + hK)(1 + U^2)}{\alpha - 2hL^2}\,\bigl(1 - \rho^k\bigr),
+# \begin{aligned}
+# \mathbb{E}\lVert z_k\rVert^2 \le{}& \rho^k\,\mathbb{E}\lVert z_0\rVert^2\\
+# &+ \frac{(\beta + hK)(1 + U^2)}{\alpha - 2hL^2}\,\bigl(1 - \rho^k\bigr),
+# \end{aligned}
 # $$
 #
 # which tends to the bound of {prf:ref}`cogsde-thm-ms` as $h \to 0$ (since
@@ -412,15 +459,16 @@ import numpy as np
 import torch
 import torchsde
 from torch.nn import functional as F
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 import icml26
-from icml26.dynamics import motion, sde, switching
+from icml26.dynamics import motion, sde, stacked, switching
 
 SEED = 5
 rng = icml26.seed_everything(SEED)
 icml26.plotting.use_book_style()
 DEVICE = icml26.device()
-# The tensors of this chapter are small: one intra-op thread avoids synchronisation overhead.
+# The tensors of this chapter are small: one intra-op thread avoids synchronisation.
 torch.set_num_threads(1)
 
 # %% tags=["parameters", "hide-input"]
@@ -436,41 +484,47 @@ N_FREE = icml26.pick(ci=4, paper=32)  # random unconstrained drifts
 FREE_PATHS = icml26.pick(ci=128, paper=4096)
 # Strong order of Euler–Maruyama (cogsde-thm-strong)
 ORDER_PATHS = icml26.pick(ci=2048, paper=65536)
-ORDER_FINE = icml26.pick(
-    ci=2**10, paper=2**14
-)  # steps of the finest Brownian grid on [0, 1]
+ORDER_FINE = icml26.pick(ci=2**10, paper=2**14)  # steps of the finest Brownian grid
 ORDER_LEVELS = icml26.pick(ci=(3, 4, 5, 6, 7, 8), paper=(4, 5, 6, 7, 8, 9, 10, 11))
-# Forecasting task: 1 s of history, 2 s of prediction at 10 frames per second
-DT = 0.1  # seconds per frame
-PAST, FUTURE = 10, 20
-P_COMMAND = 0.05  # probability per frame that a new command is drawn
-TRAIN_AGENTS = icml26.pick(ci=128, paper=2048)
-TRAIN_LEN = icml26.pick(ci=200, paper=2000)
-TEST_AGENTS = icml26.pick(ci=128, paper=1024)
-Z_DIM = icml26.pick(ci=8, paper=64)  # latent state d (the released code: 64)
-NET = icml26.pick(
-    ci=16, paper=64
-)  # width of encoder, generator and the SDE's small networks
+# Forecasting task: 1 s of history, 2 s of prediction at 5 frames per second
+DT = 0.2  # seconds per frame
+PAST, FUTURE = 5, 10
+BURN_IN = 10  # frames simulated before a window starts (from rest to typical motion)
+P_COMMAND = 0.1  # probability per frame that a new command is drawn
+TRAIN_WINDOWS = icml26.pick(ci=512, paper=2048)  # one window per simulated agent
+VAL_WINDOWS = icml26.pick(ci=64, paper=512)  # for early stopping
+TEST_WINDOWS = icml26.pick(ci=128, paper=1024)
+Z_DIM = icml26.pick(ci=8, paper=16)  # latent state d (the released code: 64)
+NET = icml26.pick(ci=16, paper=32)  # width of encoder and generator
+SDE_HIDDEN = NET // 2  # width of the SDE's small networks phi and h
 N_REGIMES = 3
-TRAIN_ITERS = icml26.pick(ci=40, paper=2000)
-BATCH = icml26.pick(ci=16, paper=64)
-K_TRAIN = icml26.pick(ci=4, paper=20)  # proposals in the best-of-K loss
-K_EVAL = 20  # minADE / minFDE @ 20
-LR = 1e-2
 SEEDS = icml26.pick(ci=(0, 1, 2, 3, 4), paper=tuple(range(10)))
-PENALTY = 1e-3  # weight of L_bnd in the authors' example command
-STRONG_PENALTY = 1.0  # a thousand times the example weight, for comparison
+# Training, the same for every model: AdamW and gradient clipping as in the code
+BATCH = icml26.pick(ci=16, paper=64)  # windows per step and member
+K_TRAIN = icml26.pick(ci=4, paper=20)  # proposals in the best-of-K loss
+LR, WEIGHT_DECAY, CLIP = 1e-2, 0.05, 1.0
+EMA_DECAY = 0.95  # weights evaluated: exponential moving average of the iterates
+EVAL_EVERY = 10  # steps between two validation losses
+PATIENCE, MIN_DELTA = 8, 0.005  # stop: no 0.5 % improvement in 8 evaluations
+MAX_STEPS = icml26.pick(ci=400, paper=1920)  # the budget
+SHORT_STEPS = MAX_STEPS // 4  # a budget four times shorter, for comparison
+K_EVAL = 20  # minADE / minFDE @ 20
+# The dissipativity penalty: the authors' example weight, off (the released
+# configuration), and a thousand times the example weight
+PENALTIES = (1e-3, 0.0, 1.0)
 ALPHA_B, BETA_B = 0.01, 1.0  # constants of the penalised condition in the released code
-SHIFTS = (0, 3, 6)  # command-timing test: delay of the command switch, frames
-SWITCH0 = 4  # first future frame of the switched command before the delay
-
+LONG = 10 * FUTURE  # steps of the long-horizon latent rollouts (20 s)
+# Command-timing test
+TIMING_AGENTS = icml26.pick(ci=64, paper=256)
+SWITCH0, SHIFTS = 2, (0, 2, 4)  # the command switches at future frame 2, 4 or 6
+MIN_EVENT_GAIN = 0.5  # frames: the event channel's effect we require (fixed in advance)
 # %% [markdown]
 # The model at a glance: a GRU turns the recent past into the latent state $z_0$; the controlled
 # SDE carries it forward under the commands (level and event channels) and its own noise, with
 # regime weights $\pi(z)$ that depend on where the state is; each future frame of a small
 # generator is modulated by $z_t$. $K$ noise draws give $K$ proposed futures.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The CogSDE pipeline at toy scale: the past gives the initial latent state, the commands drive the regime-switching SDE through a level and an event channel, the diffusion adds the agent's variability, and the latent path modulates (FiLM) a generator of future positions. K Brownian paths give K proposals, trained with the best-of-K loss.", "name": "05-fig-model"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The CogSDE pipeline at toy scale: the past gives the initial latent state, the commands drive the regime-switching SDE through a level and an event channel, the diffusion adds the agent's variability, and the latent path modulates (FiLM) a generator of future positions. K Brownian paths give K proposals, trained with the best-of-K loss.", "name": "cogsde-fig-model"}}
 fig, ax = plt.subplots(figsize=(7.4, 3.2))
 icml26.plotting.diagram(
     ax,
@@ -511,25 +565,31 @@ plt.show()
 
 
 # %% tags=["reference"]
-def switching_drift_reference(model, z, u, du):
-    """f(z, u, du) = sum_i pi_i(z) (A_i z + a_i + B_lvl_i u + B_evt_i du), one state at a time."""
+def switching_drift_reference(model, z, u, du, member=0):
+    """f(z, u, du) = sum_i pi_i(z) (A_i z + a_i + B_lvl_i u + B_evt_i du), state by
+    state, for one member of a stacked model (parameters have the member axis first)."""
+    m = member
+
+    def layer(lin, x):  # one member's linear layer: x W + b
+        return x @ lin.weight[m] + lin.bias[m, 0]
+
     out = torch.empty_like(z)
     for n in range(z.shape[0]):
-        feat = model.phi(z[n])
-        raw = torch.cat([model.logits(feat), feat.new_zeros(1)])
-        pi = torch.softmax(raw / model.log_tau.exp(), dim=0)
+        feat = torch.tanh(layer(model.phi[2], torch.tanh(layer(model.phi[0], z[n]))))
+        raw = torch.cat([layer(model.logits, feat), feat.new_zeros(1)])
+        pi = torch.softmax(raw / model.log_tau[m].exp().squeeze(), dim=0)
         f = torch.zeros_like(z[n])
         for i in range(model.n_regimes):
-            term = model.A[i] @ z[n] + model.a[i] + model.B_lvl[i] @ u[n]
-            if model.B_evt is not None:
-                term = term + model.B_evt[i] @ du[n]
+            term = model.A[m, i] @ z[n] + model.a[m, i] + model.B_lvl[m, i] @ u[n]
+            if model.event[m]:
+                term = term + model.B_evt[m, i] @ du[n]
             f = f + pi[i] * term
         out[n] = f
     return out
 
 
 def em_reference(drift, diffusion, z0, h, u, dW):
-    """Euler–Maruyama, path by path: z_{k+1} = z_k + f(z_k, u_k) h + diag(G(z_k)) dW_k."""
+    """Euler–Maruyama, path by path: z_{k+1} = z_k + f(z_k, u_k) h + G(z_k) dW_k."""
     n_steps, n_paths = dW.shape[0], z0.shape[0]
     out = torch.empty(n_steps + 1, *z0.shape, dtype=z0.dtype)
     for i in range(n_paths):
@@ -542,29 +602,41 @@ def em_reference(drift, diffusion, z0, h, u, dW):
 
 
 # %% [markdown]
-# The kernels: `icml26.dynamics.switching.RegimeSwitchingSDE` evaluates the drift of all states
-# and all regimes in one matrix product (the regime weights are computed once per step and shared
-# with the diffusion), `switching.command_channels` builds $[u_k, \dot u_k]$ from a command grid,
-# and `icml26.dynamics.sde.euler_maruyama` advances all $N$ paths together, with optional
-# pre-drawn increments, validating its arguments and never leaving the device.
+# The kernels: {class}`~icml26.dynamics.switching.RegimeSwitchingSDE` evaluates the drift of all
+# states and all regimes in one matrix product (the regime weights are computed once per step
+# and shared with the diffusion), {func}`~icml26.dynamics.switching.command_channels` builds
+# $[u_k, \dot u_k]$ from a command grid, and {func}`~icml26.dynamics.sde.euler_maruyama`
+# advances all paths together, with optional pre-drawn increments, validating its arguments and
+# never leaving the device. Every network of the chapter is *stacked*
+# ({mod}`icml26.dynamics.stacked`): $M$ independent members — the seeds and variants of one
+# model — hold their weights along a leading axis and are evaluated by one batched matrix
+# product, so that twenty small models cost about as many operator calls as one. Member $m$
+# is initialised from its own seed, so two variants with the same seed start from the same
+# weights. We check the kernel on two members against the reference, member by member.
 
 # %%
 torch.manual_seed(SEED)
 rs_small = switching.RegimeSwitchingSDE(4, 3, hidden=8).double()
-g = torch.Generator().manual_seed(SEED)
+rs_pair = switching.RegimeSwitchingSDE(
+    4, 3, hidden=8, event=[True, False], seeds=[1, 2]
+)
+rs_pair = rs_pair.double()
+g = icml26.stats.stream(SEED, 1)
 u_small = F.one_hot(torch.randint(0, 3, (25,), generator=g), 3).double()
 v_small = switching.command_channels(u_small, 0.05)  # (25, 6): level and event channels
 z0_small = torch.randn(7, 4, generator=g, dtype=torch.float64)
 dW_small = math.sqrt(0.05) * torch.randn(25, 7, 4, generator=g, dtype=torch.float64)
 with torch.no_grad():
-    zs = torch.randn(50, 4, generator=g, dtype=torch.float64)
-    vs = v_small[torch.randint(0, 25, (50,), generator=g)]
-    icml26.checks.agree(
-        "switching drift: kernel vs reference",
-        rs_small.drift(zs, vs),
-        switching_drift_reference(rs_small, zs, vs[:, :3], vs[:, 3:]),
-        atol=1e-12,
-    )
+    zs = torch.randn(2, 50, 4, generator=g, dtype=torch.float64)
+    vs = v_small[torch.randint(0, 25, (2, 50), generator=g)]
+    kernel = rs_pair.drift(zs, vs)  # both members at once
+    for m in (0, 1):
+        icml26.checks.agree(
+            f"switching drift, member {m}: kernel vs reference",
+            kernel[m],
+            switching_drift_reference(rs_pair, zs[m], vs[m, :, :3], vs[m, :, 3:], m),
+            atol=1e-12,
+        )
     slow = em_reference(
         rs_small.drift, rs_small.diffusion, z0_small, 0.05, v_small, dW_small
     )
@@ -579,7 +651,7 @@ print("drift and Euler–Maruyama: kernels agree with the references to 1e-12")
 # %% [markdown]
 # ## Experiments
 #
-# ### The certified alternative obeys its mean-square bound (claim 05.1)
+# ### 05.1 · The certified alternative obeys its mean-square bound
 #
 # *Claim (theory of the bound).* A pair satisfying {eq}`cogsde-eq-dissipative` has a second
 # moment bounded uniformly in time ({prf:ref}`cogsde-thm-ms`). We check the theorem on the
@@ -598,11 +670,12 @@ with torch.no_grad():
 cert = cog.certificate()
 h_max = cert.alpha / (2 * cert.lipschitz**2)
 print(
-    f"certificate: alpha = {cert.alpha:.3f}, beta = {cert.beta:.2f}, L = {cert.lipschitz:.2f}; "
+    f"certificate: alpha = {cert.alpha:.3f}, beta = {cert.beta:.2f}, "
+    f"L = {cert.lipschitz:.2f}; "
     f"EM step h = {STEP} < alpha / (2 L^2) = {h_max:.3f}: {STEP < h_max}"
 )
 
-g = torch.Generator().manual_seed(SEED + 1)
+g = icml26.stats.stream(SEED, 2)
 segments = torch.randint(0, 3, (N_STEPS // 50,), generator=g).repeat_interleave(50)
 commands = (
     F.one_hot(segments, 3).float().to(DEVICE)
@@ -632,8 +705,9 @@ bound_em = (
 ratio = (m_hat / bound)[1:]  # at t = 0 the bound equals the empirical m_0 by definition
 allowance = (3 * m_se / bound)[1:]
 print(
-    f"max_t m_hat/bound = {ratio.max().item():.3f}; at T: m_hat = {m_hat[-1].item():.3f}, "
-    f"bound = {bound[-1].item():.1f} (stationary level beta/alpha = {cert.beta / cert.alpha:.1f})"
+    f"max_t m_hat/bound = {ratio.max().item():.3f}; "
+    f"at T: m_hat = {m_hat[-1].item():.3f}, bound = {bound[-1].item():.1f} "
+    f"(stationary level beta/alpha = {cert.beta / cert.alpha:.1f})"
 )
 
 # %% [markdown]
@@ -665,14 +739,15 @@ for r in range(N_FREE):
     )
 m_free = torch.stack(m_free)  # (N_FREE, n_saved)
 print(
-    f"largest real part of an eigenvalue of each free A: {[round(e, 2) for e in free_eigs]}"
+    "largest real part of an eigenvalue of each free A: "
+    f"{[round(e, 2) for e in free_eigs]}"
 )
 print(
     f"free drifts above 1000x the certified bound at T: "
     f"{int((m_free[:, -1] > 1e3 * bound[-1]).sum())} of {N_FREE}"
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The certified alternative stays under its mean-square bound (claim 05.1); drifts of the same form with a free linear part explode whenever it has an unstable eigenvalue.", "name": "05-fig-bound"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The certified alternative stays under its mean-square bound (claim 05.1); drifts of the same form with a free linear part explode whenever it has an unstable eigenvalue.", "name": "cogsde-fig-bound"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 tt = times.cpu().numpy()
 ax.plot(tt, bound.cpu(), color=icml26.plotting.color(1), label="bound of the theorem")
@@ -715,19 +790,42 @@ plt.show()
 # discrete bound of {prf:ref}`cogsde-prop-em` lies slightly above the continuous one, as it should
 # for $h = 0.02$.
 
+# %% [markdown]
+# The claim's control is the broken variant its `fails if` line names: the same model with the
+# sign of the symmetric part of its linear part flipped, $A \to -A^\top$ (expanding at rate
+# at least $\varepsilon$, the rotation kept), checked against the same bound with the same
+# noise.
+
 # %% tags=["claim"]
-# fails if: the certified drift were not dissipative (or the bound's constants wrong): the
-# Monte-Carlo second moment would exceed the bound by more than its sampling allowance
+# fails if: the drift were not dissipative (here: A → −Aᵀ, a sign error in the
+# symmetric part): the MC second moment would exceed the bound beyond its allowance
+broken = sde.UnconstrainedSDE(LATENT_DIM, 3, HIDDEN, sigma=0.5).to(DEVICE)
+broken.load_state_dict(cog.state_dict(), strict=False)  # the shared layers
+with torch.no_grad():
+    broken.a.copy_(-cog.linear().T)
+    p_broken = sde.euler_maruyama(
+        broken.drift,
+        broken.diffusion,
+        z0[:FREE_PATHS],
+        STEP,
+        u=commands,
+        dW=dW[:, :FREE_PATHS],
+        save_every=SAVE_EVERY,
+    )
+m_broken = p_broken.pow(2).sum(-1).double().mean(1).clamp(max=1e30)
 icml26.claim(
     "05.1",
     f"certified SDE: max_t MC E‖z_t‖² / bound, T = {T_END:g} s",
     ratio.max().item(),
     at_most=1.0 + allowance.max().item(),
     kind="theorem",
+    control=(m_broken / bound)[1:].max().item(),
+    control_label="with A → −Aᵀ",
+    digits=2,
 )
 
 # %% [markdown]
-# ### Euler–Maruyama has strong order 1/2 (claim 05.2)
+# ### 05.2 · Euler–Maruyama converges with strong order 1/2
 #
 # *Claim (background the paper relies on).* On an SDE with a known solution, the pathwise error
 # of Euler–Maruyama driven by the same Brownian path decays like $h^{1/2}$
@@ -739,7 +837,7 @@ icml26.claim(
 
 # %%
 mu, vol, horizon_gbm = 0.5, 1.0, 1.0
-g = torch.Generator().manual_seed(SEED + 2)
+g = icml26.stats.stream(SEED, 3)
 dW_fine = torch.randn(ORDER_FINE, ORDER_PATHS, 1, generator=g, dtype=torch.float64)
 dW_fine = (dW_fine * math.sqrt(horizon_gbm / ORDER_FINE)).to(DEVICE)
 x0 = torch.ones(ORDER_PATHS, 1, dtype=torch.float64, device=DEVICE)
@@ -758,7 +856,7 @@ print(
     f"strong errors: {[f'{e:.4f}' for e in errors]}; fitted log-log slope {slope:.3f}"
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Halving the step shrinks the pathwise Euler–Maruyama error by about $\\sqrt 2$: strong order ½ (claim 05.2).", "name": "05-fig-order"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Halving the step shrinks the pathwise Euler–Maruyama error by about $\\sqrt 2$: strong order ½ (claim 05.2).", "name": "cogsde-fig-order"}}
 fig, ax = plt.subplots(figsize=(5.6, 3.6))
 hs = np.array(steps)
 ax.loglog(hs, errors, "o", color=icml26.plotting.color(0), label="Euler–Maruyama, GBM")
@@ -783,195 +881,401 @@ ax.legend()
 plt.show()
 
 # %% tags=["claim"]
-# fails if: the Euler–Maruyama step used the wrong Brownian increment scale (order ≠ ½)
+# fails if: the Euler–Maruyama step used the wrong Brownian increment scale — run:
+# increments of variance h² instead of h (ΔW·√h), whose error no longer vanishes with h
+errors_bad = []
+for level in ORDER_LEVELS:
+    n = 2**level
+    dW_n = dW_fine.reshape(n, ORDER_FINE // n, ORDER_PATHS, 1).sum(1)
+    x = sde.euler_maruyama(
+        lambda z, u: mu * z,
+        lambda z: vol * z,
+        x0,
+        horizon_gbm / n,
+        dW=dW_n * math.sqrt(horizon_gbm / n),
+    )
+    errors_bad.append((x[-1] - exact).abs().mean().item())
 icml26.claim(
     "05.2",
     "Euler–Maruyama strong error on GBM: log-log slope in h",
     slope,
+    control=icml26.stats.loglog_fit(steps, errors_bad)[0],
+    control_label="increments of variance h²",
+    digits=2,
     between=(0.4, 0.6),
     kind="theorem",
 )
 
 # %% [markdown]
-# ### Forecasting a command-driven agent: 2 s from 1 s of history (claims 05.3–05.5)
+# ### Forecasting a command-driven agent: the task, the models and their training
 #
-# *Claim (the paper's experiments).* CogSDE improves motion prediction under commands over latent
-# dynamics baselines, and its trajectories stay aligned with the commands.
+# *The paper's experiments.* CogSDE improves motion prediction under commands over latent
+# dynamics baselines, and its trajectories stay aligned with the commands. Before testing
+# either statement we set up the task and train every model until its validation loss stops
+# improving.
 #
-# **The task.** `icml26.dynamics.sde.simulate_animal` generates agents in the plane; it stands
-# for the paper's animals under stimulation commands (the rat data set), reduced to one point
-# per agent. Commands switch at random (5 % per frame of 0.1 s) between *go* (target speed 1,
-# no turning), *turn* (speed 0.6, turn rate 1.2 rad/s) and *stop*. A hidden decision state
-# switches from engaged to distracted (2 % per frame) and back (6 %); engaged, the speed and turn
-# rate relax (rate 3/s) towards the command's target, distracted towards a slow wander with three
-# times the noise. A forecast sees 1 s (10 frames) of positions and commands and the 2 s
-# (20 frames) of future commands, and proposes $K$ futures, as in the released configurations
-# (which use 30 frames per second).
-#
+# **The task.** {func}`~icml26.dynamics.sde.simulate_animal` generates agents in the plane; it
+# stands for the paper's animals under stimulation commands (the rat data set), reduced to one
+# point per agent. Commands switch at random (10 % per frame of 0.2 s) between *go* (target
+# speed 1, no turning), *turn* (speed 0.6, turn rate 1.2 rad/s) and *stop*. A hidden decision
+# state switches from engaged to distracted (2 % per frame) and back (6 %); engaged, the speed
+# and turn rate relax (rate 3/s) towards the command's target, distracted towards a slow wander
+# with three times the noise. A forecast sees 1 s (5 frames) of positions and commands and the
+# 2 s (10 frames) of future commands, and proposes $K$ futures, as in the released
+# configurations (which use 30 frames per second). Each window comes from its own agent,
+# observed after a 2-s burn-in: `TRAIN_WINDOWS` windows for training, `VAL_WINDOWS` for early
+# stopping and `TEST_WINDOWS` for every number below.
+
+# %%
+g_data = icml26.stats.stream(SEED, 4)
+
+
+def windows(n):
+    """`n` independent agents, one window each, starting after the burn-in."""
+    agents = sde.simulate_animal(
+        n, BURN_IN + PAST + FUTURE, DT, generator=g_data, p_command=P_COMMAND
+    )
+    ids = torch.arange(n)
+    start = torch.full_like(ids, BURN_IN)
+    return agents, motion.motion_windows(agents, ids, start, PAST, FUTURE, DT)
+
+
+_, TRAIN = windows(TRAIN_WINDOWS)
+_, VAL = windows(VAL_WINDOWS)
+test_agents, TEST = windows(TEST_WINDOWS)
+print(
+    f"windows: {TRAIN_WINDOWS} for training, {VAL_WINDOWS} for validation, "
+    f"{TEST_WINDOWS} for testing; past {tuple(TEST[0].shape[1:])}, "
+    f"future {tuple(TEST[2].shape[1:])} (frames, features)"
+)
+
+# %% [markdown]
 # **The models** share the GRU encoder, the FiLM generator and the loss
 # ({prf:ref}`cogsde-def-pipeline`); only the latent driver differs:
 # - **CogSDE**: the regime-switching SDE {eq}`cogsde-eq-switching` with level and event
-#   channels, trained with best-of-$K$ and the penalty {eq}`cogsde-eq-penalty` at the example
-#   weight $\lambda = 10^{-3}$;
-# - **CogSDE, no event**: the same without $B^{\mathrm{evt}}$ (the ablation);
-# - **RSSM-like GRU** (the stochastic baseline): $z_{k+1} = \mathrm{GRU}(u_k, z_k) + s(z_k)\odot\varepsilon_k$
-#   with a learned state-dependent noise scale, like the code's recurrent state-space baseline;
-# - **GRU**: the same without noise (a deterministic latent autoregressive baseline);
+#   channels, trained with the penalty {eq}`cogsde-eq-penalty` at the authors' example weight
+#   $\lambda = 10^{-3}$;
+# - **CogSDE, no event**: the same without $B^{\mathrm{evt}}$ (the ablation of the event
+#   channel); **CogSDE, λ = 0** and **CogSDE, λ = 1**: without the penalty (the released
+#   configuration) and with a thousand times its example weight;
+# - **RSSM-like** (the stochastic baseline): a GRU state $h_{k+1} = \mathrm{GRU}([z_k, u_k],
+#   h_k)$ with a Gaussian latent $z_{k+1} = W h_{k+1} + s(h_{k+1}) \odot \varepsilon_k$, like the
+#   code's recurrent state-space baseline without its posterior
+#   ({class}`~icml26.dynamics.motion.RecurrentDriver`);
+# - **GRU**: the same without the noise (a deterministic latent autoregressive baseline);
 # - **neural ODE**: $dz = \mathrm{MLP}([z, u])\,dt$, deterministic.
 #
-# The stochastic models are trained with $K$ = `K_TRAIN` proposals and evaluated with
-# $K = 20$; a deterministic model has a single proposal, so its minADE equals its ADE. Every
-# model is trained from `len(SEEDS)` seeds on fresh windows; the metrics are computed on the same
-# test agents. Training is tiny at the default scale (`TRAIN_ITERS` steps of AdamW with weight
-# decay 0.05 and gradient clipping at 1, as in the code, but a constant learning rate).
+# The widths of the baselines' drivers are chosen so that every model has the parameter count
+# of CogSDE (printed below). Each model is trained from the seeds `SEEDS`; the seed fixes the
+# initial weights of the encoder and generator (the same for every model), of the driver, and
+# the order of the minibatches and the noise of training.
+
 
 # %%
-g_data = torch.Generator().manual_seed(SEED + 3)
-train = sde.simulate_animal(
-    TRAIN_AGENTS, TRAIN_LEN, DT, generator=g_data, p_command=P_COMMAND
-)
-test = sde.simulate_animal(
-    TEST_AGENTS, PAST + FUTURE, DT, generator=g_data, p_command=P_COMMAND
-)
-test_ids = torch.arange(TEST_AGENTS)
-test_past, test_cmd, test_future = motion.motion_windows(
-    test, test_ids, torch.zeros_like(test_ids), PAST, FUTURE, DT
-)
-
-MODELS = ("CogSDE", "CogSDE, no event", "RSSM-like GRU", "GRU", "neural ODE")
-STOCHASTIC = {"CogSDE": True, "CogSDE, no event": True, "RSSM-like GRU": True}
+def sde_driver(event, seeds=None):
+    drv_seeds = None if seeds is None else [1000 + s for s in seeds]
+    rs = switching.RegimeSwitchingSDE(
+        Z_DIM, 3, n_regimes=N_REGIMES, hidden=SDE_HIDDEN, event=event, seeds=drv_seeds
+    )
+    return motion.SDEDriver(rs)
 
 
-def build(name, seed):
-    """The forecaster with the named latent driver, initialised from `seed`."""
-    torch.manual_seed(seed)
-    if name.startswith("CogSDE"):
-        rs = switching.RegimeSwitchingSDE(
-            Z_DIM, 3, n_regimes=N_REGIMES, hidden=NET // 2, event=name == "CogSDE"
+def closest_width(make, target):
+    """The width whose driver has the parameter count closest to `target`."""
+    return min(
+        range(2, 16 * NET), key=lambda w: abs(stacked.parameter_count(make(w)) - target)
+    )
+
+
+target = stacked.parameter_count(sde_driver(True))
+RNN_WIDTH = closest_width(lambda w: motion.RecurrentDriver(Z_DIM, 3, w), target)
+ODE_WIDTH = closest_width(lambda w: motion.ODEDriver(Z_DIM, 3, w), target)
+P_LABELS = [f"CogSDE, λ = {lam:g}" for lam in PENALTIES[1:]]
+VARIANTS = {  # model → (family, options); a family is trained as one stacked model
+    "CogSDE": ("SDE", {"event": True, "penalty": PENALTIES[0]}),
+    "CogSDE, no event": ("SDE", {"event": False, "penalty": PENALTIES[0]}),
+    P_LABELS[0]: ("SDE", {"event": True, "penalty": PENALTIES[1]}),
+    P_LABELS[1]: ("SDE", {"event": True, "penalty": PENALTIES[2]}),
+    "RSSM-like": ("recurrent", {"noisy": True}),
+    "GRU": ("recurrent", {"noisy": False}),
+    "neural ODE": ("ODE", {}),
+}
+MODELS = ("CogSDE", "CogSDE, no event", "RSSM-like", "GRU", "neural ODE")
+FAMILIES = ("SDE", "recurrent", "ODE")
+
+
+def build_family(family):
+    """Every seed and variant of one family as one stacked forecaster (float64)."""
+    members = [(n, s) for n, (f, _) in VARIANTS.items() if f == family for s in SEEDS]
+    opts = [VARIANTS[n][1] for n, _ in members]
+    seeds = [s for _, s in members]
+    drv_seeds = [1000 + s for s in seeds]
+    if family == "SDE":
+        driver = sde_driver([o["event"] for o in opts], seeds)
+    elif family == "recurrent":
+        noisy = [o["noisy"] for o in opts]
+        driver = motion.RecurrentDriver(
+            Z_DIM, 3, RNN_WIDTH, noisy=noisy, seeds=drv_seeds
         )
-        driver = motion.SDEDriver(rs)
-    elif name == "certified SDE":
-        driver = motion.SDEDriver(
-            sde.CertifiedSDE(Z_DIM, 3, NET // 2, eps=0.1, sigma=0.1)
-        )
-    elif name == "neural ODE":
-        driver = motion.ODEDriver(Z_DIM, 3, NET)
     else:
-        driver = motion.RecurrentDriver(Z_DIM, 3, noisy=name == "RSSM-like GRU")
-    return motion.MotionForecaster(driver, 3, FUTURE, hidden=NET)
+        driver = motion.ODEDriver(Z_DIM, 3, ODE_WIDTH, seeds=drv_seeds)
+    model = motion.MotionForecaster(driver, 3, FUTURE, hidden=NET, seeds=seeds).double()
+    penalty = torch.tensor([o.get("penalty", 0.0) for o in opts], dtype=torch.float64)
+    return model, members, penalty
 
 
-def train_forecaster(model, seed, n_samples, penalty=0.0):
-    """Best-of-K training (cogsde-eq-bok), plus the ramped dissipativity penalty if asked."""
-    gen = torch.Generator().manual_seed(1000 + seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.05)
-    rs = getattr(model.driver, "sde", None)
-    for it in range(TRAIN_ITERS):
-        agents = torch.randint(0, TRAIN_AGENTS, (BATCH,), generator=gen)
-        starts = torch.randint(
-            0, TRAIN_LEN - PAST - FUTURE + 1, (BATCH,), generator=gen
-        )
-        past, cmd, future = motion.motion_windows(
-            train, agents, starts, PAST, FUTURE, DT
-        )
-        pos, path = model(
-            past, cmd, DT, n_samples=n_samples, generator=gen, return_latent=True
-        )
-        loss = motion.best_of_k_loss(pos, future)
-        if penalty > 0 and isinstance(rs, switching.RegimeSwitchingSDE):
-            v = switching.command_channels(
-                cmd.transpose(0, 1).repeat(1, n_samples, 1), DT
-            )
-            res = switching.dissipativity_residual(
-                rs, path[:-1].flatten(0, 1), v.flatten(0, 1), alpha=ALPHA_B, beta=BETA_B
-            )
-            ramp = switching.penalty_ramp(it, TRAIN_ITERS)
-            loss = loss + penalty * ramp * switching.dissipativity_penalty(
-                res.view(FUTURE, -1)
-            )
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-    return model
+def parameters_of(model, name):
+    """Parameters one member uses (an ablated channel's weights are held at zero)."""
+    n = stacked.parameter_count(model)
+    if name == "CogSDE, no event":
+        n -= model.driver.sde.event_parameters
+    if name == "GRU":
+        n -= model.driver.noise_parameters
+    return n
 
 
-def forecast(model, name, past, cmd, seed):
-    """K_EVAL proposals (one for a deterministic model), same Brownian draws for the same seed."""
-    gen = torch.Generator().manual_seed(2000 + seed)
-    k = K_EVAL if STOCHASTIC.get(name, False) else 1
-    with torch.no_grad():
-        return model(past, cmd, DT, n_samples=k, generator=gen)
-
-
-def n_params(model):
-    return sum(p.numel() for p in model.parameters())
-
-
-runs = [(seed, name) for seed in SEEDS for name in MODELS]
-trained, metrics = {}, {name: [] for name in MODELS}
-for seed, name in icml26.progress(runs, desc="training"):
-    k = K_TRAIN if STOCHASTIC.get(name, False) else 1
-    model = train_forecaster(
-        build(name, seed), seed, k, PENALTY if name == "CogSDE" else 0.0
-    )
-    trained[seed, name] = model
-    metrics[name].append(
-        motion.trajectory_metrics(
-            forecast(model, name, test_past, test_cmd, seed), test_future
-        )
-    )
-for name in MODELS:
-    print(f"{name:>17}: {n_params(trained[SEEDS[0], name])} parameters")
-
+FAMILY = {f: build_family(f) for f in FAMILIES}
+K_OF = {"SDE": K_TRAIN, "recurrent": K_TRAIN, "ODE": 1}  # one proposal if deterministic
+print(f"driver widths: RSSM-like/GRU state {RNN_WIDTH}, neural ODE hidden {ODE_WIDTH}")
+for name, (family, _) in VARIANTS.items():
+    print(f"{name:>16}: {parameters_of(FAMILY[family][0], name)} parameters")
 
 # %% [markdown]
-# The metrics over seeds, mean and a 95 % $t$-interval (in metres if speeds are in m/s). The
-# "constant velocity" row extrapolates the last observed displacement, a floor that any learned
-# model should beat.
+# **Training, the same for every model.** AdamW (learning rate $10^{-2}$, weight decay 0.05)
+# with gradient clipping at norm 1, as in the released code, on minibatches of `BATCH` windows,
+# each with `K_TRAIN` proposals for the stochastic models, minimising the best-of-$K$ loss
+# {eq}`cogsde-eq-bok` (plus $\lambda\mathcal{L}_{\mathrm{bnd}}$, ramped in as in the code). We
+# evaluate an exponential moving average of the weights (decay 0.95), whose validation loss is
+# smooth where that of the raw iterates is noisy. **Stopping criterion:** every `EVAL_EVERY`
+# steps the validation loss (best-of-$K$ on the validation windows, with fixed noise) is
+# recorded; a member *stops* when it has not improved by at least 0.5 % for 8 evaluations
+# (80 steps), and keeps its best checkpoint; the budget caps training at `MAX_STEPS` steps. Every model gets
+# the same budget, the same data and the same number of windows per step. To see whether the
+# results depend on the budget, the same trajectories are also stopped by the same criterion
+# within a budget four times shorter (`SHORT_STEPS` steps): those checkpoints are what training
+# with the shorter budget would have produced. All seeds and variants of a family train at
+# once, as one stacked model ({class}`~icml26.dynamics.stacked.EarlyStopping` keeps one
+# checkpoint per member).
+
+# %%
+g_eval = icml26.stats.stream(SEED, 5)
+VAL_NOISE = torch.randn(
+    FUTURE, 1, K_TRAIN * VAL_WINDOWS, Z_DIM, generator=g_eval, dtype=torch.float64
+)
+TEST_NOISE = torch.randn(
+    FUTURE, 1, K_EVAL * TEST_WINDOWS, Z_DIM, generator=g_eval, dtype=torch.float64
+)
+
+
+def stacked_inputs(data, m, n=None):
+    """The same windows for all `m` members: (m, B, ...) views."""
+    return [x[:n].expand(m, *x[:n].shape) for x in data]
+
+
+def validation_loss(model, k):
+    m = model.members
+    past, cmd, fut = stacked_inputs(VAL, m)
+    noise = VAL_NOISE[:, :, : k * VAL_WINDOWS].expand(-1, m, -1, -1)
+    with torch.no_grad():
+        pos = model(past, cmd, DT, n_samples=k, noise=noise)
+    return motion.best_of_k_loss(pos, fut)
+
+
+def member_batches(gens, k):
+    """One minibatch of training windows per member, and the noise of K proposals."""
+    n = TRAIN[0].shape[0]
+    idx = torch.stack([torch.randint(0, n, (BATCH,), generator=g) for g in gens])
+    noise = [
+        torch.randn(FUTURE, k * BATCH, Z_DIM, generator=g, dtype=torch.float64)
+        for g in gens
+    ]
+    return [x[idx] for x in TRAIN], torch.stack(noise, 1)
+
+
+def penalty_term(model, path, cmd, k):
+    """L_bnd (cogsde-eq-penalty) of every member on the states of its rollout."""
+    m = model.members
+    v = switching.command_channels(cmd.permute(2, 0, 1, 3).repeat(1, 1, k, 1), DT)
+    z = path[:-1].transpose(0, 1).flatten(1, 2)  # (M, F K B, d): z_k with its v_k
+    res = switching.dissipativity_residual(
+        model.driver.sde, z, v.transpose(0, 1).flatten(1, 2), alpha=ALPHA_B, beta=BETA_B
+    )
+    return switching.dissipativity_penalty(res.view(m, FUTURE, -1).transpose(0, 1))
+
+
+def train_step(model, opt, gens, penalty, k, step):
+    (past, cmd, fut), noise = member_batches(gens, k)
+    pos, path = model(past, cmd, DT, n_samples=k, noise=noise, return_latent=True)
+    loss = motion.best_of_k_loss(pos, fut)  # (M,): one loss per member
+    if penalty.any():
+        ramp = switching.penalty_ramp(step, MAX_STEPS)
+        loss = loss + penalty * ramp * penalty_term(model, path, cmd, k)
+    opt.zero_grad()
+    loss.sum().backward()  # the members are independent: each gets its own gradient
+    stacked.clip_member_grad_norm_(model.parameters(), CLIP)
+    opt.step()
+
+
+def train_family(model, penalty, k, seeds):
+    """Train every member until it stops; return the EMA model and both records."""
+    gens = stacked.member_generators([2000 + s for s in seeds])
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY, fused=True
+    )
+    ema = AveragedModel(
+        model, multi_avg_fn=get_ema_multi_avg_fn(EMA_DECAY), use_buffers=True
+    )
+    full = stacked.EarlyStopping(ema.module, PATIENCE, min_delta=MIN_DELTA)
+    short = stacked.EarlyStopping(ema.module, PATIENCE, min_delta=MIN_DELTA)
+    for step in range(MAX_STEPS + 1):
+        if step % EVAL_EVERY == 0:
+            val = validation_loss(ema.module, k)
+            if step <= SHORT_STEPS:
+                short.update(step, val)
+            if not full.update(step, val) or step == MAX_STEPS:
+                break
+        train_step(model, opt, gens, penalty, k, step)
+        ema.update_parameters(model)
+    return ema.module, full, short
+
+
+t0 = time.perf_counter()
+trained, members, stops = {}, {}, {}
+for family in icml26.progress(FAMILIES, desc="training"):
+    model, mem, penalty = FAMILY[family]
+    seeds = [s for _, s in mem]
+    trained[family], full, short = train_family(model, penalty, K_OF[family], seeds)
+    members[family], stops[family] = mem, (full, short)
+train_seconds = time.perf_counter() - t0
+
+
+def by_model(family, values):
+    """Per-member values of a family → {model: [value per seed]}."""
+    out = {}
+    for (name, _), v in zip(members[family], values.tolist(), strict=True):
+        out.setdefault(name, []).append(v)
+    return out
+
+
+best_step, capped = {}, {}
+for family in FAMILIES:
+    full, _ = stops[family]
+    best_step |= by_model(family, full.best_step)
+    capped |= by_model(family, (full.stop_step < 0).long())
+print(f"{'model':>16} | best step, mean over seeds | seeds stopped by the budget")
+for name in VARIANTS:
+    print(f"{name:>16} | {np.mean(best_step[name]):26.0f} | {sum(capped[name]):d}")
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Validation loss of the averaged weights during training (mean over seeds, logarithmic scale). Dots: the checkpoints kept by the stopping criterion, where the loss stopped improving; dotted line: the end of the budget four times shorter. Every model flattens out before its checkpoint.", "name": "cogsde-fig-curves"}}
+fig, ax = plt.subplots(figsize=(6.8, 3.6))
+for j, name in enumerate(VARIANTS):
+    family = VARIANTS[name][0]
+    steps_v, losses = stops[family][0].curves()
+    cols = [i for i, (n, _) in enumerate(members[family]) if n == name]
+    mean = losses[:, cols].mean(1).numpy()
+    ax.plot(steps_v.numpy(), mean, color=icml26.plotting.color(j), label=name)
+    at = np.mean(best_step[name])
+    ax.plot(
+        at, np.interp(at, steps_v.numpy(), mean), "o", color=icml26.plotting.color(j)
+    )
+ax.axvline(SHORT_STEPS, color="0.5", ls=":", lw=1)
+ax.set_yscale("log")
+ax.set_ylim(top=2.0)
+ax.set_xlabel("training step")
+ax.set_ylabel("validation best-of-K loss (m²)")
+ax.set_title("Every model trains until its validation loss flattens out")
+ax.legend(ncol=2, fontsize=8)
+plt.show()
+
+# %% [markdown]
+# Are the checkpoints converged? Nearly every member stopped by the criterion before the
+# budget ran out (the table above counts the exceptions, at most one seed per model), and the
+# curves are flat at their checkpoints. Do the results depend on the budget? The table below
+# evaluates the same trajectories stopped by the same criterion within a budget four times
+# shorter: the longer budget improves every model by about a tenth and keeps the order of the
+# models — CogSDE's ablation first, CogSDE and the RSSM-like baseline next (within a
+# thousandth of each other, so their ranks may swap), the two deterministic models last.
 
 
 # %%
+def evaluate(family, *, stochastic=True, k=None):
+    """Test forecasts of every member: metrics, positions and latent paths."""
+    model = trained[family]
+    m = model.members
+    k = k or (K_EVAL if family != "ODE" else 1)
+    past, cmd, fut = stacked_inputs(TEST, m)
+    noise = TEST_NOISE[:, :, : k * TEST_WINDOWS].expand(-1, m, -1, -1)
+    with torch.no_grad():
+        pos, path = model(
+            past, cmd, DT, n_samples=k, noise=noise, stochastic=stochastic,
+            return_latent=True,
+        )  # fmt: skip
+    return motion.trajectory_metrics(pos, fut), pos, path
+
+
 def interval(values):
     """Mean and half-width of the 95 % t-interval over seeds."""
     x = np.asarray(values, dtype=float)
-    t975 = {2: 12.71, 3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 8: 2.36, 10: 2.26}.get(
-        len(x), 2.0
-    )
+    t975 = {3: 4.30, 4: 3.18, 5: 2.78, 6: 2.57, 8: 2.36, 10: 2.26}.get(len(x), 2.0)
     return x.mean(), t975 * x.std(ddof=1) / math.sqrt(len(x))
 
 
-keys = ("minADE", "minFDE", "ADE", "FDE", "diversity")
-print(
-    f"{'model':>17} | "
-    + " | ".join(f"{k + ('@20' if k.startswith('min') else ''):>13}" for k in keys)
-)
-for name in MODELS:
-    cells = []
-    for key in keys:
-        m, w = interval([r[key] for r in metrics[name]])
-        cells.append(f"{m:6.3f} ±{w:5.3f}")
-    print(f"{name:>17} | " + " | ".join(cells))
-last_step = test_past[:, -1, :2] - test_past[:, -2, :2]
-const_vel = (
-    last_step[:, None] * torch.arange(1, FUTURE + 1)[None, :, None]
-    + test_past[:, -1:, :2]
-)
-cv = motion.trajectory_metrics(const_vel.unsqueeze(0), test_future)
-print(
-    f"{'constant velocity':>17} | {cv['minADE']:6.3f}        | {cv['minFDE']:6.3f}        |"
-)
-ratio_min = [
-    a["minADE"] / b["minADE"]
-    for a, b in zip(metrics["CogSDE"], metrics["RSSM-like GRU"], strict=True)
-]
-print(f"minADE@20, CogSDE / RSSM-like GRU per seed: {[round(r, 2) for r in ratio_min]}")
+metrics, metrics_short, forecasts = {}, {}, {}
+for family in FAMILIES:
+    full, short = stops[family]
+    short.restore()
+    for key, v in evaluate(family)[0].items():
+        metrics_short.setdefault(key, {}).update(by_model(family, v))
+    full.restore()  # from here on: the checkpoints of the full budget
+    met, pos, path = evaluate(family)
+    forecasts[family] = (pos, path)
+    for key, v in met.items():
+        metrics.setdefault(key, {}).update(by_model(family, v))
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Best-of-20 and average displacement errors per model over five training seeds (mean and 95 % t-interval). A deterministic model has one proposal, so its two bars coincide.", "name": "05-fig-ade"}}
+
+def ranks(table):
+    order = sorted(MODELS, key=lambda n: np.mean(table[n]))
+    return {n: order.index(n) + 1 for n in MODELS}
+
+
+r_full, r_short = ranks(metrics["minADE"]), ranks(metrics_short["minADE"])
+print("test minADE@20, mean over seeds (rank): full budget | budget four times shorter")
+for name in MODELS:
+    a, b = np.mean(metrics["minADE"][name]), np.mean(metrics_short["minADE"][name])
+    print(f"{name:>16}: {a:.3f} ({r_full[name]}) | {b:.3f} ({r_short[name]})")
+for label, table in (("full budget", metrics), ("budget / 4", metrics_short)):
+    ratio = np.mean(table["minADE"]["CogSDE"]) / np.mean(table["minADE"]["RSSM-like"])
+    print(f"minADE@20 of CogSDE / RSSM-like, {label}: {ratio:.2f}")
+
+# %% [markdown]
+# ### 05.3, 05.8, 05.10 · Best-of-20 accuracy against the baselines
+#
+# *Claim.* "CogSDE consistently improves predictive accuracy in long-horizon motion
+# generation." The released evaluation reports minADE and minFDE over $K = 20$ proposals. The
+# table gives every metric on the test windows, mean and 95 % $t$-interval over the seeds (in
+# metres if speeds are in m/s); a deterministic model has one proposal, so its minADE equals its
+# ADE. The "constant velocity" row extrapolates the last observed displacement, a floor that any
+# learned model should beat.
+
+# %%
+keys = ("minADE", "minFDE", "ADE", "FDE", "diversity")
+head = [k + ("@20" if k.startswith("min") else "") for k in keys]
+print(f"{'model':>16} | " + " | ".join(f"{h:>12}" for h in head))
+for name in MODELS:
+    cells = [interval(metrics[key][name]) for key in keys]
+    print(f"{name:>16} | " + " | ".join(f"{m:5.3f} ±{w:5.3f}" for m, w in cells))
+test_past, test_future = TEST[0], TEST[2]
+last_step = test_past[:, -1, :2] - test_past[:, -2, :2]
+steps_ahead = torch.arange(1, FUTURE + 1, dtype=torch.float64)[None, :, None]
+const_vel = last_step[:, None] * steps_ahead + test_past[:, -1:, :2]
+cv = motion.trajectory_metrics(const_vel.unsqueeze(0), test_future)
+print(f"{'constant velocity':>16} | {cv['minADE']:5.3f}        | {cv['minFDE']:5.3f}")
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Best-of-20 and average displacement errors per model over five training seeds (mean and 95 % t-interval). A deterministic model has one proposal, so its two bars coincide.", "name": "cogsde-fig-ade"}}
 fig, ax = plt.subplots(figsize=(7.2, 3.4))
 xs = np.arange(len(MODELS))
 for j, (key, label) in enumerate((("minADE", "minADE@20"), ("ADE", "average ADE"))):
-    stats = [interval([r[key] for r in metrics[name]]) for name in MODELS]
+    stats = [interval(metrics[key][name]) for name in MODELS]
     ax.bar(
         xs + (j - 0.5) * 0.38,
         [s[0] for s in stats],
@@ -984,31 +1288,32 @@ for j, (key, label) in enumerate((("minADE", "minADE@20"), ("ADE", "average ADE"
 ax.axhline(cv["ADE"], color="0.4", ls=":", label="constant velocity (ADE)")
 ax.set_xticks(xs, [n.replace(", ", ",\n") for n in MODELS])
 ax.set_ylabel("displacement error (m)")
-ax.set_title("Best-of-20 vs average error over seeds: the stochastic drivers' gap")
+ax.set_title("Best-of-20 vs average error: the stochastic drivers' gap")
 ax.legend()
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Three test agents: 1 s of history (black), the true 2 s future coloured by the command in force, and CogSDE's 20 proposals (grey; the best one dashed).", "name": "05-fig-samples"}}
-pos_cog = forecast(trained[SEEDS[0], "CogSDE"], "CogSDE", test_past, test_cmd, SEEDS[0])
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Three test agents: 1 s of history (black), the true 2 s future coloured by the command in force, and the 20 proposals of CogSDE (first seed; grey, the best one dashed).", "name": "cogsde-fig-samples"}}
+pos_sde = forecasts["SDE"][0]  # (M, K, B, F, 2)
+first = next(i for i, (n, _) in enumerate(members["SDE"]) if n == "CogSDE")
 fig, axes = plt.subplots(1, 3, figsize=(7.5, 2.9))
 for ax, b in zip(axes, (0, 1, 2), strict=True):
-    p = pos_cog[:, b].numpy()
+    p = pos_sde[first, :, b].numpy()
     for j in range(p.shape[0]):
         ax.plot(p[j, :, 0], p[j, :, 1], color="0.65", lw=0.6)
-    best = int((pos_cog[:, b] - test_future[b]).norm(dim=-1).mean(-1).argmin())
+    best = int((pos_sde[first, :, b] - test_future[b]).norm(dim=-1).mean(-1).argmin())
     ax.plot(
         p[best, :, 0], p[best, :, 1], "--", color="k", lw=1.0, label="best proposal"
     )
     hist = test_past[b, :, :2].numpy()
     ax.plot(hist[:, 0], hist[:, 1], color="k", lw=1.5, label="history")
     truth = test_future[b].numpy()
-    cmd_id = test_cmd[b].argmax(-1).numpy()
+    cmd_id = TEST[1][b].argmax(-1).numpy()
     for c, cname in enumerate(sde.COMMANDS):
         mask = cmd_id == c
         ax.scatter(
             truth[mask, 0],
             truth[mask, 1],
-            s=8,
+            s=10,
             color=icml26.plotting.color(c),
             label=f"truth: {cname}",
             zorder=3,
@@ -1017,385 +1322,482 @@ for ax, b in zip(axes, (0, 1, 2), strict=True):
     ax.set_ylabel("y (m)")
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_title(f"test agent {b}")
-axes[0].legend(fontsize=7, loc="best")
+axes[0].legend(fontsize=8, loc="best")
 fig.suptitle("20 CogSDE proposals against the truth, commands marked by colour")
 plt.show()
 
 # %% [markdown]
-# **The command-timing test.** To ask whether predictions are *aligned in time* with the
-# commands, we give every test agent a controlled command sequence: the last observed command is
-# held, then replaced at future frame $k_\delta = 4 + \delta$ by *stop* (or by *go* if it already
-# was *stop*), for delays $\delta \in \{0, 3, 6\}$ frames. With the same Brownian draws we predict
-# once with and once without the switch; the response curve is the mean distance between the two
-# predicted velocities, frame by frame. It is zero before $k_\delta$ for every causal driver. The
-# **response lag** is the (interpolated) number of frames from $k_\delta$ until the curve reaches
-# half of its peak. The true agent, engaged and noise-free, gives the reference lag (it relaxes
-# at rate 3/s and covers 30 % of the change in the switch frame itself, so it reaches half of it
-# about one frame later, as printed); the **timing error** is the
-# absolute difference from it, averaged over $\delta$. A model that ignores the commands has no
-# defined lag; one that responds late, early or smeared has a large timing error.
+# The claims compare CogSDE with the stochastic baseline of the same size, seed by seed (both
+# produce 20 proposals; the deterministic models cannot profit from best-of-$K$), and are
+# decided by the upper end of the 95 % confidence interval of the mean ratio over seeds. The
+# control is CogSDE without its key component: the same trained model with its diffusion
+# switched off at test time, so that its 20 proposals coincide. If the accuracy came from
+# something other than the latent randomness, the control would pass too.
+
 
 # %%
-hold = test_past[:, -1, 2:].argmax(-1)  # last observed command of each agent
+def ratios(metric, baseline):
+    """Per-seed ratios of CogSDE to `baseline`, and of CogSDE without noise to it."""
+    still = by_model("SDE", evaluate("SDE", stochastic=False, k=1)[0][metric])
+    base = metrics[metric][baseline]
+    ours = [a / b for a, b in zip(metrics[metric]["CogSDE"], base, strict=True)]
+    return ours, [a / b for a, b in zip(still["CogSDE"], base, strict=True)]
+
+
+# %% tags=["claim"]
+# fails if: the regime-switching SDE driver is no more accurate than a stochastic
+# recurrent driver of the same size (control: CogSDE with its diffusion off)
+ours, noiseless = ratios("minADE", "RSSM-like")
+icml26.claim(
+    "05.3",
+    "minADE@20, CogSDE / RSSM-like (per seed)",
+    seeds=ours,
+    rule="mean-ci",
+    at_most=1.0,
+    control=noiseless,
+    control_label="CogSDE without noise",
+)
+
+# %% tags=["claim"]
+# fails if: the SDE driver's best proposal ends no closer to the true endpoint than the
+# stochastic recurrent driver's (control: CogSDE with its diffusion off)
+ours, noiseless = ratios("minFDE", "RSSM-like")
+icml26.claim(
+    "05.8",
+    "minFDE@20, CogSDE / RSSM-like (per seed)",
+    seeds=ours,
+    rule="mean-ci",
+    at_most=1.0,
+    control=noiseless,
+    control_label="CogSDE without noise",
+    tuned="stopping rule tightened after a first run",
+)
+
+# %% [markdown]
+# The released code's baselines include a deterministic latent autoregressive model (the GRU
+# here). Claim 05.10 compares CogSDE with it, seed by seed, by the same rule and threshold as
+# claim 05.3, with the same control.
+
+# %% tags=["claim"]
+# fails if: the SDE driver is no more accurate than the deterministic latent
+# autoregressive baseline of the same size (control: CogSDE with its diffusion off)
+ours, noiseless = ratios("minADE", "GRU")
+icml26.claim(
+    "05.10",
+    "minADE@20, CogSDE / GRU latent autoregressive baseline (per seed)",
+    seeds=ours,
+    rule="mean-ci",
+    at_most=1.0,
+    control=noiseless,
+    control_label="CogSDE without noise",
+    tuned="claim added after the first runs",
+)
+
+# %% [markdown]
+# What the toy shows. The three stochastic drivers beat the deterministic ones and the
+# constant-velocity floor by far in minADE@20, because 20 proposals can cover the agent's
+# hidden choices; their *average* ADE is no better than the deterministic models' — the trade
+# best-of-$K$ makes. Switching CogSDE's diffusion off leaves one proposal and almost doubles
+# its error (the control): the accuracy comes from the latent randomness, as the paper argues.
+# Against the stochastic baseline of the same size, CogSDE's best proposal is closer on
+# average at the endpoint (about 5 % in minFDE) and equal to it over the whole trajectory;
+# over five seeds neither advantage is established (claims 05.3 and 05.8: the upper ends of
+# the intervals exceed 1, and some seeds are worse than the baseline). The ablation without
+# the event channel is at least as accurate as CogSDE, so the accuracy does not come from
+# the event channel. "Consistently improves" is therefore not reproduced at toy scale: CogSDE
+# is as accurate as a stochastic baseline of its size, not more; against the deterministic
+# latent autoregressive baseline of the released code it holds (claim 05.10), and only
+# because of the latent noise (its control, without the noise, fails).
+
+# %% [markdown]
+# ### 05.4, 05.5 · Alignment with the commands: timing and the event channel
+#
+# *Claim.* "Predicted trajectories remain well aligned with control commands over extended
+# horizons", and the command acts through two channels, one of which (the event channel)
+# responds to a *change* of command. **The command-timing test.** We give each of
+# `TIMING_AGENTS` test agents a controlled command sequence: the last observed command is held,
+# then replaced at future frame $k_\delta = 2 + \delta$ by *stop* (or by *go* if it already was
+# *stop*), for delays $\delta \in \{0, 2, 4\}$ frames — early, in the middle and late in the
+# 2-s horizon. With the same Brownian draws we predict once with and once without the switch;
+# the response curve is the mean distance between the two predicted velocities, frame by
+# frame. It is zero before $k_\delta$ for every causal driver. The **response lag** is the
+# time, in frames, from the change of command (the start of the interval that ends at frame
+# $k_\delta$, where the response is still zero) until the curve reaches half of its peak,
+# interpolated linearly between frames
+# ({func}`~icml26.dynamics.motion.response_lag`). The true agent, engaged and noise-free,
+# gives the reference lag; the **timing error** is the absolute difference from it, averaged
+# over $\delta$. A model that ignores the commands has no defined lag; one that responds late,
+# early or smeared has a large timing error.
+
+# %%
+t_past = TEST[0][:TIMING_AGENTS]
+hold = t_past[:, -1, 2:].argmax(-1)  # last observed command of each agent
 target = torch.where(hold == 2, 0, 2)
-hold_cmd = F.one_hot(hold[:, None].expand(-1, FUTURE), 3).float()
+held = hold[:, None].repeat(1, FUTURE)
 
 
 def switched(delay):
-    ids = hold[:, None].repeat(1, FUTURE)
+    ids = held.clone()
     ids[:, SWITCH0 + delay :] = target[:, None]
     return ids
 
 
 def response(pos_a, pos_b):
-    """Mean distance between the predicted velocities of two forecasts, per future frame."""
-    zero = torch.zeros_like(pos_a[:, :, :1])
-    va = torch.diff(pos_a, dim=2, prepend=zero) / DT
-    vb = torch.diff(pos_b, dim=2, prepend=zero) / DT
-    return (va - vb).norm(dim=-1).mean((0, 1))
+    """Mean distance of predicted velocities per frame: (..., K, B, F, 2) → (..., F)."""
+    zero = torch.zeros_like(pos_a[..., :1, :])
+    va = torch.diff(pos_a, dim=-2, prepend=zero) / DT
+    vb = torch.diff(pos_b, dim=-2, prepend=zero) / DT
+    return (va - vb).norm(dim=-1).mean((-3, -2))
 
 
 def true_positions(ids):
-    g = torch.Generator().manual_seed(SEED + 7)
     agent = sde.simulate_animal(
-        TEST_AGENTS,
+        TIMING_AGENTS,
         FUTURE,
         DT,
-        generator=g,
+        generator=icml26.stats.stream(SEED, 6),
         commands=ids,
-        initial=test.speed_turn[:, PAST - 1],
+        initial=test_agents.speed_turn[:TIMING_AGENTS, BURN_IN + PAST - 1],
         p_distract=0.0,
         noise=0.0,
     )
     return sde.unicycle_positions(agent.speed_turn, DT)[:, 1:].unsqueeze(0)
 
 
-truth_hold = true_positions(hold[:, None].repeat(1, FUTURE))
-truth_curves = {d: response(true_positions(switched(d)), truth_hold) for d in SHIFTS}
-truth_lag = {
-    d: motion.response_lag(truth_curves[d], SWITCH0 + d).item() for d in SHIFTS
-}
-lags, timing = {name: [] for name in MODELS}, {name: [] for name in MODELS}
-curves0 = {}
-for seed in SEEDS:
-    for name in MODELS:
-        model = trained[seed, name]
-        base = forecast(model, name, test_past, hold_cmd, seed)
-        per = []
-        for d in SHIFTS:
-            curve = response(
-                forecast(
-                    model, name, test_past, F.one_hot(switched(d), 3).float(), seed
-                ),
-                base,
-            )
-            per.append(motion.response_lag(curve, SWITCH0 + d).item())
-            if seed == SEEDS[0] and d == 0:
-                curves0[name] = curve
-        lags[name].append(float(np.mean(per)))
-        timing[name].append(
-            float(
-                np.mean(
-                    [abs(a - truth_lag[d]) for a, d in zip(per, SHIFTS, strict=True)]
-                )
-            )
+def forecast(family, ids):
+    model = trained[family]
+    m, k = model.members, (K_EVAL if family != "ODE" else 1)
+    cmd = F.one_hot(ids, 3).double()
+    noise = TEST_NOISE[:, :, : k * TIMING_AGENTS].expand(-1, m, -1, -1)
+    with torch.no_grad():
+        return model(
+            t_past.expand(m, *t_past.shape),
+            cmd.expand(m, *cmd.shape),
+            DT,
+            n_samples=k,
+            noise=noise,
         )
+
+
+truth_hold = true_positions(held)
+truth_curve = {d: response(true_positions(switched(d)), truth_hold) for d in SHIFTS}
+truth_lag = {d: motion.response_lag(truth_curve[d], SWITCH0 + d).item() for d in SHIFTS}
+lags, timing, curves0 = {}, {}, {}
+for family in FAMILIES:
+    base = forecast(family, held)
+    per = []  # (delays, M)
+    for d in SHIFTS:
+        curve = response(forecast(family, switched(d)), base)  # (M, F)
+        per.append(motion.response_lag(curve, SWITCH0 + d))
+        if d == 0:
+            curves0 |= by_model(family, curve)  # per model: the curves of its seeds
+    per = torch.stack(per)
+    err = torch.stack([(per[i] - truth_lag[d]).abs() for i, d in enumerate(SHIFTS)])
+    lags |= by_model(family, per.mean(0))
+    timing |= by_model(family, err.mean(0))
 print(f"true agent: response lag {np.mean(list(truth_lag.values())):.2f} frames")
 for name in MODELS:
     (lm, lw), (tm, tw) = interval(lags[name]), interval(timing[name])
     print(
-        f"{name:>17}: lag {lm:5.2f} ±{lw:4.2f} frames, timing error {tm:5.2f} ±{tw:4.2f} frames"
+        f"{name:>16}: lag {lm:4.2f} ±{lw:4.2f} frames, "
+        f"timing error {tm:4.2f} ±{tw:4.2f} frames"
     )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Response to a command switch at future frame 4 (seed of the first model): distance between the velocities predicted with and without the switch, normalised by its peak; the true agent reaches half of its response about one frame after the switch.", "name": "05-fig-timing"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Response to a command switch at future frame 2 (mean over seeds): distance between the velocities predicted with and without the switch, normalised by its peak; the true agent reaches half of its response within the frame of the switch.", "name": "cogsde-fig-timing"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.4))
 frames = np.arange(FUTURE)
-tc = truth_curves[0].numpy()
+tc = truth_curve[0].numpy()
 ax.plot(frames, tc / tc.max(), color="k", lw=2, label="true agent")
 for j, name in enumerate(MODELS):
-    c = curves0[name].numpy()
-    ax.plot(
-        frames,
-        c / max(c.max(), 1e-12),
-        color=icml26.plotting.color(j),
-        label=name,
-        marker=".",
-    )
+    c = np.mean([np.asarray(x) / max(max(x), 1e-12) for x in curves0[name]], axis=0)
+    ax.plot(frames, c, color=icml26.plotting.color(j), label=name, marker=".")
 ax.axvline(SWITCH0, color="0.5", ls=":", label="command switch")
 ax.axhline(0.5, color="0.7", lw=0.8)
-ax.set_xlabel("future frame (0.1 s)")
+ax.set_xlabel("future frame (0.2 s)")
 ax.set_ylabel("normalised response")
 ax.set_title("How fast does each model react to a change of command?")
-ax.legend(fontsize=7.5, ncol=2)
+ax.legend(fontsize=8, ncol=2)
 plt.show()
 
 # %% [markdown]
-# The claims compare like with like: CogSDE with the stochastic baseline of similar size for
-# accuracy (both produce 20 proposals; the deterministic models cannot profit from best-of-$K$),
-# the timing error with every baseline, and CogSDE with its own ablation for the event channel.
-# Each measured value is the mean over the training seeds.
+# Claim 05.4 compares CogSDE's timing error with that of the best baseline (the one with the
+# smallest mean), seed by seed; its control is the ablation without the event channel, which
+# should follow the timing less closely. Claim 05.5 measures what the event channel adds: the
+# response lag of the ablation minus that of CogSDE, seed by seed. The paper gives no size for
+# this effect; we require at least half a frame (0.1 s), fixed before running — a smaller shift
+# of the half-response point is below the resolution of 5 frames per second. The claim is
+# itself the contrast with the ablation, so it has no separate control.
 
 # %% tags=["claim"]
-# fails if: the regime-switching SDE driver is no better than a stochastic recurrent driver of
-# similar size at proposing a close future (the paper's accuracy claim at toy scale)
-icml26.claim(
-    "05.3",
-    "minADE@20, CogSDE / RSSM-like GRU (mean over seeds)",
-    float(np.mean(ratio_min)),
-    at_most=1.0,
-)
-
-# %% tags=["claim"]
-# fails if: a baseline follows the timing of the commands more closely than CogSDE
-best_baseline = min(
-    float(np.mean(timing[n])) for n in ("RSSM-like GRU", "GRU", "neural ODE")
-)
+# fails if: a baseline follows the timing of the commands at least as closely as CogSDE
+# (control: CogSDE without the event channel, against the same baseline)
+best = min(("RSSM-like", "GRU", "neural ODE"), key=lambda n: np.mean(timing[n]))
 icml26.claim(
     "05.4",
-    "timing error, CogSDE / best baseline (mean over seeds)",
-    float(np.mean(timing["CogSDE"])) / best_baseline,
-    at_most=1.0,
+    f"timing error, CogSDE − best baseline ({best}), frames",
+    seeds=[a - b for a, b in zip(timing["CogSDE"], timing[best], strict=True)],
+    rule="mean-ci",
+    at_most=0.0,
+    control=[
+        a - b for a, b in zip(timing["CogSDE, no event"], timing[best], strict=True)
+    ],
+    control_label="CogSDE without event channel",
+    digits=2,
 )
 
 # %% tags=["claim"]
-# fails if: the event channel does not speed up the response to a change of command
+# fails if: the event channel does not speed up the response to a change of command by
+# at least half a frame
 icml26.claim(
     "05.5",
-    "response lag without event channel − with it (frames)",
-    float(np.mean(lags["CogSDE, no event"]) - np.mean(lags["CogSDE"])),
-    at_least=0.0,
+    "response lag without the event channel − with it (frames)",
+    seeds=[
+        a - b for a, b in zip(lags["CogSDE, no event"], lags["CogSDE"], strict=True)
+    ],
+    rule="mean-ci",
+    at_least=MIN_EVENT_GAIN,
+    no_control="the value is itself the contrast with the ablation",
+    digits=2,
 )
 
 # %% [markdown]
-# What the toy shows, at the default scale (numbers printed above):
-#
-# 1. **Best-of-20 accuracy.** All three stochastic drivers beat the deterministic ones and the
-#    constant-velocity floor in minADE@20, because 20 proposals can cover the agent's hidden
-#    choices; their *average* ADE is no better than the deterministic models', which is the
-#    trade best-of-$K$ makes. Against the stochastic baseline of similar size, CogSDE does
-#    **not** win with this training budget (claim 05.3): its mean minADE ratio to the RSSM-like GRU
-#    is 1.36, with per-seed ratios from 0.83 to 2.53 — one seed of CogSDE trained badly in 40
-#    steps. With `TRAIN_ITERS = 160` (four times the default, same code) we measured a ratio of
-#    0.91, below 1 in four of five seeds: the SDE driver learns more slowly than the GRU, and the
-#    toy's verdict on "improves accuracy" depends on the training budget.
-# 2. **Timing.** The event channel does what it is for: it makes the latent state jump when the
-#    command changes, and without it the response lags by several frames more (claim 05.5; the
-#    same at four times the training: 2.6 frames). But the recurrent baselines react as fast
-#    — a GRU sees the new command directly in its update — and follow the true agent's
-#    half-response more closely than CogSDE, whose jump overshoots the truth at the switch and
-#    then plateaus (figure above): claim 05.4 is not reproduced (ratio 2.5, also at four times the
-#    training). The neural ODE, whose command enters only through its drift like CogSDE's level
-#    channel, lags as much as the ablation.
+# Every model that sees the command at every step follows its timing: the half-response of
+# CogSDE, of the RSSM-like and GRU baselines and of the neural ODE lies within about a tenth of
+# a frame of the true agent's, for early, middle and late switches alike. The paper's alignment
+# statement holds for CogSDE, but the baselines are aligned as well, so an advantage over them
+# is not reproduced (claim 05.4: the difference from the best baseline is a few hundredths of
+# a frame, inside its interval). Without the event channel CogSDE responds about a frame
+# later (claim 05.5): the level channel acts only through the drift, so the state needs more
+# than one step to move, while the event term kicks the state in the step of the change. The
+# event channel is what keeps CogSDE's timing in line with the agent's; it is no advantage over
+# recurrent baselines that read the command at every step. Data in which commands are brief
+# events (as the rat's stimulations may be) could tell them apart; ours cannot.
 
 # %% [markdown]
 # ### Regimes along a trajectory
 #
-# The regime weights $\pi(z_t)$ are the model's "decision state" made visible. For a test agent
-# whose commands change during the forecast, we plot them along CogSDE's 20 latent paths: whether
-# the weights move with the commands, and how much they spread between proposals, is what a
-# state-dependent switching drift can express and a single linear drift cannot.
+# The regime weights $\pi(z_t)$ are the model's "decision state" made visible. For a test
+# agent whose commands change during the forecast, we plot them along the 20 latent paths of
+# CogSDE (first seed): whether the weights move with the commands, and how much they spread
+# between proposals, is what a state-dependent switching drift can express and a single
+# linear drift cannot.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Regime weights π(z_t) along the 20 latent paths of CogSDE (thin lines: proposals; thick: their mean) for a test agent whose command changes during the forecast (coloured band at the top).", "name": "05-fig-regimes"}}
-changes = (test_cmd.argmax(-1).diff(dim=1) != 0).sum(1)
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Regime weights π(z_t) along the 20 latent paths of CogSDE (first seed; thin lines: proposals; thick: their mean) for a test agent whose command changes during the forecast (coloured band at the top).", "name": "cogsde-fig-regimes"}}
+changes = (TEST[1].argmax(-1).diff(dim=1) != 0).sum(1)
 b_reg = int(torch.nonzero(changes > 0)[0]) if (changes > 0).any() else 0
-cog0 = trained[SEEDS[0], "CogSDE"]
+rs = trained["SDE"].driver.sde
+lat = forecasts["SDE"][1].view(FUTURE + 1, rs.members, K_EVAL, TEST_WINDOWS, Z_DIM)
 with torch.no_grad():
-    _, lat = cog0(
-        test_past[b_reg : b_reg + 1],
-        test_cmd[b_reg : b_reg + 1],
-        DT,
-        n_samples=K_EVAL,
-        generator=torch.Generator().manual_seed(2000),
-        return_latent=True,
-    )
-    pi = cog0.driver.sde.regime_weights(lat.flatten(0, 1)).view(
-        FUTURE + 1, K_EVAL, N_REGIMES
-    )
+    pi_all = rs.regime_weights(lat[:, :, :, b_reg].permute(1, 0, 2, 3).flatten(1, 2))
+pi = pi_all[first].view(FUTURE + 1, K_EVAL, N_REGIMES)
 fig, ax = plt.subplots(figsize=(6.8, 3.4))
 t_ax = np.arange(FUTURE + 1) * DT
 for i in range(N_REGIMES):
+    col = icml26.plotting.color(i + 3)
+    ax.plot(t_ax, pi[:, :, i].numpy(), color=col, lw=0.5, alpha=0.5)
     ax.plot(
-        t_ax, pi[:, :, i].numpy(), color=icml26.plotting.color(i + 3), lw=0.5, alpha=0.5
+        t_ax, pi[:, :, i].mean(1).numpy(), color=col, lw=2.2, label=f"regime {i + 1}"
     )
-    ax.plot(
-        t_ax,
-        pi[:, :, i].mean(1).numpy(),
-        color=icml26.plotting.color(i + 3),
-        lw=2.2,
-        label=f"regime {i + 1}",
-    )
-ids = test_cmd[b_reg].argmax(-1).numpy()
+ids = TEST[1][b_reg].argmax(-1).numpy()
 for k, c in enumerate(ids):
-    ax.axvspan(
-        k * DT,
-        (k + 1) * DT,
-        ymin=0.94,
-        ymax=1.0,
-        color=icml26.plotting.color(int(c)),
-        lw=0,
-    )
+    col = icml26.plotting.color(int(c))
+    ax.axvspan(k * DT, (k + 1) * DT, ymin=0.94, ymax=1.0, color=col, lw=0)
 for c, cname in enumerate(sde.COMMANDS):
     ax.plot([], [], color=icml26.plotting.color(c), lw=6, label=f"command: {cname}")
 ax.set_ylim(0, 1.06)
 ax.set_xlabel("prediction time (s)")
 ax.set_ylabel(r"regime weight $\pi_i(z_t)$")
 ax.set_title(f"Regime weights along CogSDE's latent paths, test agent {b_reg}")
-ax.legend(fontsize=7.5, ncol=2, loc="center right")
+ax.legend(fontsize=8, ncol=2, loc="center right")
 plt.show()
 
 # %%
-moved = (pi.mean(1) - pi.mean(1)[0]).abs().max().item()
+mean_pi = pi_all.view(rs.members, FUTURE + 1, K_EVAL, N_REGIMES).mean(2)
+cog_members = [i for i, (n, _) in enumerate(members["SDE"]) if n == "CogSDE"]
+moved = (mean_pi - mean_pi[:, :1]).abs().amax((1, 2))[cog_members]
 print(
-    f"largest change of a mean regime weight over the {FUTURE * DT:g} s forecast: {moved:.3f}"
+    f"largest change of a mean regime weight over the {FUTURE * DT:g} s forecast "
+    f"(CogSDE, test agent {b_reg}): {moved.mean():.2f} (mean over seeds)"
 )
 
 # %% [markdown]
-# At the default training budget the regime weights stay close to their initial mixture and
-# respond little to the commands: the model behaves like one averaged linear system driven
-# through its channels, and the regime structure is not yet used. This is the diagnostic to
-# watch when training longer or on data with distinct behavioural modes.
+# The regime weights stay close to their initial mixture and respond little to the commands:
+# the trained model behaves like one averaged linear system driven through its channels, and
+# the regime structure is hardly used. Our agent has two behavioural modes (engaged and
+# distracted) that differ mostly in their noise, which the state-dependent diffusion can carry
+# without switching regimes; data with genuinely distinct dynamics per mode would be needed to
+# see what the regimes can do.
 
 # %% [markdown]
-# ### The soft dissipativity penalty, on and off the data (claims 05.6–05.7)
+# ### 05.6, 05.7, 05.9 · The soft dissipativity penalty, long after and far from the data
 #
-# *Claim (the paper's theory, through its code).* Dissipativity {eq}`cogsde-eq-paper-diss` is
-# what gives mean-square boundedness ({prf:ref}`cogsde-thm-ms`); the code encourages it with the
-# penalty {eq}`cogsde-eq-penalty` on visited states. We measure the residual $r$ on two sets:
-# the states the trained CogSDE visits on the test agents (all 20 proposals, every frame), and
-# *off-distribution* probes — random directions at 2 to 10 times the 99th percentile of the
-# visited norms, with random commands and command changes. Besides CogSDE as trained above
-# ($\lambda = 10^{-3}$) we train the same model with a thousand times the weight
-# ($\lambda = 1$), without it ($\lambda = 0$, the released configuration), and the certified
-# alternative of {prf:ref}`cogsde-prop-param` in the same pipeline, all from the first seed. By {prf:ref}`cogsde-prop-far`, far from the data only the
-# regimes' linear parts decide, and nothing in the penalty constrains them there.
+# *Claim (the paper's theory, through its code).* Dissipativity {eq}`cogsde-eq-paper-diss`
+# gives mean-square boundedness of the latent dynamics over long horizons
+# ({prf:ref}`cogsde-thm-ms`); the code asks for it with the penalty {eq}`cogsde-eq-penalty` on
+# the states visited during training. We measure the residual $r$ of the condition on two
+# sets of states of every trained CogSDE member. **Long after the data:** from the test
+# windows' initial states, the latent SDE alone is rolled out for `LONG` steps (20 s, ten times
+# the training horizon) under random piecewise-constant commands; we take the states of the
+# second half, where a model that keeps the condition stays bounded. **Far from the data:**
+# random directions at 2 to 10 times the 99th percentile of the norms visited during the
+# forecasts, with random commands and command changes. The yardstick is a violation rate of at
+# most 5 %: the code's alternative choice of $\beta$ — the 95 % quantile of the residual's raw
+# term — admits exactly 5 % by construction. The control is the model trained without the
+# penalty ($\lambda = 0$, the released configuration): if it also passes, the penalty is not
+# what keeps the condition. We also show the model trained with a thousand times the example
+# weight ($\lambda = 1$).
 
 # %%
-s0 = SEEDS[0]
-variants = {
-    "CogSDE, λ = 0": train_forecaster(build("CogSDE", s0), s0, K_TRAIN, 0.0),
-    f"CogSDE, λ = {PENALTY:g}": trained[s0, "CogSDE"],
-    f"CogSDE, λ = {STRONG_PENALTY:g}": train_forecaster(
-        build("CogSDE", s0), s0, K_TRAIN, STRONG_PENALTY
-    ),
-    "certified SDE": train_forecaster(build("certified SDE", s0), s0, K_TRAIN),
-}
-g_probe = torch.Generator().manual_seed(SEED + 8)
-v_test = switching.command_channels(test_cmd.transpose(0, 1).repeat(1, K_EVAL, 1), DT)
-n_probe = 4096
-direction = F.normalize(torch.randn(n_probe, Z_DIM, generator=g_probe), dim=-1)
-spread = 10 ** (
-    math.log10(2) + torch.rand(n_probe, 1, generator=g_probe) * math.log10(5)
+rs = trained["SDE"].driver.sde
+m_sde = rs.members
+g_probe = icml26.stats.stream(SEED, 7)
+cmd_long = sde.simulate_animal(
+    TEST_WINDOWS, LONG, DT, generator=g_probe, p_command=P_COMMAND
+).commands  # (B, LONG, 3): random command sequences
+v_long = switching.command_channels(cmd_long.transpose(0, 1), DT)  # (LONG, B, 6)
+v_long = v_long.unsqueeze(1).expand(-1, m_sde, -1, -1)
+dW_long = math.sqrt(DT) * torch.randn(
+    LONG, 1, TEST_WINDOWS, Z_DIM, generator=g_probe, dtype=torch.float64
 )
-u_new = F.one_hot(torch.randint(0, 3, (n_probe,), generator=g_probe), 3).float()
-u_old = F.one_hot(torch.randint(0, 3, (n_probe,), generator=g_probe), 3).float()
-v_probe = torch.cat([u_new, ((u_new - u_old) / DT).clamp(-10, 10)], dim=-1)
-violations = {}
 with torch.no_grad():
-    for name, model in variants.items():
-        _, lat = model(
-            test_past,
-            test_cmd,
+    model = trained["SDE"]
+    past = TEST[0].expand(m_sde, *TEST[0].shape)
+    z_start = model.to_z0(model.encode(past))  # (M, B, d)
+    with rs.rollout():
+        z_long = sde.euler_maruyama(
+            rs.drift,
+            rs.diffusion,
+            z_start,
             DT,
-            n_samples=K_EVAL,
-            generator=torch.Generator().manual_seed(2000),
-            return_latent=True,
-        )
-        z_vis = lat[:-1].flatten(0, 1)
-        certified = not isinstance(model.driver.sde, switching.RegimeSwitchingSDE)
-        v_vis = v_test.flatten(0, 1)[:, :3] if certified else v_test.flatten(0, 1)
-        r_vis = switching.dissipativity_residual(
-            model.driver.sde, z_vis, v_vis, alpha=ALPHA_B, beta=BETA_B
-        )
-        radius = z_vis.norm(dim=-1).quantile(0.99)
-        z_far = direction * spread * radius
-        v_far = v_probe[:, :3] if certified else v_probe
-        r_far = switching.dissipativity_residual(
-            model.driver.sde, z_far, v_far, alpha=ALPHA_B, beta=BETA_B
-        )
-        violations[name] = (
-            (r_vis > 0).float().mean().item(),
-            (r_far > 0).float().mean().item(),
-            radius.item(),
-        )
-        if certified:  # its own certificate (cogsde-prop-param) holds everywhere
-            sde_c, c = model.driver.sde, model.driver.sde.certificate()
-            lhs = 2 * (z_far * sde_c.drift(z_far, v_far)).sum(-1) + sde_c.diffusion(
-                z_far
-            ).pow(2).sum(-1)
-            rhs = -c.alpha * z_far.pow(2).sum(-1) + c.beta * (1 + v_far.pow(2).sum(-1))
-            assert (lhs <= rhs + 1e-6).all(), "the certificate must hold at every probe"
-print(
-    f"{'model':>18} | visited states violating | far probes violating | 99 % visited norm"
+            u=v_long,
+            dW=dW_long.expand(-1, m_sde, -1, -1),
+        )  # (LONG + 1, M, B, d)
+    half = slice(LONG // 2, LONG)
+    z_late = z_long[half].transpose(0, 1).flatten(1, 2)
+    v_late = v_long[half].transpose(0, 1).flatten(1, 2)
+    r_late = switching.dissipativity_residual(
+        rs, z_late, v_late, alpha=ALPHA_B, beta=BETA_B
+    )
+late_violations = by_model("SDE", (r_late > 0).double().mean(-1))
+second_moment = z_long.pow(2).sum(-1).mean(-1)  # (LONG + 1, M)
+
+# far from the data: directions, radii and commands shared by every member
+n_probe = 2048
+direction = F.normalize(
+    torch.randn(n_probe, Z_DIM, generator=g_probe, dtype=torch.float64), dim=-1
 )
-for name, (vis, far, rad) in violations.items():
-    print(f"{name:>18} | {vis:24.3f} | {far:20.3f} | {rad:.2f}")
-for name in list(variants)[:3]:
-    a_sym = variants[name].driver.sde.A.detach()
-    top = torch.linalg.eigvalsh((a_sym + a_sym.transpose(1, 2)) / 2)[:, -1]
+spread = 2.0 * 5.0 ** torch.rand(n_probe, 1, generator=g_probe, dtype=torch.float64)
+u_new, u_old = (
+    F.one_hot(torch.randint(0, 3, (n_probe,), generator=g_probe), 3).double()
+    for _ in range(2)
+)
+v_far = torch.cat([u_new, ((u_new - u_old) / DT).clamp(-10, 10)], dim=-1)
+visited = forecasts["SDE"][1].norm(dim=-1).transpose(0, 1).flatten(1)  # (M, states)
+radius = visited.quantile(0.99, dim=-1)  # (M,)
+with torch.no_grad():
+    z_far = direction * spread * radius[:, None, None]  # (M, n_probe, d)
+    r_far = switching.dissipativity_residual(
+        rs, z_far, v_far.expand(m_sde, -1, -1), alpha=ALPHA_B, beta=BETA_B
+    )
+far_violations = by_model("SDE", (r_far > 0).double().mean(-1))
+a_sym = (rs.A + rs.A.transpose(-1, -2)).detach() / 2
+top_eig = by_model("SDE", torch.linalg.eigvalsh(a_sym)[..., -1].amax(-1))
+grow = by_model("SDE", second_moment[-1] / second_moment[FUTURE])
+
+print(
+    f"{'model':>16} | violating | E‖z‖², 20 s / 2 s | violating | "
+    "largest eigenvalue | minADE@20"
+)
+print(f"{'':>16} | at 10–20 s | {'':>17} | far away  | of (A_i + A_iᵀ)/2  |")
+for name in ("CogSDE", *P_LABELS, "CogSDE, no event"):
     print(
-        f"{name}: largest eigenvalue of (A_i + A_iᵀ)/2 per regime: {[round(x, 2) for x in top.tolist()]}"
+        f"{name:>16} | {np.mean(late_violations[name]):10.2f} | "
+        f"{np.mean(grow[name]):17.2g} | {np.mean(far_violations[name]):9.2f} | "
+        f"{np.mean(top_eig[name]):18.2f} | {np.mean(metrics['minADE'][name]):.3f}"
     )
 
-# %% [markdown]
-# A visited-state violation rate of at most 5 % is the natural yardstick: the code's alternative
-# choice of $\beta$ — the 95 % quantile of the residual term — admits exactly 5 % of violations
-# by construction. Off the data the same yardstick asks whether the penalised model satisfies the
-# condition where it has never been; the certified alternative satisfies its own certificate at
-# every probe (asserted above).
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Second moment of the latent state over a 20-s rollout under random commands (ten times the training horizon; mean over test windows, one line per seed), for three weights of the dissipativity penalty. The shaded band is the training horizon.", "name": "cogsde-fig-long"}}
+fig, ax = plt.subplots(figsize=(6.4, 3.4))
+t_long = np.arange(LONG + 1) * DT
+for j, name in enumerate(("CogSDE", *P_LABELS)):
+    cols = [i for i, (n, _) in enumerate(members["SDE"]) if n == name]
+    lab = f"λ = {PENALTIES[j]:g}" + (" (CogSDE)" if j == 0 else "")
+    for c in cols:
+        ax.plot(
+            t_long,
+            second_moment[:, c].numpy(),
+            color=icml26.plotting.color(j),
+            lw=1.0,
+            label=lab if c == cols[0] else None,
+        )
+ax.axvspan(0, FUTURE * DT, color="0.9", lw=0)
+ax.set_yscale("log")
+ax.set_xlabel("time t (s)")
+ax.set_ylabel(r"$\mathbb{E}\|z_t\|^2$ (latent units$^2$)")
+ax.set_title("Does the penalty keep the latent state bounded long after the data?")
+ax.legend(fontsize=8)
+plt.show()
 
 # %% tags=["claim"]
-# fails if: the trained CogSDE (penalty weight 1e-3, as in the code's example) violates the
-# dissipativity condition on the states it visits
-main = f"CogSDE, λ = {PENALTY:g}"
+# fails if: the penalised CogSDE (weight 1e-3, the code's example) violates the
+# condition on the states it reaches long after the training horizon (control: λ = 0)
 icml26.claim(
     "05.6",
-    "penalised CogSDE: visited states violating the condition",
-    violations[main][0],
+    "penalised CogSDE: states at 10–20 s violating the condition",
+    seeds=late_violations["CogSDE"],
+    rule="mean-ci",
     at_most=0.05,
+    control=late_violations[P_LABELS[0]],
+    control_label="λ = 0",
+    digits=2,
 )
 
 # %% tags=["claim"]
-# fails if: a penalty on visited states does not carry the condition to states far from them
+# fails if: a penalty on visited states does not carry the condition to states far from
+# them (control: λ = 0)
 icml26.claim(
     "05.7",
     "penalised CogSDE: far-away states violating the condition",
-    violations[main][1],
+    seeds=far_violations["CogSDE"],
+    rule="mean-ci",
     at_most=0.05,
+    control=far_violations[P_LABELS[0]],
+    control_label="λ = 0",
+    digits=2,
 )
-
-# %% [markdown]
-# ### The endpoint: minFDE@20 (claim 05.8)
-#
-# The paper reports final displacement beside average displacement. The same comparison as
-# claim 05.3, at the last predicted frame, from the metrics computed above:
 
 # %% tags=["claim"]
-ratio_fde = [
-    a["minFDE"] / b["minFDE"]
-    for a, b in zip(metrics["CogSDE"], metrics["RSSM-like GRU"], strict=True)
-]
-print(f"minFDE@20, CogSDE / RSSM-like GRU per seed: {[round(r, 2) for r in ratio_fde]}")
-# fails if: the SDE driver's best proposal ends no closer to the true endpoint than the
-# stochastic recurrent driver's (the paper's accuracy claim, at the final frame)
+# fails if: a penalty weighted like the data loss (λ = 1, fixed beforehand) leaves the
+# states long after the training horizon violating the condition (control: λ = 0)
 icml26.claim(
-    "05.8",
-    "minFDE@20, CogSDE / RSSM-like GRU (mean over seeds)",
-    float(np.mean(ratio_fde)),
-    at_most=1.0,
+    "05.9",
+    "CogSDE with λ = 1: states at 10–20 s violating the condition",
+    seeds=late_violations[P_LABELS[1]],
+    rule="mean-ci",
+    at_most=0.05,
+    control=late_violations[P_LABELS[0]],
+    control_label="λ = 0",
+    digits=2,
+    tuned="added after 05.6 (λ = 1 fixed before); stopping rule tightened after a run",
 )
 
 # %% [markdown]
-# On the states it visits, the trained CogSDE satisfies the condition almost everywhere —
-# and so does the model trained without the penalty, so at this scale the penalty is not what
-# keeps the visited states dissipative: the diffusion is small and the latent state stays near the
-# origin, where $\beta = 1$ dominates. Far from the data the picture reverses: about half of the
-# probes violate the condition for every penalty weight, including $\lambda = 1$. The printed
-# eigenvalues explain why ({prf:ref}`cogsde-prop-far`): every regime keeps an expanding direction
-# from its initialisation $A_i = 0.1 I + \dots$, and a penalty on visited states never sees it.
-# The certified alternative has no far violations (its contraction dominates there) but violates
-# the code's constants on 17 % of its visited states: it is dissipative with its *own*
-# $(\alpha, \beta)$, whose $\beta$ is larger than 1. A guarantee of the kind the abstract states
-# needs the condition everywhere; the soft penalty provides it only where the model has been.
+# At the authors' example weight the penalty changes nothing we can measure: the models with
+# $\lambda = 10^{-3}$ and $\lambda = 0$ both violate the condition on most states 10 to 20 s
+# into a rollout, and their second moments grow by two to three orders of magnitude over the
+# 20 s (claim 05.6; its control fails as well). The reason is scale: the penalty's gradient is
+# $10^{-3}$ times a residual of order one, against a data loss of order 0.1 to 1 m$^2$ (the
+# paper's loss sums 60 frames of 8 or 22 keypoints in its own units, so the same weight may
+# weigh more there). With a thousand times the weight (λ = 1, fixed beforehand) the penalty
+# does its job: well under 1 % of the late states violate the condition, against about 90 %
+# without it, the second moment stays within a small factor of its value at 2 s, and the
+# accuracy is unchanged (claim 05.9). Far from the data (claim 05.7) the penalty cannot help,
+# as {prf:ref}`cogsde-prop-far` predicts: the regimes keep expanding directions from their
+# initialisation $A_i = 0.1 I + \dots$ (the printed eigenvalues are positive), which a penalty
+# on visited states never sees; even at λ = 1 about 8 % of the far probes violate the
+# condition. A guarantee of the kind the abstract states needs the condition everywhere:
+# the soft penalty provides it near where the model has been, and only with enough weight;
+# the parameterisation of {prf:ref}`cogsde-prop-param` provides it by construction.
 
 # %% [markdown]
 # ## Cross-check
@@ -1403,14 +1805,15 @@ icml26.claim(
 # **`torchsde`.** `torchsde.sdeint(method="euler")` {cite}`li2020scalable` implements the same
 # scheme {eq}`cogsde-eq-em`. It accepts any object implementing its `BaseBrownian` interface as
 # `bm`; the solver asks it for the increment over each step $[t_k, t_{k+1}]$, so a ten-line class
-# that returns our pre-drawn $\Delta W_k$ (`sde.FixedIncrements`) lets both solvers integrate the
-# *same* Brownian path. `sde.TorchsdeAdapter` presents a model as a torchsde SDE, reading the
-# command grid — here the level and event channels $[u_k, \dot u_k]$ — from the step index, as
-# `sde.euler_maruyama` does. We check the regime-switching SDE and the certified alternative.
+# that returns our pre-drawn $\Delta W_k$ (`sde.FixedIncrements`) lets both solvers integrate
+# the *same* Brownian path. {class}`~icml26.dynamics.sde.TorchsdeAdapter` presents a model as a
+# torchsde SDE, reading the command grid — here the level and event channels
+# $[u_k, \dot u_k]$ — from the step index, as `sde.euler_maruyama` does. We check the
+# regime-switching SDE and the certified alternative.
 
 # %%
 h_x, n_x, N_x = 2.0**-6, 128, 256
-g = torch.Generator().manual_seed(SEED + 5)
+g = icml26.stats.stream(SEED, 8)
 grid_x = F.one_hot(torch.randint(0, 3, (n_x,), generator=g), 3).double()
 z0_x = torch.randn(N_x, 4, generator=g, dtype=torch.float64)
 dW_x = math.sqrt(h_x) * torch.randn(n_x, N_x, 4, generator=g, dtype=torch.float64)
@@ -1433,21 +1836,43 @@ for label, model_x, grid in (
             method="euler",
             dt=h_x,
         )
-    gap_x = icml26.checks.agree(
-        f"{label}: icml26 EM vs torchsde", ours, theirs, atol=1e-9
-    )
+    icml26.checks.agree(f"{label}: icml26 EM vs torchsde", ours, theirs, atol=1e-9)
     print(f"{label}: icml26 EM and torchsde.sdeint(method='euler') agree to 1e-9")
 
 # %% [markdown]
-# **Ornstein–Uhlenbeck moments.** For $dX = -\vartheta X\,dt + \varsigma\,dW$ the law at time $t$
-# is Gaussian with mean $x_0 e^{-\vartheta t}$ and variance
+# **Stacked layers against `torch.nn`.** A stacked GRU cell must compute, member by member,
+# what `torch.nn.GRUCell` computes with that member's weights; we load two members' weights
+# into two `GRUCell`s and compare. The optimiser and the weight averaging are PyTorch's own
+# (`torch.optim.AdamW` acts entry by entry, so a stacked parameter is updated as its members'
+# separate parameters would be; `torch.optim.swa_utils.AveragedModel` likewise).
+
+# %%
+cell = stacked.StackedGRUCell(5, 7, stacked.member_generators([1, 2])).double()
+x_c = torch.randn(2, 9, 5, generator=g, dtype=torch.float64)
+h_c = torch.randn(2, 9, 7, generator=g, dtype=torch.float64)
+with torch.no_grad():
+    ours = cell(x_c, h_c)
+    for m in (0, 1):
+        ref = torch.nn.GRUCell(5, 7).double()
+        ref.weight_ih.copy_(cell.weight_ih[m].T)
+        ref.weight_hh.copy_(cell.weight_hh[m].T)
+        ref.bias_ih.copy_(cell.bias_ih[m, 0])
+        ref.bias_hh.copy_(cell.bias_hh[m, 0])
+        icml26.checks.agree(
+            f"stacked GRU cell, member {m}", ours[m], ref(x_c[m], h_c[m]), atol=1e-12
+        )
+print("stacked GRU cell and torch.nn.GRUCell agree member by member to 1e-12")
+
+# %% [markdown]
+# **Ornstein–Uhlenbeck moments.** For $dX = -\vartheta X\,dt + \varsigma\,dW$ the law at time
+# $t$ is Gaussian with mean $x_0 e^{-\vartheta t}$ and variance
 # $\frac{\varsigma^2}{2\vartheta}(1 - e^{-2\vartheta t})$. We check the kernel's Monte-Carlo
-# moments against these closed forms, allowing four standard errors plus the $O(h)$ weak bias of
-# the scheme.
+# moments against these closed forms, allowing four standard errors plus the $O(h)$ weak bias
+# of the scheme.
 
 # %%
 theta, vol_ou, x0_ou, h_ou, n_ou, N_ou = 1.5, 0.8, 2.0, 0.01, 200, 4096
-g = torch.Generator().manual_seed(SEED + 6)
+g = icml26.stats.stream(SEED, 9)
 dW_ou = (
     math.sqrt(h_ou) * torch.randn(n_ou, N_ou, 1, generator=g, dtype=torch.float64)
 ).to(DEVICE)
@@ -1465,50 +1890,82 @@ mean_gap, var_gap = abs(x_ou.mean().item() - mean_cf), abs(x_ou.var().item() - v
 assert mean_gap < 4 * math.sqrt(var_cf / N_ou) + 2 * h_ou
 assert var_gap < 4 * var_cf * math.sqrt(2 / N_ou) + 2 * h_ou
 print(
-    f"OU at t = {t_ou:g}: mean {x_ou.mean().item():.4f} vs {mean_cf:.4f}, "
-    f"variance {x_ou.var().item():.4f} vs {var_cf:.4f} (within 4 s.e. + O(h))"
+    f"OU at t = {t_ou:g}: mean {x_ou.mean().item():.3f} vs {mean_cf:.3f}, "
+    f"variance {x_ou.var().item():.3f} vs {var_cf:.3f} (within 4 s.e. + O(h))"
 )
 
 # %% [markdown]
-# **Performance.** The batched kernel advanced the paths of the bound experiment above; its wall
-# time on this machine (the `make bench` page compares it, and the batched regime-switching
+# **Performance.** The batched kernel advanced the paths of the bound experiment above, and
+# the stacked models trained all seeds and variants of a family at once; the wall times on
+# this machine (the `make bench` page compares the kernel, and the batched regime-switching
 # drift, with `torchsde` and with the per-path loop):
 
 # %% tags=["nbval-ignore-output"]
 print(
-    f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: elapsed {em_seconds:.2f} s"
+    f"EM, {N_PATHS} paths x {N_STEPS} steps, d = {LATENT_DIM}: "
+    f"elapsed {em_seconds:.2f} s; "
+    f"training {sum(len(m) for m in members.values())} models: {train_seconds:.1f} s"
 )
 
 # %% [markdown]
 # ## Limits of this reproduction
 #
-# - **The paper's equations.** Only the abstract was available. The model is read off the
-#   authors' released code; the mean-square theorem is our derivation of a bound of the type the
-#   abstract announces, in our constants (the code's $2\alpha$ and $\beta$ without the
-#   $(1 + \lVert u\rVert^2)$ factor are equivalent up to constants). The certified
-#   parameterisation is our alternative, not the paper's model.
-# - **Generator and data.** The paper's flow-matching transformer (10 sampling steps, MTR-style
-#   context) is replaced by a one-step FiLM network, so the 20 proposals differ only through the
-#   SDE's Brownian path; rat keypoints and BABEL body motion are replaced by one synthetic point
-#   agent per trajectory; 10 frames per second instead of 30; latent size 8 instead of 64;
-#   `TRAIN_ITERS` training steps instead of 600 epochs, with a constant learning rate.
-# - **Results at this scale.** Four of the six experimental claims are not reproduced at the
-#   default scale. CogSDE does not beat the RSSM-like baseline in minADE@20 with 40 training
-#   steps (claim 05.3, ratio 1.36; at the endpoint minFDE@20 likewise, claim 05.8, 1.26); with
-#   four times the training minADE@20 does (0.91, four of five
-#   seeds), so the verdict depends on the budget, and the paper's "consistently improves
-#   accuracy" is neither confirmed nor refuted by this toy. Its timing error is larger than the
-#   recurrent baselines' (claim 05.4) at both budgets; the event channel's effect (claim 05.5) is
-#   robust. The soft penalty does not enforce the condition away from the data (claim 05.7) —
-#   that is the point of {prf:ref}`cogsde-prop-far`, and we expect it at any scale; the
-#   visited-state claim 05.6 holds, but also without the penalty.
-# - **Baselines.** The RSSM-like baseline is a GRU with additive Gaussian latent noise, not the
-#   code's full RSSM with a posterior and a learned storage/supply dissipativity constraint;
-#   the parameter counts differ by about 10 % (printed above). There is no Transformer baseline.
-# - **What the toy cannot test.** The paper's long horizons on real behaviour, the benefit of
-#   the regime structure on data with genuinely distinct behavioural modes, and the class
-#   tolerance test of the code (swapping a command for another) are not reproduced.
+# - **What is the paper's.** Only the abstract was available. The model is read off the
+#   authors' released code; the mean-square theorem is our derivation of a bound of the type
+#   the abstract announces, in our constants (the code's $2\alpha$ and $\beta$ without the
+#   $(1 + \lVert u\rVert^2)$ factor are equivalent up to constants); the certified
+#   parameterisation is our alternative. The paper's results table could not be read, so no
+#   claim compares with its numbers: each tests a statement of the abstract on the toy.
+# - **Generator, data, baselines.** A one-step FiLM network replaces the flow-matching
+#   transformer, so the 20 proposals differ only through the latent noise; one synthetic point
+#   agent with a two-state hidden decision replaces rat keypoints and BABEL body motion, at 5
+#   frames per second instead of 30, with 512 training windows (rat: 4144); the latent has 8
+#   dimensions instead of 64, and training uses best-of-4 instead of best-of-20. The RSSM-like
+#   baseline has no posterior and none of the code's learned storage/supply dissipativity
+#   constraint; there is no Transformer baseline. All models have the same parameter count to
+#   within 3 %.
+# - **Training.** AdamW with an average of the weights and early stopping replaces the
+#   released schedule (cosine decay over 600 epochs): every model trains until its validation
+#   loss stops improving, within a budget that binds for five of the 35 members (at most one
+#   seed per model). With a budget four times shorter every model is about a tenth less
+#   accurate and the order of the models is the same. The stopping rule was tightened after a
+#   first run, in which some members stopped while their loss was still falling (1 % in 5
+#   evaluations instead of 0.5 % in 8). With twice the batch (32 windows), twice the
+#   validation set and a budget of 480 steps, claim 05.9 was NOT REPRODUCED (one seed far
+#   above the others) and every other verdict was the same: 05.9 holds narrowly enough that
+#   the training protocol decides it.
+# - **The claims that do not hold.** *05.3*: CogSDE's minADE@20 is lower than the RSSM-like
+#   baseline's on some seeds and higher on others; the mean ratio is 1. Its endpoint
+#   advantage (05.8) is about 5 % on average but not on every seed, and its interval
+#   exceeds 1. *05.4*: every model that reads the command at every step is as well aligned
+#   with it as CogSDE; our commands never act as brief events, where the difference might
+#   show. *05.6*: at the authors' example weight the penalty is too weak against our data
+#   loss to change the dynamics; claim 05.9 shows that the same penalty with a thousand times
+#   the weight does keep the condition along long rollouts. *05.7*: by {prf:ref}`cogsde-prop-far` a penalty on visited states
+#   cannot enforce the condition far from them, at any scale. No claim is NOT DISCRIMINATING:
+#   every control fails its threshold. Claim 05.10 (against the deterministic baseline of the
+#   released code) was added after the first runs; it holds by a wide margin, where the
+#   stochastic baseline of claim 05.3 is the stricter comparison.
+# - **What the toy can and cannot say.** It shows that each mechanism does what it is
+#   designed for: the latent noise buys best-of-$K$ accuracy, the event channel buys timing,
+#   the penalty bounds the latent state where the model goes when it is weighted enough, and
+#   no soft penalty certifies the bound everywhere. It cannot say whether CogSDE beats these
+#   baselines on real animal or human motion over 60-frame horizons with a transformer
+#   generator, nor what the regimes add on data with distinct dynamics per behavioural mode
+#   (ours has none that the diffusion cannot carry), nor anything about the class-tolerance
+#   test of the released code (swapping a command for another), which we did not run.
 #
+# The paper scale of this chapter enlarges the toy — ten seeds, about five times the budget, four
+# times the data, best-of-20 in training, a 16-dimensional latent and wider networks — and
+# stays far from the paper's setting (real keypoints, 30 frames per second, a 64-dimensional
+# latent, a flow-matching transformer, 600 epochs). Its record:
+
+# %% tags=["hide-input"]
+from icml26.pipeline import paper
+
+paper.show("05-cogsde")
+
+# %% [markdown]
 # ## Exercises
 #
 # ````{exercise} When is the bound an equality?
@@ -1604,17 +2061,18 @@ print(
 #
 # ## Summary
 #
-# - CogSDE, as released, models a latent decision state by a three-regime switching linear SDE:
-#   state-dependent weights $\pi(z)$ mix the regimes, the command enters through a level and an
-#   event channel, and the diffusion is state dependent and clamped.
-# - Dissipativity bounds $\mathbb{E}\lVert z_t\rVert^2$ uniformly in time (Itô + comparison); the
-#   code asks for it through a soft penalty on visited states, which cannot certify it far from
-#   the data ({prf:ref}`cogsde-prop-far`); a negative-definite-plus-skew parameterisation
-#   certifies it by construction.
+# - CogSDE, as released, models a latent decision state by a three-regime switching linear
+#   SDE: state-dependent weights $\pi(z)$ mix the regimes, the command enters through a level
+#   and an event channel, and the diffusion is state dependent and clamped.
+# - Dissipativity bounds $\mathbb{E}\lVert z_t\rVert^2$ uniformly in time (Itô + comparison);
+#   the code asks for it through a soft penalty on visited states, which cannot certify it far
+#   from the data ({prf:ref}`cogsde-prop-far`); a negative-definite-plus-skew
+#   parameterisation certifies it by construction.
 # - The batched Euler–Maruyama kernel matches `torchsde` path by path and shows strong order
-#   $1/2$ on geometric Brownian motion.
-# - At toy scale (2 s from 1 s of a synthetic command-driven agent, five seeds) the stochastic
-#   drivers win best-of-20 accuracy, the event channel speeds up the response to commands, but
-#   CogSDE beats neither the RSSM-like baseline in minADE@20 at the default budget nor the
-#   recurrent baselines in timing; the penalty leaves about half of the far states violating the
-#   condition.
+#   $1/2$; stacking seeds and variants trains 35 small forecasters together until each one's
+#   validation loss stops improving.
+# - At toy scale the stochastic drivers win best-of-20 accuracy, CogSDE ties the RSSM-like
+#   baseline of its size (no advantage established over five seeds), every model follows the
+#   commands' timing, and the event channel is what keeps CogSDE's timing right.
+# - At the example weight the penalty has no effect; a thousand times that weight bounds the
+#   latent state over ten times the training horizon; far from the data nothing does.

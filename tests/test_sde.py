@@ -14,9 +14,9 @@ from icml26.dynamics import sde
 from icml26.pipeline.notebooks import notebook_functions
 
 
-def _model(d: int = 4, c: int = 3) -> sde.CogSDE:
+def _model(d: int = 4, c: int = 3) -> sde.CertifiedSDE:
     torch.manual_seed(0)
-    return sde.CogSDE(d, c, 8, sigma=0.4).double()
+    return sde.CertifiedSDE(d, c, 8, sigma=0.4).double()
 
 
 # The chapter's readable reference (a per-path loop), loaded from the notebook itself.
@@ -99,7 +99,7 @@ def test_save_every_and_shapes():
 def test_certificate_inequality_holds_pointwise():
     torch.manual_seed(6)
     for _ in range(5):
-        m = sde.CogSDE(5, 3, 8, sigma=0.7, eps=0.2).double()
+        m = sde.CertifiedSDE(5, 3, 8, sigma=0.7, eps=0.2).double()
         with torch.no_grad():
             m.shift.weight.mul_(3)
             m.shift.bias.mul_(3)
@@ -140,6 +140,28 @@ def test_simulator_shapes():
     data = sde.simulate_animal(16, 50, 0.1, generator=g)
     assert data.commands.shape == (16, 50, 3)
     assert data.positions.shape == (16, 51, 2)
+    assert data.speed_turn.dtype == torch.float64
+
+
+def test_em_with_leading_member_axis_matches_member_by_member():
+    """A (M, N, d) batch is integrated as M separate (N, d) batches."""
+    m = _model()
+    g = torch.Generator().manual_seed(9)
+    z0 = torch.randn(3, 5, 4, generator=g, dtype=torch.float64)
+    u = torch.nn.functional.one_hot(torch.randint(0, 3, (12, 3, 5), generator=g), 3).double()
+    dW = 0.1 * torch.randn(12, 3, 5, 4, generator=g, dtype=torch.float64)
+
+    def drift(z, uk):
+        return m.drift(z.reshape(-1, 4), uk.reshape(-1, 3)).view(z.shape)
+
+    def diffusion(z):
+        return m.diffusion(z.reshape(-1, 4)).view(z.shape)
+
+    with torch.no_grad():
+        joint = sde.euler_maruyama(drift, diffusion, z0, 0.05, u=u, dW=dW)
+        for k in range(3):
+            one = sde.euler_maruyama(m.drift, m.diffusion, z0[k], 0.05, u=u[:, k], dW=dW[:, k])
+            assert torch.allclose(joint[:, k], one, atol=1e-14)
 
 
 def test_argument_validation():
@@ -156,7 +178,7 @@ def test_argument_validation():
     with pytest.raises(ValueError, match="n_steps"):
         sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1)
     with pytest.raises(ValueError, match="eps"):
-        sde.CogSDE(3, 2, eps=0.0)
+        sde.CertifiedSDE(3, 2, eps=0.0)
     with pytest.raises(ValueError, match="alpha"):
         sde.mean_square_bound(torch.zeros(1), 0.0, 1.0, 1.0, 0.0)
     with pytest.raises(ValueError, match="h must be"):
@@ -182,6 +204,82 @@ def test_validation_property(dt, steps_u, steps):
         with torch.no_grad():
             p = sde.euler_maruyama(m.drift, None, z0, dt, u=u, n_steps=steps)
         assert p.shape == (steps + 1, 2, 4)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"z0": torch.full((3, 4), float("nan"), dtype=torch.float64)}, "z0 must contain only"),
+        ({"z0": torch.full((3, 4), float("inf"), dtype=torch.float64)}, "z0 must contain only"),
+        ({"z0": torch.zeros(0, 4, dtype=torch.float64)}, "z0 must be a non-empty"),
+        ({"z0": torch.zeros(4, dtype=torch.float64)}, "z0 must be a non-empty"),
+        ({"z0": torch.zeros(3, 4, dtype=torch.long)}, "z0 must be a floating-point"),
+        ({"z0": [[0.0] * 4] * 3}, "z0 must be a torch.Tensor"),
+        ({"u": torch.full((5, 3), float("nan"), dtype=torch.float64)}, "u must contain only"),
+        ({"u": torch.zeros(5, 3, dtype=torch.long)}, "u must be a floating-point"),
+        ({"u": torch.zeros(0, 3, dtype=torch.float64)}, "u must not be empty"),
+        ({"dW": torch.full((5, 3, 4), float("nan"), dtype=torch.float64)}, "dW must contain"),
+        ({"dW": torch.zeros(5, 3, 4, dtype=torch.float32)}, "dW must have the dtype"),
+        ({"dW": torch.zeros(5, 2, 4, dtype=torch.float64)}, "dW must have shape"),
+        ({"generator": 3}, "generator must be a torch.Generator"),
+        ({"noise": "full"}, "noise must be"),
+        ({"save_every": 2}, "save_every=2 must divide"),
+        ({"save_every": 0}, "save_every must be >= 1"),
+    ],
+)
+def test_em_rejects_bad_inputs_before_stepping(kwargs, match):
+    """Every input is checked before the first step: the drift is never called."""
+    calls = []
+
+    def drift(z, u):
+        calls.append(1)
+        return -z
+
+    args = {"z0": torch.zeros(3, 4, dtype=torch.float64), "n_steps": 5}
+    args |= kwargs
+    if "u" in kwargs or "dW" in kwargs:
+        args.pop("n_steps")
+    z0 = args.pop("z0")
+    with pytest.raises(ValueError, match=match):
+        sde.euler_maruyama(drift, lambda z: torch.ones_like(z), z0, 0.1, **args)
+    assert not calls
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: sde.mean_square_bound(torch.tensor([float("nan")]), 1.0, 1.0, 1.0, 0.0), "t must"),
+        (lambda: sde.mean_square_bound(torch.tensor([-1.0]), 1.0, 1.0, 1.0, 0.0), "t must"),
+        (lambda: sde.mean_square_bound(torch.zeros(0), 1.0, 1.0, 1.0, 0.0), "t must"),
+        (lambda: sde.mean_square_bound(torch.zeros(2), 1.0, 1.0, float("nan"), 0.0), "m0"),
+        (lambda: sde.em_mean_square_bound(torch.zeros(2), 0.01, (1, 1, 1, 1), 1.0, 0.0), "cert"),
+        (lambda: sde.unicycle_positions(torch.full((2, 3, 2), float("nan")), 0.1), "speed_turn"),
+        (lambda: sde.unicycle_positions(torch.zeros(2, 0, 2), 0.1), "speed_turn"),
+        (
+            lambda: sde.simulate_animal(2, 3, 0.1, commands=torch.zeros(2, 3)),
+            "commands must hold integer",
+        ),
+        (
+            lambda: sde.simulate_animal(2, 3, 0.1, commands=torch.full((2, 3), 3)),
+            r"commands must lie in \[0, 3\)",
+        ),
+        (
+            lambda: sde.simulate_animal(2, 3, 0.1, initial=torch.full((2, 2), float("inf"))),
+            "initial must contain only",
+        ),
+        (lambda: sde.simulate_animal(2, 3, 0.1, generator=1), "generator"),
+        (lambda: _model().drift(torch.zeros(3, 5, dtype=torch.float64)), "z must have shape"),
+        (lambda: sde.TorchsdeAdapter(object(), torch.zeros(3, 2), 0.1), "model must have"),
+        (
+            lambda: sde.TorchsdeAdapter(_model(), torch.full((3, 3), float("nan")), 0.1),
+            "grid must contain only",
+        ),
+        (lambda: sde.FixedIncrements(torch.full((3, 2), float("nan")), 0.1), "dW must contain"),
+    ],
+)
+def test_public_functions_name_their_bad_argument(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
 
 
 def test_torchsde_bridge_validates():

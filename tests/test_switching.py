@@ -60,7 +60,7 @@ def test_single_regime_is_linear():
     z = torch.randn(5, 3, dtype=torch.float64)
     v = torch.zeros(5, 4, dtype=torch.float64)
     with torch.no_grad():
-        assert torch.allclose(m.drift(z, v), z @ m.A[0].T + m.a[0], atol=1e-12)
+        assert torch.allclose(m.drift(z, v), z @ m.A[0, 0].T + m.a[0, 0], atol=1e-12)
 
 
 def test_event_channel_reacts_only_to_changes():
@@ -137,6 +137,10 @@ def test_residual_of_ou_is_exact():
 
 def test_penalty_weights_and_ramp():
     r = torch.zeros(4, 3)
+    per_member = switching.dissipativity_penalty(torch.stack([r, r + 50.0], 1), late_only=False)
+    assert per_member.shape == (2,)
+    assert per_member[0].item() == pytest.approx(math.log(2.0))
+    assert per_member[1].item() == pytest.approx(50.0, rel=1e-6)
     late = switching.dissipativity_penalty(r)
     flat = switching.dissipativity_penalty(r, late_only=False)
     assert math.isclose(flat.item(), math.log(2.0), rel_tol=1e-6)
@@ -157,7 +161,7 @@ def test_far_limit_of_the_residual():
     with torch.no_grad():
         r = switching.dissipativity_residual(m, rho * e, v) / rho**2
         pi = m.regime_weights(rho * e)
-        quad = torch.einsum("ni,sij,nj->ns", e, m.A, e)
+        quad = torch.einsum("ni,sij,nj->ns", e, m.A[0], e)
     assert torch.allclose(r, 2 * (pi * quad).sum(-1) + 0.02, atol=1e-3)
 
 
@@ -172,56 +176,131 @@ def test_motion_windows_frame():
     agents, starts = torch.arange(6), torch.tensor([0, 3, 5, 7, 9, 10])
     past, cmd, fut = motion.motion_windows(data, agents, starts, 8, 12, 0.1)
     assert past.shape == (6, 8, 5) and cmd.shape == (6, 12, 3) and fut.shape == (6, 12, 2)
-    assert torch.allclose(past[:, -1, :2], torch.zeros(6, 2), atol=1e-6)  # present at origin
+    assert torch.allclose(past[:, -1, :2], torch.zeros(6, 2, dtype=torch.float64), atol=1e-6)
     assert torch.equal(cmd, data.commands[agents[:, None], starts[:, None] + 8 + torch.arange(12)])
     # heading along +x at the present: the first future step has no y-component
-    assert torch.allclose(fut[:, 0, 1], torch.zeros(6), atol=1e-6)
+    assert torch.allclose(fut[:, 0, 1], torch.zeros(6, dtype=torch.float64), atol=1e-6)
     assert (fut[:, 0, 0] >= 0).all()
     with pytest.raises(ValueError, match="starts"):
         motion.motion_windows(data, agents, starts + 30, 8, 12, 0.1)
 
 
-@pytest.mark.parametrize(
-    "driver",
-    [
-        lambda: motion.SDEDriver(switching.RegimeSwitchingSDE(6, 3, hidden=8)),
-        lambda: motion.SDEDriver(sde.CertifiedSDE(6, 3, 8)),
-        lambda: motion.RecurrentDriver(6, 3, noisy=True),
-        lambda: motion.RecurrentDriver(6, 3, noisy=False),
-        lambda: motion.ODEDriver(6, 3, 8),
-    ],
-)
-def test_forecaster_shapes_gradients_and_causality(driver):
-    torch.manual_seed(6)
-    model = motion.MotionForecaster(driver(), 3, 12, hidden=16)
-    past = torch.randn(5, 8, 5)
-    cmd = F.one_hot(torch.randint(0, 3, (5, 12)), 3).float()
-    pos, path = model(
-        past, cmd, 0.1, n_samples=3, generator=torch.Generator().manual_seed(0), return_latent=True
-    )
-    assert pos.shape == (3, 5, 12, 2) and path.shape == (13, 15, 6)
-    motion.best_of_k_loss(pos, torch.randn(5, 12, 2)).backward()
+def _drivers():
+    seeds = [3, 4]
+    return {
+        "sde": lambda: motion.SDEDriver(
+            switching.RegimeSwitchingSDE(6, 3, hidden=8, event=[True, False], seeds=seeds)
+        ),
+        "rssm": lambda: motion.RecurrentDriver(6, 3, 5, noisy=[True, False], seeds=seeds),
+        "ode": lambda: motion.ODEDriver(6, 3, 8, seeds=seeds),
+    }
+
+
+@pytest.mark.parametrize("kind", ["sde", "rssm", "ode"])
+def test_forecaster_shapes_gradients_and_causality(kind):
+    model = motion.MotionForecaster(_drivers()[kind](), 3, 12, hidden=16, seeds=[3, 4]).double()
+    g = torch.Generator().manual_seed(6)
+    past = torch.randn(2, 5, 8, 5, generator=g, dtype=torch.float64)
+    cmd = F.one_hot(torch.randint(0, 3, (2, 5, 12), generator=g), 3).double()
+    noise = torch.randn(12, 2, 15, 6, generator=g, dtype=torch.float64)
+    pos, path = model(past, cmd, 0.1, n_samples=3, noise=noise, return_latent=True)
+    assert pos.shape == (2, 3, 5, 12, 2) and path.shape == (13, 2, 15, 6)
+    motion.best_of_k_loss(pos, torch.randn(2, 5, 12, 2, dtype=torch.float64)).sum().backward()
     assert all(p.grad is not None for p in model.encoder.parameters())
     # causality: changing the commands from frame 6 on leaves frames 0..5 unchanged
     cmd2 = cmd.clone()
-    cmd2[:, 6:] = torch.roll(cmd2[:, 6:], 1, dims=-1)
+    cmd2[:, :, 6:] = torch.roll(cmd2[:, :, 6:], 1, dims=-1)
     with torch.no_grad():
-        a = model(past, cmd, 0.1, n_samples=2, generator=torch.Generator().manual_seed(1))
-        b = model(past, cmd2, 0.1, n_samples=2, generator=torch.Generator().manual_seed(1))
-    assert torch.allclose(a[:, :, :6], b[:, :, :6], atol=1e-6)
-    assert not torch.allclose(a[:, :, 7:], b[:, :, 7:])
+        a = model(past, cmd, 0.1, n_samples=3, noise=noise)
+        b = model(past, cmd2, 0.1, n_samples=3, noise=noise)
+    assert torch.allclose(a[..., :6, :], b[..., :6, :], atol=1e-12)
+    assert not torch.allclose(a[..., 7:, :], b[..., 7:, :])
+
+
+@pytest.mark.parametrize("kind", ["sde", "rssm", "ode"])
+def test_members_are_independent(kind):
+    """Member 0's forecast and gradient do not depend on member 1's weights or inputs."""
+    model = motion.MotionForecaster(_drivers()[kind](), 3, 6, hidden=8, seeds=[3, 4]).double()
+    g = torch.Generator().manual_seed(7)
+    past = torch.randn(2, 4, 5, 5, generator=g, dtype=torch.float64)
+    cmd = F.one_hot(torch.randint(0, 3, (2, 4, 6), generator=g), 3).double()
+    noise = torch.randn(6, 2, 8, 6, generator=g, dtype=torch.float64)
+    pos = model(past, cmd, 0.1, n_samples=2, noise=noise)
+    pos[0].pow(2).sum().backward()
+    for p in model.parameters():
+        if p.grad is not None:
+            assert p.grad[1].abs().max() == 0
+    with torch.no_grad():
+        for p in model.parameters():
+            p[1].add_(0.3)
+        past[1].mul_(2.0)
+        again = model(past, cmd, 0.1, n_samples=2, noise=noise)
+    assert torch.equal(again[0], pos[0].detach())
+
+
+def test_stacked_sde_equals_its_members_built_alone():
+    """A member's weights depend on its seed only: the stacked drift and diffusion agree with
+    one-member models built from the same seeds."""
+    pair = switching.RegimeSwitchingSDE(4, 3, hidden=8, seeds=[5, 9]).double()
+    g = torch.Generator().manual_seed(8)
+    z = torch.randn(2, 7, 4, generator=g, dtype=torch.float64)
+    v = torch.randn(2, 7, 6, generator=g, dtype=torch.float64)
+    with torch.no_grad():
+        f, s = pair.drift(z, v), pair.diffusion(z)
+        for m, seed in enumerate((5, 9)):
+            one = switching.RegimeSwitchingSDE(4, 3, hidden=8, seeds=[seed]).double()
+            assert torch.allclose(one.drift(z[m], v[m]), f[m], atol=1e-13)
+            assert torch.allclose(one.diffusion(z[m]), s[m], atol=1e-13)
+            want = _drift_reference(pair, z[m], v[m, :, :3], v[m, :, 3:], m)
+            assert torch.allclose(f[m], want, atol=1e-12)
+
+
+def test_ablated_member_ignores_the_event_channel():
+    pair = switching.RegimeSwitchingSDE(4, 3, hidden=8, event=[True, False], seeds=[1, 1])
+    pair = pair.double()
+    z = torch.randn(2, 5, 4, dtype=torch.float64)
+    level = torch.randn(2, 5, 3, dtype=torch.float64)
+    with torch.no_grad():
+        a = pair.drift(z, torch.cat([level, torch.zeros_like(level)], -1))
+        b = pair.drift(z, torch.cat([level, 10 * torch.ones_like(level)], -1))
+    assert torch.allclose(a[1], b[1]) and not torch.allclose(a[0], b[0])
+    assert pair.event_parameters == 3 * 4 * 3
+
+
+def test_rollout_context_gives_the_same_path():
+    m = switching.RegimeSwitchingSDE(4, 3, hidden=8, seeds=[2, 3]).double()
+    g = torch.Generator().manual_seed(9)
+    z0 = torch.randn(2, 6, 4, generator=g, dtype=torch.float64)
+    v = switching.command_channels(_commands(10).expand(2, 6, 10, 3).permute(2, 0, 1, 3), 0.1)
+    dW = 0.3 * torch.randn(10, 2, 6, 4, generator=g, dtype=torch.float64)
+    with torch.no_grad():
+        plain = sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1, u=v, dW=dW)
+        with m.rollout():
+            fast = sde.euler_maruyama(m.drift, m.diffusion, z0, 0.1, u=v, dW=dW)
+    assert torch.equal(plain, fast)
+    assert m._fixed is None  # the constants are released after the rollout
 
 
 def test_forecaster_validation():
-    model = motion.MotionForecaster(motion.ODEDriver(4, 3), 3, 10)
+    model = motion.MotionForecaster(motion.ODEDriver(4, 3, 8), 3, 10)
     with pytest.raises(ValueError, match="past"):
-        model(torch.randn(2, 5, 4), torch.zeros(2, 10, 3), 0.1)
+        model(torch.randn(1, 2, 5, 4), torch.zeros(1, 2, 10, 3), 0.1)
     with pytest.raises(ValueError, match="commands"):
-        model(torch.randn(2, 5, 5), torch.zeros(2, 9, 3), 0.1)
+        model(torch.randn(1, 2, 5, 5), torch.zeros(1, 2, 9, 3), 0.1)
     with pytest.raises(ValueError, match="n_samples"):
-        model(torch.randn(2, 5, 5), torch.zeros(2, 10, 3), 0.1, n_samples=0)
+        model(torch.randn(1, 2, 5, 5), torch.zeros(1, 2, 10, 3), 0.1, n_samples=0)
+    with pytest.raises(ValueError, match="past must contain only finite"):
+        model(torch.full((1, 2, 5, 5), float("nan")), torch.zeros(1, 2, 10, 3), 0.1)
+    with pytest.raises(ValueError, match="noise must have shape"):
+        motion.MotionForecaster(motion.RecurrentDriver(4, 3, 5), 3, 10)(
+            torch.randn(1, 2, 5, 5), torch.zeros(1, 2, 10, 3), 0.1, noise=torch.zeros(10, 1, 3, 4)
+        )
     with pytest.raises(ValueError, match="horizon"):
-        motion.MotionForecaster(motion.ODEDriver(4, 3), 3, 0)
+        motion.MotionForecaster(motion.ODEDriver(4, 3, 8), 3, 0)
+    with pytest.raises(ValueError, match="seeds must hold one seed per member"):
+        motion.MotionForecaster(motion.ODEDriver(4, 3, 8, seeds=[1, 2]), 3, 5, seeds=[1])
+    with pytest.raises(ValueError, match="driver must have"):
+        motion.MotionForecaster(torch.nn.Linear(2, 2), 3, 5)
 
 
 # ------------------------------------------------------------------------- the metrics
@@ -231,34 +310,48 @@ def test_best_of_k_and_metrics_brute_force():
     loss = motion.best_of_k_loss(x, y)
     brute = sum(min(((x[k, b] - y[b]) ** 2).sum().item() for k in range(4)) for b in range(3)) / 3
     assert math.isclose(loss.item(), brute, rel_tol=1e-6)
-    m = motion.trajectory_metrics(x, y)
+    m = {k: v.item() for k, v in motion.trajectory_metrics(x, y).items()}
     d = (x - y).norm(dim=-1)
     assert math.isclose(m["minADE"], d.mean(-1).min(0).values.mean().item(), rel_tol=1e-6)
     assert math.isclose(m["FDE"], d[..., -1].mean().item(), rel_tol=1e-6)
     assert m["minADE"] <= m["ADE"] and m["minFDE"] <= m["FDE"]
     ends = x[:, 1, -1]
     pairs = [(ends[i] - ends[j]).norm().item() for i in range(4) for j in range(4) if i != j]
-    one = motion.trajectory_metrics(x[:, 1:2], y[1:2])["diversity"]
+    one = motion.trajectory_metrics(x[:, 1:2], y[1:2])["diversity"].item()
     assert math.isclose(one, sum(pairs) / 12, rel_tol=1e-6)
     single = motion.trajectory_metrics(x[:1], y)
     assert single["minADE"] == pytest.approx(single["ADE"]) and single["diversity"] == 0.0
+    # a leading member axis: one value per member, as if each were evaluated alone
+    both = motion.trajectory_metrics(torch.stack([x, x.flip(0) + 1]), y)
+    assert both["minADE"].shape == (2,)
+    assert both["minADE"][0].item() == pytest.approx(m["minADE"])
+    assert motion.best_of_k_loss(torch.stack([x, x]), y).shape == (2,)
     with pytest.raises(ValueError, match="samples"):
         motion.trajectory_metrics(x, y[:2])
     with pytest.raises(ValueError, match="samples"):
         motion.best_of_k_loss(x[0], y)
+    with pytest.raises(ValueError, match="samples must contain only finite"):
+        motion.best_of_k_loss(torch.full_like(x, float("nan")), y)
 
 
 def test_response_lag_interpolates():
     curve = torch.tensor([0.0, 0.0, 0.0, 0.2, 0.6, 1.0, 1.0])
-    # switch at 2: values 0, .2, .6, 1 -> half of the peak (0.5) crossed between 1 and 2
-    assert motion.response_lag(curve, 2).item() == pytest.approx(1 + 0.3 / 0.4)
-    assert motion.response_lag(torch.tensor([0.0, 1.0, 1.0]), 1).item() == 0.0
+    # switch at 2: 0 at the change, then 0, .2, .6, 1 -> half of the peak crossed between
+    # the 2nd and 3rd frame after the change
+    assert motion.response_lag(curve, 2).item() == pytest.approx(2 + 0.3 / 0.4)
+    # a full response within the switch frame: half of it is reached half-way
+    assert motion.response_lag(torch.tensor([0.0, 1.0, 1.0]), 1).item() == pytest.approx(0.5)
+    assert motion.response_lag(torch.tensor([0.0, 0.8, 1.0]), 1).item() == pytest.approx(0.625)
     assert math.isnan(motion.response_lag(torch.zeros(5), 1).item())
     batch = torch.stack([curve, torch.roll(curve, 1)])
     lag = motion.response_lag(batch, 2)
     assert lag[1].item() == pytest.approx(lag[0].item() + 1)
     with pytest.raises(ValueError, match="switch"):
         motion.response_lag(curve, 7)
+    with pytest.raises(ValueError, match="response must be non-negative"):
+        motion.response_lag(-curve - 1, 2)
+    with pytest.raises(ValueError, match="response must contain only finite"):
+        motion.response_lag(curve * float("nan"), 2)
 
 
 @settings(max_examples=30, deadline=None)
@@ -289,9 +382,23 @@ def test_simulator_follows_given_commands():
     )
     assert torch.equal(agent.commands.argmax(-1), ids)
     speed = agent.speed_turn[..., 0]
-    assert torch.allclose(speed[:, 9], torch.ones(3)) and speed[:, -1].max() < 0.01
+    assert torch.allclose(speed[:, 9], torch.ones(3, dtype=torch.float64))
+    assert speed[:, -1].max() < 0.01
     with pytest.raises(ValueError, match="commands"):
         sde.simulate_animal(3, 30, 0.1, commands=ids[:, :5])
+
+
+def test_motion_windows_validates():
+    data = _data()
+    ids = torch.arange(3)
+    with pytest.raises(ValueError, match="agents must hold integer"):
+        motion.motion_windows(data, ids.double(), ids, 4, 4, 0.1)
+    with pytest.raises(ValueError, match="agents must lie"):
+        motion.motion_windows(data, ids + 5, ids, 4, 4, 0.1)
+    with pytest.raises(ValueError, match="agents must not be empty"):
+        motion.motion_windows(data, ids[:0], ids[:0], 4, 4, 0.1)
+    with pytest.raises(ValueError, match="data must be"):
+        motion.motion_windows(None, ids, ids, 4, 4, 0.1)
 
 
 # ------------------------------------------------------------------------- validation
@@ -330,8 +437,22 @@ def test_validation():
     with pytest.raises(ValueError, match="level"):
         motion.response_lag(torch.ones(4), 0, level=0.0)
     with pytest.raises(ValueError, match="dim"):
-        motion.RecurrentDriver(0, 3)
+        motion.RecurrentDriver(0, 3, 4)
     with pytest.raises(ValueError, match="hidden"):
         motion.ODEDriver(2, 3, hidden=0)
     with pytest.raises(ValueError, match="dt"):
-        motion.RecurrentDriver(2, 3)(torch.zeros(1, 2), torch.zeros(3, 1, 3), 0.0)
+        motion.RecurrentDriver(2, 3, 4)(torch.zeros(1, 1, 2), torch.zeros(3, 1, 1, 3), 0.0)
+    with pytest.raises(ValueError, match="noisy must be a bool or a sequence of 2"):
+        motion.RecurrentDriver(2, 3, 4, seeds=[1, 2], noisy=[True])
+    with pytest.raises(ValueError, match="event must be a bool or a sequence of 2"):
+        switching.RegimeSwitchingSDE(2, 3, seeds=[1, 2], event="yes")
+    with pytest.raises(ValueError, match=r"seeds\[1\] must be >= 0"):
+        switching.RegimeSwitchingSDE(2, 3, seeds=[1, -2])
+    with pytest.raises(ValueError, match="z must have shape"):
+        m.drift(torch.zeros(2, 5, dtype=torch.float64))
+    with pytest.raises(ValueError, match="u must contain only finite"):
+        switching.command_channels(torch.full((3, 2), float("inf")), 0.1)
+    with pytest.raises(ValueError, match="z must contain only finite"):
+        switching.dissipativity_residual(m, torch.full((2, 4), float("nan")), None)
+    with pytest.raises(ValueError, match="sde must have"):
+        motion.SDEDriver(torch.nn.Linear(2, 2))

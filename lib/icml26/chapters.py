@@ -148,10 +148,17 @@ CHAPTERS: tuple[Chapter, ...] = (
         "cogsde",
         "dynamics",
         "CogSDE: controlled SDEs for motion under latent decision uncertainty",
-        ("icml26.dynamics.sde", "icml26.dynamics.switching", "icml26.dynamics.motion"),
+        (
+            "icml26.dynamics.sde",
+            "icml26.dynamics.switching",
+            "icml26.dynamics.stacked",
+            "icml26.dynamics.motion",
+        ),
         bench="bench_05_cogsde",
-        sources="abstract only",
+        sources="abstract and released code",
         bib="cogsde2026controlled",
+        figures_vary="the 35 trained models stop early on a validation criterion; another CPU "
+        "splits their float64 training paths and picks other checkpoints, moving the tables",
     ),
     Chapter(
         "06",

@@ -4,12 +4,11 @@ Kernels for the controlled Itô SDE ``dz = f(z, u) dt + G(z) dW`` of chapter 05:
 
 - :func:`euler_maruyama` — batched Euler–Maruyama over a batch of paths and a time grid of
   commands, with optional pre-drawn Brownian increments (:eq:`cogsde-eq-em`);
-- ``CertifiedSDE`` (an alias of :class:`CogSDE`, its first-edition name) — the chapter's
-  *alternative* to the paper's model: a drift with an additive and a gated command channel and a
-  state-dependent diffusion that is dissipative *by construction*, with
-  :meth:`CogSDE.certificate` returning the certified constants of :eq:`cogsde-eq-dissipative`
-  (:prf:ref:`cogsde-prop-param`). The paper's regime-switching drift is
-  :class:`icml26.dynamics.switching.RegimeSwitchingSDE`;
+- :class:`CertifiedSDE` — the chapter's *alternative* to the paper's model: a drift with an
+  additive and a gated command channel and a state-dependent diffusion that is dissipative
+  *by construction*, with :meth:`CertifiedSDE.certificate` returning the certified constants
+  of :eq:`cogsde-eq-dissipative` (:prf:ref:`cogsde-prop-param`). The paper's
+  regime-switching drift is :class:`icml26.dynamics.switching.RegimeSwitchingSDE`;
 - :class:`UnconstrainedSDE` — the same architecture with a free linear part;
 - the encoder → SDE → generator pipeline and its baselines are in :mod:`icml26.dynamics.motion`;
 - :func:`simulate_animal` — the synthetic 2-D "animal" with a hidden decision state;
@@ -39,7 +38,6 @@ __all__ = [
     "AnimalData",
     "Certificate",
     "CertifiedSDE",
-    "CogSDE",
     "FixedIncrements",  # noqa: F822 (built lazily by __getattr__, to defer torchsde)
     "TorchsdeAdapter",
     "UnconstrainedSDE",
@@ -51,11 +49,54 @@ __all__ = [
 ]
 
 
-def _command_at(u: Tensor | None, k: int, n: int) -> Tensor | None:
+def _command_at(u: Tensor | None, k: int, batch: tuple[int, ...]) -> Tensor | None:
     if u is None:
         return None
     uk = u[k]
-    return uk.expand(n, uk.shape[-1]) if uk.ndim == 1 else uk
+    return uk.expand(*batch, uk.shape[-1]) if uk.ndim == 1 else uk
+
+
+def _grid(z0: Tensor, u: Tensor | None, dW: Tensor | None, n_steps: int | None, noise: str) -> int:
+    """Validate the inputs of :func:`euler_maruyama` that fix its time grid; the step count."""
+    batch, d = tuple(z0.shape[:-1]), z0.shape[-1]
+    sizes = {}
+    if u is not None:
+        checks.tensor("u", u, floating=True)
+        if u.ndim != 2 and (u.ndim != z0.ndim + 1 or tuple(u.shape[1:-1]) != batch):
+            raise ValueError(
+                "u must be a tensor of shape (n_steps, c) or "
+                f"(n_steps, {', '.join(map(str, batch))}, c), got {tuple(u.shape)}"
+            )
+        if u.numel() == 0:
+            raise ValueError(f"u must not be empty, got shape {tuple(u.shape)}")
+        checks.finite("u", u)
+        sizes["u"] = u.shape[0]
+    if dW is not None:
+        checks.tensor("dW", dW, floating=True)
+        if dW.ndim != z0.ndim + 1 or tuple(dW.shape[1:-1]) != batch:
+            raise ValueError(
+                f"dW must have shape (n_steps, {', '.join(map(str, batch))}, m), "
+                f"got {tuple(dW.shape)}"
+            )
+        if noise == "diagonal" and dW.shape[-1] != d:
+            raise ValueError(
+                f"dW must have m=d={d} channels for diagonal noise, got {dW.shape[-1]}"
+            )
+        if dW.dtype != z0.dtype:
+            raise ValueError(f"dW must have the dtype of z0 ({z0.dtype}), got {dW.dtype}")
+        if dW.numel() == 0:
+            raise ValueError(f"dW must not be empty, got shape {tuple(dW.shape)}")
+        checks.finite("dW", dW)
+        sizes["dW"] = dW.shape[0]
+    if n_steps is not None:
+        sizes["n_steps"] = checks.integer("n_steps", n_steps, low=1)
+    if not sizes:
+        raise ValueError("n_steps is needed when neither u nor dW fixes the time grid")
+    first, steps = next(iter(sizes.items()))
+    for name, value in sizes.items():
+        if value != steps:
+            raise ValueError(f"{name} has {value} steps, but {first} has {steps} steps")
+    return steps
 
 
 def euler_maruyama(
@@ -71,66 +112,64 @@ def euler_maruyama(
     noise: str = "diagonal",
     save_every: int = 1,
 ) -> Tensor:
-    """Euler–Maruyama for ``dz = f(z, u_k) dt + G(z) dW`` (:eq:`cogsde-eq-em`).
+    """Euler–Maruyama for ``dz = f(z, u_k) dt + G(z) dW`` (:eq:`cogsde-eq-em`, chapter 05).
 
-    ``z_{k+1} = z_k + f(z_k, u_k) h + G(z_k) ΔW_k`` with ``ΔW_k ~ N(0, h I)``, for all ``N``
-    paths at once. ``drift(z, u_k)`` maps ``(N, d)`` (and the commands ``(N, c)`` or ``None``)
-    to ``(N, d)``; ``diffusion(z)`` returns ``(N, d)`` (``noise="diagonal"``: ``G = diag``) or
-    ``(N, d, m)`` (``noise="general"``); ``diffusion=None`` integrates the ODE (Euler).
-    ``dW`` are pre-drawn increments ``(n_steps, N, m)`` (already scaled by ``sqrt(h)``), so two
-    solvers can be compared path by path; otherwise they are drawn on ``z0``'s device from
-    ``generator``. Returns every ``save_every``-th state, ``(n_steps // save_every + 1, N, d)``.
+    ``z_{k+1} = z_k + f(z_k, u_k) h + G(z_k) ΔW_k`` with ``ΔW_k ~ N(0, h I)``, for a whole
+    batch of paths at once: ``z0`` is ``(N, d)``, or ``(*batch, d)`` with more batch axes
+    (e.g. ``(M, N, d)`` for ``M`` stacked models). ``drift(z, u_k)`` maps ``(*batch, d)``
+    (and the commands ``(*batch, c)`` or ``None``) to ``(*batch, d)``; ``diffusion(z)``
+    returns ``(*batch, d)`` (``noise="diagonal"``: ``G = diag``) or ``(*batch, d, m)``
+    (``noise="general"``); ``diffusion=None`` integrates the ODE (Euler). ``u`` is
+    ``(n_steps, c)`` (shared by every path) or ``(n_steps, *batch, c)``. ``dW`` are pre-drawn
+    increments ``(n_steps, *batch, m)`` (already scaled by ``sqrt(h)``), so two solvers can
+    be compared path by path; otherwise they are drawn on ``z0``'s device from
+    ``generator``. ``z0``, ``u`` and ``dW`` must be finite (checked before any step).
+    Returns every ``save_every``-th state, ``(n_steps // save_every + 1, *batch, d)``.
     """
     h = checks.real("dt", dt, low=0.0, strict=True)
-    if not isinstance(z0, Tensor) or z0.ndim != 2:
-        raise ValueError(f"z0 must be a tensor of shape (N, d), got {getattr(z0, 'shape', z0)}")
+    checks.tensor("z0", z0, floating=True)
+    if z0.ndim < 2 or z0.numel() == 0:
+        raise ValueError(f"z0 must be a non-empty tensor of shape (N, d), got {tuple(z0.shape)}")
+    checks.finite("z0", z0)
     if noise not in ("diagonal", "general"):
         raise ValueError(f"noise must be 'diagonal' or 'general', got {noise!r}")
-    n, d = z0.shape
-    sizes = {}
-    if u is not None:
-        if not isinstance(u, Tensor) or u.ndim not in (2, 3):
-            raise ValueError("u must be a tensor of shape (n_steps, c) or (n_steps, N, c)")
-        if u.ndim == 3 and u.shape[1] != n:
-            raise ValueError(f"u must have N={n} paths in its second axis, got {tuple(u.shape)}")
-        sizes["u"] = u.shape[0]
-    if dW is not None:
-        if diffusion is None:
-            raise ValueError("dW was given but diffusion is None")
-        if not isinstance(dW, Tensor) or dW.ndim != 3 or dW.shape[1] != n:
-            raise ValueError(
-                f"dW must have shape (n_steps, {n}, m), got {getattr(dW, 'shape', dW)}"
-            )
-        if noise == "diagonal" and dW.shape[2] != d:
-            raise ValueError(f"dW must have m=d={d} channels for diagonal noise, got {dW.shape[2]}")
-        sizes["dW"] = dW.shape[0]
-    if n_steps is not None:
-        sizes["n_steps"] = checks.integer("n_steps", n_steps, low=1)
-    if not sizes:
-        raise ValueError("n_steps is needed when neither u nor dW fixes the time grid")
-    first, steps = next(iter(sizes.items()))
-    for name, value in sizes.items():
-        if value != steps:
-            raise ValueError(f"{name} has {value} steps, but {first} has {steps} steps")
-    if steps < 1:
-        raise ValueError("the time grid must have at least one step")
+    if dW is not None and diffusion is None:
+        raise ValueError("dW was given but diffusion is None")
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise ValueError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    steps = _grid(z0, u, dW, n_steps, noise)
     every = checks.integer("save_every", save_every, low=1)
     if steps % every:
         raise ValueError(f"save_every={every} must divide the number of steps {steps}")
+    return _em_loop(drift, diffusion, z0, h, u, dW, generator, noise, steps, every)
 
+
+def _em_loop(
+    drift: Drift,
+    diffusion: Diffusion | None,
+    z0: Tensor,
+    h: float,
+    u: Tensor | None,
+    dW: Tensor | None,
+    generator: torch.Generator | None,
+    noise: str,
+    steps: int,
+    every: int,
+) -> Tensor:
+    """The Euler–Maruyama recursion of :func:`euler_maruyama`, on validated inputs."""
+    batch, d = tuple(z0.shape[:-1]), z0.shape[-1]
     sqrt_h = math.sqrt(h)
     z = z0
     out = [z0]
     for k in range(steps):
-        step = drift(z, _command_at(u, k, n)) * h
+        step = drift(z, _command_at(u, k, batch)) * h
         if diffusion is not None:
             g = diffusion(z)
             if dW is not None:
                 dw = dW[k]
             else:
                 m = d if noise == "diagonal" else g.shape[-1]
-                shape = (n, m)
-                dw = torch.randn(shape, generator=generator, device=z.device, dtype=z.dtype)
+                dw = torch.randn((*batch, m), generator=generator, device=z.device, dtype=z.dtype)
                 dw = dw * sqrt_h
             step = step + (g * dw if noise == "diagonal" else (g @ dw.unsqueeze(-1)).squeeze(-1))
         z = z + step
@@ -141,7 +180,10 @@ def euler_maruyama(
 
 @dataclass(frozen=True)
 class Certificate:
-    """Certified constants of a dissipative drift/diffusion pair (Def. 2 of chapter 05).
+    """Certified constants of a dissipative drift/diffusion pair (chapter 05).
+
+    The constants of :eq:`cogsde-eq-dissipative` and of the growth bound of
+    :prf:ref:`cogsde-prop-param`:
 
     ``2<z, f(z,u)> + ||G(z)||_F^2 <= -alpha ||z||^2 + beta (1 + ||u||^2)`` for all ``z, u``;
     ``||f(z,u)||^2 <= 2 lipschitz^2 ||z||^2 + growth (1 + ||u||^2)`` (used by the EM bound).
@@ -153,12 +195,26 @@ class Certificate:
     growth: float
 
 
+def _times(name: str, t: Tensor) -> Tensor:
+    checks.tensor(name, t, floating=True)
+    if t.numel() == 0:
+        raise ValueError(f"{name} must not be empty")
+    checks.finite(name, t)
+    if (t < 0).any():
+        raise ValueError(f"{name} must be non-negative")
+    return t
+
+
 def mean_square_bound(t: Tensor, alpha: float, beta: float, m0: float, u_sup2: float) -> Tensor:
-    """:prf:ref:`cogsde-thm-ms`: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``."""
+    """:prf:ref:`cogsde-thm-ms`: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``.
+
+    ``t`` is a non-empty tensor of non-negative times (chapter 05).
+    """
+    _times("t", t)
     a = checks.real("alpha", alpha, low=0.0, strict=True)
     b = checks.real("beta", beta, low=0.0)
-    checks.real("m0", m0, low=0.0)
-    checks.real("u_sup2", u_sup2, low=0.0)
+    m0 = checks.real("m0", m0, low=0.0)
+    u_sup2 = checks.real("u_sup2", u_sup2, low=0.0)
     decay = torch.exp(-a * t)
     return decay * m0 + (b / a) * (1.0 + u_sup2) * (1.0 - decay)
 
@@ -169,9 +225,14 @@ def em_mean_square_bound(
     """:prf:ref:`cogsde-prop-em`: the mean-square bound of Euler–Maruyama, step ``h``.
 
     Valid for ``h < alpha / (2 L^2)``: ``rho^n m0 + (beta + h K)(1 + U^2)/(alpha - 2 h L^2)``
-    with ``rho = 1 - h alpha + 2 h^2 L^2``.
+    with ``rho = 1 - h alpha + 2 h^2 L^2``; ``n`` is a tensor of step counts (chapter 05).
     """
+    _times("n", n)
     h = checks.real("h", h, low=0.0, strict=True)
+    if not isinstance(cert, Certificate):
+        raise ValueError(f"cert must be a Certificate, got {type(cert).__name__}")
+    m0 = checks.real("m0", m0, low=0.0)
+    u_sup2 = checks.real("u_sup2", u_sup2, low=0.0)
     gap = cert.alpha - 2.0 * h * cert.lipschitz**2
     if gap <= 0:
         raise ValueError(
@@ -219,17 +280,23 @@ class _DualChannel(nn.Module):
 
     def diffusion(self, z: Tensor) -> Tensor:
         """Diagonal of ``G(z) = diag(σ ⊙ sigmoid(W_s z + b_s))``: state-dependent, bounded."""
+        checks.shape("z", z, (None, self.dim))
         return self.sigma() * torch.sigmoid(self.noise(z))
 
     def linear(self) -> Tensor:
         raise NotImplementedError
 
     def drift(self, z: Tensor, u: Tensor | None = None) -> Tensor:
-        """``f(z, u) = A z + sigmoid(W_g u + b_g) ⊙ s ⊙ tanh(...) + B u + b_0``."""
+        """``f(z, u) = A z + sigmoid(W_g u + b_g) ⊙ s ⊙ tanh(...) + B u + b_0``, ``z (N, d)``.
+
+        NaN propagates: this is the inner loop of :func:`euler_maruyama`, which checks its
+        inputs once.
+        """
+        checks.shape("z", z, (None, self.dim))
         return z @ self.linear().T + self.nonlinear(z, self._u(z, u))
 
 
-class CogSDE(_DualChannel):
+class CertifiedSDE(_DualChannel):
     """The chapter's certified alternative (:eq:`cogsde-eq-param`), dissipative by design.
 
     ``A = -(ε I + M Mᵀ) + (N - Nᵀ)``: its symmetric part is ``≤ -ε I``, the skew part rotates.
@@ -273,10 +340,6 @@ class CogSDE(_DualChannel):
         return Certificate(alpha=lam, beta=beta, lipschitz=lip, growth=growth)
 
 
-#: The chapter's dissipative-by-construction alternative, under a name that says what it is.
-CertifiedSDE = CogSDE
-
-
 class UnconstrainedSDE(_DualChannel):
     """The baseline: the same drift and diffusion with a free linear part ``A`` (no certificate).
 
@@ -311,10 +374,12 @@ def unicycle_positions(speed_turn: Tensor, dt: float, heading0: Tensor | None = 
     """
     h = checks.real("dt", dt, low=0.0, strict=True)
     checks.tensor("speed_turn", speed_turn, floating=True)
-    if speed_turn.ndim < 2 or speed_turn.shape[-1] != 2:
+    if speed_turn.ndim < 2 or speed_turn.shape[-1] != 2 or speed_turn.shape[-2] == 0:
         raise ValueError(f"speed_turn must have shape (..., T, 2), got {tuple(speed_turn.shape)}")
+    checks.finite("speed_turn", speed_turn)
     if heading0 is not None:
         checks.tensor("heading0", heading0, floating=True)
+        checks.finite("heading0", heading0)
         if tuple(heading0.shape) != tuple(speed_turn.shape[:-2]):
             raise ValueError(
                 f"heading0 must have shape {tuple(speed_turn.shape[:-2])}, "
@@ -366,6 +431,8 @@ def simulate_animal(
     and turn rate are clipped to ``[0, 1.5]`` and ``[-2.5, 2.5]``. ``commands`` (integer ids,
     ``(n_agents, n_steps)``) replaces the random command process and ``initial``
     ``(n_agents, 2)`` the initial (speed, turn rate) — used to probe the agent's response.
+    Everything is computed in float64, so that the data do not depend on the machine's
+    vectorised ``sin``/``cos`` beyond the last bits.
     """
     n = checks.integer("n_agents", n_agents, low=1)
     t = checks.integer("n_steps", n_steps, low=1)
@@ -374,18 +441,44 @@ def simulate_animal(
         checks.real(name, p, low=0.0, high=1.0)
     checks.real("noise", noise, low=0.0)
     if commands is not None:
+        checks.tensor("commands", commands)
         checks.shape("commands", commands, (n, t))
+        if commands.is_floating_point() or commands.dtype == torch.bool:
+            raise ValueError(f"commands must hold integer ids, got dtype {commands.dtype}")
+        if ((commands < 0) | (commands >= len(COMMANDS))).any():
+            raise ValueError(f"commands must lie in [0, {len(COMMANDS)}), got values outside")
     if initial is not None:
+        checks.tensor("initial", initial, floating=True)
         checks.shape("initial", initial, (n, 2))
-    g = generator
+        checks.finite("initial", initial)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise ValueError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    return _simulate(n, t, h, generator, p_command, p_distract, p_engage, noise, commands, initial)
+
+
+def _simulate(
+    n: int,
+    t: int,
+    h: float,
+    g: torch.Generator | None,
+    p_command: float,
+    p_distract: float,
+    p_engage: float,
+    noise: float,
+    commands: Tensor | None,
+    initial: Tensor | None,
+) -> AnimalData:
+    """The recursion of :func:`simulate_animal`, on validated inputs."""
 
     def unif(*shape: int) -> Tensor:
         return torch.rand(shape, generator=g)
 
     cmd = torch.randint(0, 3, (n,), generator=g)
     engaged = torch.ones(n, dtype=torch.bool)
-    state = torch.zeros(n, 2) if initial is None else initial.clone().float()
-    target = torch.tensor(_TARGET)
+    f64 = torch.float64
+    state = torch.zeros(n, 2, dtype=f64) if initial is None else initial.to(f64)
+    target = torch.tensor(_TARGET, dtype=f64)
+    wander = torch.tensor([0.3, 0.0], dtype=f64)
     cmds, obs, eng = [], [], []
     for k in range(t):
         switch = unif(n) < p_command
@@ -394,16 +487,18 @@ def simulate_animal(
             cmd = commands[:, k].long()
         flip = torch.where(engaged, unif(n) < p_distract, unif(n) < p_engage)
         engaged = engaged ^ flip
-        goal = torch.where(engaged[:, None], target[cmd], torch.tensor([0.3, 0.0]))
+        goal = torch.where(engaged[:, None], target[cmd], wander)
         sd = torch.where(engaged, 1.0, 3.0)[:, None] * noise
         state = (
-            state + 3.0 * (goal - state) * h + sd * math.sqrt(h) * torch.randn(n, 2, generator=g)
+            state
+            + 3.0 * (goal - state) * h
+            + sd * math.sqrt(h) * torch.randn(n, 2, generator=g, dtype=f64)
         )
         state = torch.stack([state[:, 0].clamp(0.0, 1.5), state[:, 1].clamp(-2.5, 2.5)], dim=1)
         cmds.append(cmd)
         obs.append(state)
         eng.append(engaged)
-    commands = F.one_hot(torch.stack(cmds, 1), 3).float()
+    commands = F.one_hot(torch.stack(cmds, 1), 3).to(f64)
     speed_turn = torch.stack(obs, 1)
     return AnimalData(commands, speed_turn, unicycle_positions(speed_turn, h), torch.stack(eng, 1))
 
@@ -422,8 +517,9 @@ def _fixed_increments_class() -> type:
         """
 
         def __init__(self, dW: Tensor, h: float) -> None:
-            if not isinstance(dW, Tensor) or dW.ndim < 2:
+            if not isinstance(dW, Tensor) or dW.ndim < 2 or dW.numel() == 0:
                 raise ValueError("dW must be a tensor of increments with shape (n_steps, ...)")
+            checks.finite("dW", dW)
             self.dW, self.h = dW, checks.real("h", h, low=0.0, strict=True)
 
         def __call__(self, ta, tb=None, return_U=False, return_A=False) -> Tensor:
@@ -464,7 +560,13 @@ class TorchsdeAdapter(nn.Module):
 
     def __init__(self, model: nn.Module, grid: Tensor, h: float) -> None:
         super().__init__()
+        if not callable(getattr(model, "drift", None)) or not callable(
+            getattr(model, "diffusion", None)
+        ):
+            raise ValueError("model must have drift(z, u) and diffusion(z) methods")
+        checks.tensor("grid", grid, floating=True)
         checks.shape("grid", grid, (None, None))
+        checks.finite("grid", grid)
         self.model, self.grid = model, grid
         self.h = checks.real("h", h, low=0.0, strict=True)
 
