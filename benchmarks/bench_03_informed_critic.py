@@ -67,7 +67,6 @@ def _hyppo(x: torch.Tensor, y: torch.Tensor) -> float:
 
 
 register(
-    chapter="03",
     name=f"episode-level permutation HSIC, n = 2000 (80 episodes), B = {B}: batched Nystrom "
     "kernel vs exact-Gram reference loop vs hyppo (row permutations)",
     kernel=lambda: info.permutation_hsic(X1, Y1, L, n_permutations=B, permutations=P1).p_value,
@@ -79,7 +78,6 @@ register(
 )
 
 register(
-    chapter="03",
     name=f"episode-level permutation HSIC, n = 6250 (250 episodes), B = {B}: batched vs "
     "one permutation per matrix product (chunk=1)",
     kernel=lambda: info.permutation_hsic(X2, Y2, L, n_permutations=B, permutations=P2).p_value,
@@ -123,7 +121,6 @@ def _reference_update() -> None:
 
 
 register(
-    chapter="03",
     name=f"informed actor-critic, one update of {_C} critics x {_S} seeds ({_N} episodes "
     f"of {L} steps each): batched kernel vs one model, one episode, one step at a time",
     kernel=_kernel_update,
@@ -137,7 +134,6 @@ def _test_at(episodes: int):
 
 
 register_scaling(
-    "03",
     f"episode-level permutation HSIC, B = {B}, 256 Nystrom landmarks",
     make=_test_at,
     sizes=(20, 80, 320),

@@ -126,7 +126,6 @@ def _training_case(members: int) -> None:
         opt.step()
 
     register(
-        chapter="05",
         name=f"forecaster training step, {members} CogSDE members: stacked vs one at a time",
         kernel=lambda: step(together, opt, slice(None)),
         reference=lambda: [
