@@ -939,8 +939,8 @@ for label, (a, b) in {
     "after t_gen": (tg, len(acc_va)),
 }.items():
     print(
-        f"  {label:16s} decay share {decay_share(a, b):.3f}, "
-        f"outer share {outer_share(a, b):.3f}"
+        f"  {label:16s} decay share {decay_share(a, b):.2f}, "
+        f"outer share {outer_share(a, b):.2f}"
     )
 
 # %% tags=["claim"]
