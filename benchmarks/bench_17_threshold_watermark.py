@@ -2,7 +2,7 @@
 
 - Case 1: one FedAvg round with a shared watermark at K = 128 clients on the digits data
   (11 examples per shard, the chapter's MLP, float32): all clients' local AdamW steps as one
-  batched computation (``icml26.trust.watermark.fedavg``) against the notebook's readable
+  batched computation (``icml26.trust.federated.fedavg``) against the notebook's readable
   client loop with ``torch.optim.AdamW`` (``fedavg_round_reference``).
   Why the ratio stays below 20× (measured on the 2-core CPU, process time): a round has to
   touch all 128 × 17,226 client parameters about fifteen times (AdamW moments and update,
@@ -30,7 +30,7 @@ import torch
 
 from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
-from icml26.trust import shamir, watermark
+from icml26.trust import federated, shamir, watermark
 
 _ref = notebook_functions(
     "17-threshold-watermark",
@@ -43,15 +43,15 @@ _split_reference = _ref["shamir_split_reference"]
 _combine_reference = _ref["shamir_combine_reference"]
 
 _gen = torch.Generator().manual_seed(0)
-X, y, _, _ = watermark.digits_data()
+X, y, _, _ = federated.digits_data()
 INIT = watermark.init_mlp(generator=_gen)
 KEY = watermark.random_keys(INIT, generator=_gen)
-SHARDS = watermark.iid_partition(len(y), 128, generator=_gen)
+SHARDS = federated.iid_partition(len(y), 128, generator=_gen)
 SHARD_LIST = list(SHARDS)
 
 
 def _kernel_round():
-    return watermark.fedavg(X, y, SHARDS, None, INIT, rounds=1, lr=3e-3, strength=1.0, key=KEY)
+    return federated.fedavg(X, y, SHARDS, None, INIT, rounds=1, lr=3e-3, strength=1.0, key=KEY)
 
 
 register(
@@ -98,8 +98,8 @@ register(
 
 
 def _round_at(clients: int):
-    shards = watermark.iid_partition(len(y), clients, generator=torch.Generator().manual_seed(1))
-    return lambda: watermark.fedavg(
+    shards = federated.iid_partition(len(y), clients, generator=torch.Generator().manual_seed(1))
+    return lambda: federated.fedavg(
         X, y, shards, None, INIT, rounds=1, lr=3e-3, strength=1.0, key=KEY
     )
 

@@ -219,3 +219,35 @@ def test_bad_encode_decode() -> None:
         shamir.decode(t64([1]), 200)
     with pytest.raises(ValueError, match="n must"):
         shamir.is_prime(2.5)
+
+
+def test_secure_random_elements_are_uniform_and_fresh() -> None:
+    """The CSPRNG path: elements in [0, p), roughly uniform, different on every call."""
+    small = shamir.random_elements((6000,), 13, secure=True)
+    assert small.dtype == torch.int64 and int(small.min()) >= 0 and int(small.max()) < 13
+    counts = torch.bincount(small, minlength=13).double()
+    chi2 = float(((counts - 6000 / 13) ** 2 / (6000 / 13)).sum())
+    assert chi2 < 40  # 12 degrees of freedom: P(chi2 > 40) < 1e-4
+    big = shamir.random_elements((2, 50), secure=True)
+    assert big.shape == (2, 50) and int(big.max()) < P
+    assert not torch.equal(big, shamir.random_elements((2, 50), secure=True))
+    assert shamir.random_elements((0, 3), secure=True).shape == (0, 3)
+
+
+def test_secure_split_reconstructs() -> None:
+    secret = t64([5, 0, P - 1])
+    shares = shamir.split(secret, 5, 3, secure=True)
+    for xs in itertools.combinations(range(5), 3):
+        got = shamir.combine(shares[list(xs)], [x + 1 for x in xs])
+        assert torch.equal(got, secret)
+
+
+def test_bad_random_elements_arguments() -> None:
+    with pytest.raises(ValueError, match="not both"):
+        shamir.random_elements((3,), secure=True, generator=torch.Generator())
+    with pytest.raises(ValueError, match="secure"):
+        shamir.random_elements((3,), secure="yes")
+    with pytest.raises(ValueError, match="shape"):
+        shamir.random_elements((-1,))
+    with pytest.raises(ValueError, match="not both"):
+        shamir.split(t64([1]), 3, 2, secure=True, generator=torch.Generator())

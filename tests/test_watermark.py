@@ -1,10 +1,9 @@
-"""Tests of icml26.trust.watermark (chapter 17): model, keys, detection, FedAvg, bad input."""
+"""Tests of icml26.trust.watermark (chapter 17): model, keys, detection, bad input."""
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -13,42 +12,16 @@ from hypothesis import strategies as st
 from icml26.pipeline.notebooks import notebook_functions
 from icml26.trust import watermark as wm
 
-_REF = notebook_functions(
-    "17-threshold-watermark", "detection_z_reference", "fedavg_round_reference"
-)
-detection_z_reference = _REF["detection_z_reference"]
-fedavg_round_reference = _REF["fedavg_round_reference"]
-
-
-@pytest.fixture(scope="module")
-def data():
-    return wm.digits_data(0.2, seed=0)
+detection_z_reference = notebook_functions("17-threshold-watermark", "detection_z_reference")[
+    "detection_z_reference"
+]
 
 
 def small_mlp(seed: int = 0, dtype=torch.float64):
     return wm.init_mlp((6, 5, 4, 3), generator=torch.Generator().manual_seed(seed), dtype=dtype)
 
 
-# --- data, partitions, model ---------------------------------------------------------------
-
-
-def test_digits_data_shapes_and_standardisation(data) -> None:
-    Xtr, ytr, Xte, _ = data
-    assert Xtr.shape == (1437, 64) and Xte.shape == (360, 64)
-    assert ytr.dtype == torch.int64 and set(ytr.tolist()) == set(range(10))
-    assert float(Xtr.mean(0).abs().max()) < 1e-4
-
-
-def test_partitions() -> None:
-    idx = wm.iid_partition(103, 10, generator=torch.Generator().manual_seed(0))
-    assert idx.shape == (10, 10) and len(set(idx.flatten().tolist())) == 100
-    y = np.repeat(np.arange(5), 40)
-    shards = wm.dirichlet_partition(y, 8, 0.5, np.random.default_rng(0), min_size=3)
-    assert sum(len(s) for s in shards) == 200 and min(len(s) for s in shards) >= 3
-    assert len(np.unique(np.concatenate(shards))) == 200
-    pidx, mask = wm.pad_shards(shards)
-    assert pidx.shape == (8, max(len(s) for s in shards))
-    assert mask.sum(1).tolist() == [float(len(s)) for s in shards]
+# --- model ---------------------------------------------------------------------------------
 
 
 def test_init_and_logits_match_nn_linear_shapes() -> None:
@@ -119,79 +92,6 @@ def test_sign_z_null_variance_one() -> None:
     assert abs(float(z.mean())) < 0.06 and abs(float(z.std()) - 1) < 0.05
 
 
-# --- training ------------------------------------------------------------------------------
-
-
-def test_adamw_matches_torch() -> None:
-    params = small_mlp()
-    grads = [torch.randn_like(p) for p in params]
-    ref = [p.clone().requires_grad_(True) for p in params]
-    opt = torch.optim.AdamW(ref, lr=0.01, weight_decay=0.1)
-    state = wm.AdamWState.zeros_like(params)
-    cur = params
-    for _ in range(3):
-        for r, g in zip(ref, grads, strict=True):
-            r.grad = g.clone()
-        opt.step()
-        cur = wm.adamw_step(cur, grads, state, lr=0.01, weight_decay=0.1)
-    for a, b in zip(cur, ref, strict=True):
-        assert torch.allclose(a, b.detach(), atol=1e-14)
-
-
-def test_fedavg_round_matches_notebook_reference(data) -> None:
-    Xtr, ytr, _, _ = data
-    X = Xtr[:240].double()
-    y = ytr[:240]
-    params = wm.init_mlp(generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    key = wm.random_keys(params, generator=torch.Generator().manual_seed(1))
-    shards = wm.iid_partition(240, 6, generator=torch.Generator().manual_seed(2))
-    got = wm.fedavg(X, y, shards, None, params, rounds=1, lr=3e-3, strength=1.0, key=key)
-    want = fedavg_round_reference(params, X, y, list(shards), key, 1.0, 3e-3, 0.01)
-    for a, b in zip(got.params, want, strict=True):
-        assert torch.allclose(a, b, atol=1e-12)
-    assert got.trajectory[0].shape == (2, 64, 128) and got.strengths.shape == (1, 6, 6)
-
-
-def test_fedavg_equals_large_batch_step_without_watermark(data) -> None:
-    """Equal shards, one AdamW step from zero state: FedAvg = mean of per-client steps."""
-    Xtr, ytr, _, _ = data
-    X, y = Xtr[:120].double(), ytr[:120]
-    params = wm.init_mlp(generator=torch.Generator().manual_seed(0), dtype=torch.float64)
-    shards = wm.iid_partition(120, 4, generator=torch.Generator().manual_seed(1))
-    res = wm.fedavg(X, y, shards, None, params, rounds=1, lr=1e-3)
-    singles = [
-        wm.fedavg(X, y, shards[k : k + 1], None, params, rounds=1, lr=1e-3).params for k in range(4)
-    ]
-    for i, p in enumerate(res.params):
-        assert torch.allclose(p, sum(s[i] for s in singles) / 4, atol=1e-14)
-
-
-def test_shared_mark_is_detected_and_per_client_marks_dilute(data) -> None:
-    Xtr, ytr, _, _ = data
-    params = wm.init_mlp(generator=torch.Generator().manual_seed(0))
-    key = wm.random_keys(params, generator=torch.Generator().manual_seed(1))
-    shards = wm.iid_partition(len(ytr), 16, generator=torch.Generator().manual_seed(2))
-    shared = wm.fedavg(Xtr, ytr, shards, None, params, rounds=40, lr=3e-3, strength=1.0, key=key)
-    ck = wm.random_keys(params, (16,), generator=torch.Generator().manual_seed(3))
-    per = wm.fedavg(Xtr, ytr, shards, None, params, rounds=40, lr=3e-3, strength=1.0, key=ck)
-    z_shared = float(wm.sign_z(shared.params, key))
-    z_own = float(wm.sign_z(per.params, ck).mean())
-    assert z_shared > 4 and z_shared / z_own > 4
-
-
-def test_finetune_trajectory(data) -> None:
-    Xtr, ytr, _, _ = data
-    params = wm.init_mlp(generator=torch.Generator().manual_seed(0))
-    traj = wm.finetune(
-        params, Xtr[:64], ytr[:64], epochs=2, lr=1e-3, generator=torch.Generator().manual_seed(0)
-    )
-    assert traj[0].shape == (3, 64, 128)
-    assert torch.equal(traj[0][0], params[0])
-    assert float(wm.accuracy(traj, Xtr[:64], ytr[:64])[-1]) >= float(
-        wm.accuracy(params, Xtr[:64], ytr[:64])
-    )
-
-
 @settings(max_examples=20, deadline=None)
 @given(st.integers(1, 6), st.floats(0.1, 5.0))
 def test_cosines_are_scale_invariant(batch: int, scale: float) -> None:
@@ -203,30 +103,6 @@ def test_cosines_are_scale_invariant(batch: int, scale: float) -> None:
 
 
 # --- bad input -----------------------------------------------------------------------------
-
-
-def test_bad_data_and_partition_arguments() -> None:
-    with pytest.raises(ValueError, match="test_fraction"):
-        wm.digits_data(1.0)
-    with pytest.raises(ValueError, match="seed"):
-        wm.digits_data(0.2, seed=-1)
-    with pytest.raises(ValueError, match="n_clients"):
-        wm.iid_partition(10, 11)
-    with pytest.raises(ValueError, match="n must"):
-        wm.iid_partition(0, 1)
-    y = np.repeat(np.arange(2), 5)
-    with pytest.raises(ValueError, match="alpha"):
-        wm.dirichlet_partition(y, 2, 0.0, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="labels"):
-        wm.dirichlet_partition(np.zeros((2, 2)), 2, 1.0, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="rng"):
-        wm.dirichlet_partition(y, 2, 1.0, 0)
-    with pytest.raises(ValueError, match="min_size"):
-        wm.dirichlet_partition(y, 2, 1.0, np.random.default_rng(0), min_size=6)
-    with pytest.raises(ValueError, match="no partition"):
-        wm.dirichlet_partition(y, 5, 0.01, np.random.default_rng(0), min_size=2, max_tries=2)
-    with pytest.raises(ValueError, match="shards"):
-        wm.pad_shards([np.array([1]), np.array([], dtype=int)])
 
 
 def test_bad_model_arguments() -> None:
@@ -267,38 +143,32 @@ def test_bad_detection_arguments() -> None:
         wm.random_keys(params, (0,))
 
 
-def test_bad_training_arguments(data) -> None:
-    Xtr, ytr, _, _ = data
-    params = wm.init_mlp()
-    shards = wm.iid_partition(100, 4)
-    with pytest.raises(ValueError, match="key is required"):
-        wm.fedavg(Xtr, ytr, shards, None, params, rounds=1, lr=1e-3, strength=1.0)
-    with pytest.raises(ValueError, match="rounds"):
-        wm.fedavg(Xtr, ytr, shards, None, params, rounds=0, lr=1e-3)
-    with pytest.raises(ValueError, match="shards must index"):
-        wm.fedavg(Xtr, ytr, shards + 5000, None, params, rounds=1, lr=1e-3)
-    with pytest.raises(ValueError, match="mask must leave"):
-        wm.fedavg(Xtr, ytr, shards, torch.zeros(shards.shape), params, rounds=1, lr=1e-3)
-    with pytest.raises(ValueError, match="per-client key"):
-        wm.fedavg(
-            Xtr,
-            ytr,
-            shards,
-            None,
-            params,
-            rounds=1,
-            lr=1e-3,
-            strength=1.0,
-            key=wm.random_keys(params, (3,)),
-        )
-    with pytest.raises(ValueError, match="strength"):
-        wm.fedavg(Xtr, ytr, shards, None, params, rounds=1, lr=1e-3, strength=-1.0)
-    state = wm.AdamWState.zeros_like(params)
-    with pytest.raises(ValueError, match="lr"):
-        wm.adamw_step(params, params, state, lr=0.0)
-    with pytest.raises(ValueError, match="grads must have"):
-        wm.adamw_step(params, [p.unsqueeze(0) for p in params], state, lr=1e-3)
-    with pytest.raises(ValueError, match="epochs"):
-        wm.finetune(params, Xtr[:4], ytr[:4], epochs=-1, lr=1e-3)
-    with pytest.raises(ValueError, match="X and y"):
-        wm.finetune(params, Xtr[:4], ytr[:3], epochs=1, lr=1e-3)
+def test_secure_keys_are_unit_rademacher_and_fresh() -> None:
+    """The CSPRNG path: same shapes and norms as the seeded keys, a new key every call."""
+    params = small_mlp()
+    a = wm.random_keys(params, (3,), secure=True)
+    b = wm.random_keys(params, (3,), secure=True)
+    for x, k in zip(params, a, strict=True):
+        d = x.numel()
+        assert k.shape == (3, *x.shape) and k.dtype == x.dtype
+        assert torch.allclose(k.abs(), torch.full_like(k, 1 / math.sqrt(d)))
+    assert any(not torch.equal(x, y) for x, y in zip(a, b, strict=True))
+    big = [torch.zeros(80, 50), torch.zeros(50)]
+    signs = torch.cat([k.flatten() for k in wm.random_keys(big, secure=True)])
+    assert abs(float((signs > 0).double().mean()) - 0.5) < 0.05  # 6 sd of a fair coin
+    with pytest.raises(ValueError, match="not both"):
+        wm.random_keys(params, secure=True, generator=torch.Generator())
+    with pytest.raises(ValueError, match="secure"):
+        wm.random_keys(params, secure=1)
+
+
+def test_detection_rejects_nan() -> None:
+    params = small_mlp()
+    key = wm.random_keys(params, generator=torch.Generator().manual_seed(0))
+    bad = [params[0] * float("nan"), *params[1:]]
+    with pytest.raises(ValueError, match="params"):
+        wm.detection_z(bad, key, min_dim=1)
+    with pytest.raises(ValueError, match="params"):
+        wm.sign_z(bad, key)
+    with pytest.raises(ValueError, match="key"):
+        wm.cosines(params, [key[0] * float("inf"), *key[1:]])

@@ -2,8 +2,9 @@
 
 Implements, for chapter 18 (explaind):
 
-- a float64 AdamW that records every step (:func:`adamw_step`, :func:`train_adamw`), the
-  update of :prf:ref:`explaind-lem-adamw`;
+- float64 AdamW training that records every step (:func:`train_adamw`, with the book's one
+  AdamW step :func:`icml26.trust.adamw.adamw_step`), the update of
+  :prf:ref:`explaind-lem-adamw`;
 - per-sample gradients with ``torch.func.vmap`` (:func:`per_sample_grads`) and the
   path-integrated test feature map of :prf:ref:`explaind-lem-step` (:func:`test_features`);
 - the exact decomposition of :prf:ref:`explaind-thm-kernel` into (step, parameter group,
@@ -30,13 +31,13 @@ import torch
 from torch.func import grad, jacrev, vmap
 
 from icml26 import checks
+from icml26.trust.adamw import AdamWState, adamw_step
 
 __all__ = [
     "Decomposition",
     "FlatModel",
     "ParamSpec",
     "Trajectory",
-    "adamw_step",
     "adamw_updates",
     "decompose",
     "explaind_scores",
@@ -261,39 +262,6 @@ def modadd_data(
 # --- AdamW, recorded ------------------------------------------------------------------------
 
 
-def adamw_step(
-    theta: Tensor,
-    grad_: Tensor,
-    m: Tensor,
-    v: Tensor,
-    step: int,
-    *,
-    lr: float,
-    betas: tuple[float, float] = (0.9, 0.999),
-    eps: float = 1e-8,
-    weight_decay: float = 0.0,
-) -> tuple[Tensor, Tensor, Tensor]:
-    """One AdamW step as in ``torch.optim.AdamW`` (:prf:ref:`explaind-lem-adamw`).
-
-    ``step`` counts from 1. Decay uses the pre-update ``theta``; ``eps`` is added after the
-    square root of the bias-corrected second moment. Returns ``(theta_next, m, v)``.
-    """
-    step = checks.integer("step", step, low=1)
-    lr = checks.real("lr", lr, low=0.0)
-    b1, b2 = (checks.real(f"betas[{i}]", b, low=0.0, high=1.0) for i, b in enumerate(betas))
-    if b1 >= 1.0 or b2 >= 1.0:
-        raise ValueError(f"betas must lie in [0, 1), got {betas}")
-    eps = checks.real("eps", eps, low=0.0)
-    weight_decay = checks.real("weight_decay", weight_decay, low=0.0)
-    checks.shape("grad_", grad_, tuple(theta.shape))
-    m = b1 * m + (1 - b1) * grad_
-    v = b2 * v + (1 - b2) * grad_ * grad_
-    bc1, bc2 = 1 - b1**step, 1 - b2**step
-    denom = v.sqrt() / math.sqrt(bc2) + eps
-    theta_next = theta * (1 - lr * weight_decay) - (lr / bc1) * m / denom
-    return theta_next, m, v
-
-
 @dataclass
 class Trajectory:
     """Everything the decomposition needs from a training run (all on one device).
@@ -340,7 +308,9 @@ def train_adamw(
     record: bool = True,
     on_step: Callable[[int, Tensor, Tensor, Tensor], None] | None = None,
 ) -> Trajectory:
-    """Train with :func:`adamw_step` on the mini-batches ``x[batches[s]]``, recording each step.
+    """Train with AdamW on the mini-batches ``x[batches[s]]``, recording each step.
+
+    Each step is :func:`icml26.trust.adamw.adamw_step`, the book's one AdamW.
 
     ``lrs[s]`` is the learning rate applied at step ``s``. With ``record=False`` only the
     final iterate is kept (``thetas`` has two rows) and ``on_step(s, theta_s, theta_next,
@@ -358,13 +328,13 @@ def train_adamw(
     checks.shape("theta0", theta0, (model.spec.numel,))
     loss_grad = torch.func.grad_and_value(_loss_fn(model))
     theta = theta0.detach().clone()
-    m, v = torch.zeros_like(theta), torch.zeros_like(theta)
+    state = AdamWState.zeros_like([theta])
     thetas, grads, vs, losses = [theta], [], [], []
     lr_list = [float(a) for a in lrs.tolist()]
     for s, idx in enumerate(batches):
         g, loss = loss_grad(theta, x[idx], y[idx])
-        theta_next, m, v = adamw_step(
-            theta, g, m, v, s + 1, lr=lr_list[s], betas=betas, eps=eps, weight_decay=weight_decay
+        (theta_next,) = adamw_step(
+            [theta], [g], state, lr=lr_list[s], betas=betas, eps=eps, weight_decay=weight_decay
         )
         losses.append(loss.detach())
         if on_step is not None:
@@ -373,7 +343,7 @@ def train_adamw(
         if record:
             thetas.append(theta_next)
             grads.append(g)
-            vs.append(v)
+            vs.append(state.v[0].clone())
         theta = theta_next
     if not record:
         thetas = [theta0.detach(), theta]

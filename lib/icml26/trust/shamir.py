@@ -1,7 +1,8 @@
 """Shamir secret sharing over a prime field, vectorised in torch int64 (chapter 17).
 
-Implements :prf:ref:`tw-def-shamir`, :prf:ref:`tw-thm-shamir` and the reconstruction-free
-verification of :prf:ref:`tw-lem-verify` (chapter 17, threshold-watermark).
+Implements :prf:ref:`threshold-watermark-def-shamir`,
+:prf:ref:`threshold-watermark-thm-shamir` and the reconstruction-free verification of
+:prf:ref:`threshold-watermark-lem-verify` (chapter 17, threshold-watermark).
 
 Two families of prime moduli are supported exactly with int64 arithmetic:
 
@@ -13,12 +14,22 @@ Two families of prime moduli are supported exactly with int64 arithmetic:
 Every tensor of field elements is an int64 tensor with entries in ``[0, p)``; every function
 works on any device. Real numbers enter the field by fixed-point encoding (:func:`encode`)
 and leave it by signed decoding (:func:`decode`).
+
+Shamir's secrecy holds only if the polynomial coefficients are uniform *and unpredictable*.
+A seeded ``torch.Generator`` (a Mersenne Twister on the CPU) gives uniform, reproducible
+coefficients — right for a textbook's experiments — but its future outputs can be computed
+from past ones, so shares drawn with it protect nothing against an adversary. A deployment
+draws them from the operating system's cryptographically secure generator:
+``split(..., secure=True)`` or :func:`random_elements` with ``secure=True``
+(:func:`os.urandom`, the source :mod:`secrets` uses).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
 from icml26 import checks
@@ -33,6 +44,7 @@ __all__ = [
     "is_prime",
     "lagrange_at_zero",
     "mulmod",
+    "random_elements",
     "split",
     "summod",
 ]
@@ -164,7 +176,7 @@ def decode(v: torch.Tensor, frac_bits: int, p: int = PRIME) -> torch.Tensor:
 def lagrange_at_zero(xs: Sequence[int] | torch.Tensor, p: int = PRIME) -> torch.Tensor:
     """Lagrange weights ``λ_i = Π_{j≠i} x_j / (x_j − x_i) mod p`` of the basis at 0.
 
-    The weights of :eq:`tw-eq-lagrange`.
+    The weights of :eq:`threshold-watermark-eq-lagrange`.
     """
     p = _modulus(p)
     pts = [int(x) for x in (xs.tolist() if isinstance(xs, torch.Tensor) else xs)]
@@ -182,6 +194,45 @@ def lagrange_at_zero(xs: Sequence[int] | torch.Tensor, p: int = PRIME) -> torch.
     return torch.tensor(lam, dtype=torch.int64)
 
 
+def _secure_uniform(n: int, p: int) -> np.ndarray:
+    """``n`` integers uniform on ``[0, p)`` from :func:`os.urandom` (rejection sampling)."""
+    bits = p.bit_length()
+    out = np.empty(0, dtype=np.int64)
+    while out.size < n:
+        need = n - out.size
+        words = np.frombuffer(os.urandom(8 * (need + need // 2 + 8)), dtype=np.uint64)
+        words = words >> np.uint64(64 - bits)  # the top `bits` bits of each word
+        out = np.concatenate([out, words[words < np.uint64(p)].astype(np.int64)])
+    return out[:n]
+
+
+def random_elements(
+    shape: Sequence[int],
+    p: int = PRIME,
+    *,
+    generator: torch.Generator | None = None,
+    secure: bool = False,
+) -> torch.Tensor:
+    """Field elements drawn uniformly from ``[0, p)``, an int64 tensor of ``shape``.
+
+    From ``generator`` (reproducible and predictable: for experiments only), or with
+    ``secure=True`` from :func:`os.urandom`, the operating system's cryptographically secure
+    generator (rejection sampling, so every element is exactly uniform).
+    """
+    p = _modulus(p)
+    shape = tuple(checks.integer(f"shape[{i}]", n, low=0) for i, n in enumerate(shape))
+    if not isinstance(secure, bool):
+        raise ValueError(f"secure must be a bool, got {secure!r}")
+    if secure and generator is not None:
+        raise ValueError("give a generator or secure=True, not both")
+    if secure:
+        n = 1
+        for d in shape:
+            n *= d
+        return torch.as_tensor(_secure_uniform(n, p)).view(shape)
+    return torch.randint(0, p, shape, generator=generator, dtype=torch.int64)
+
+
 def split(
     secret: torch.Tensor,
     n_shares: int,
@@ -189,17 +240,20 @@ def split(
     *,
     p: int = PRIME,
     generator: torch.Generator | None = None,
+    secure: bool = False,
 ) -> torch.Tensor:
     """Shamir shares ``f(1), …, f(n)`` of every coordinate of ``secret`` (shape ``(n, *secret)``).
 
     ``f(x) = s + a_1 x + … + a_{t−1} x^{t−1}`` with coefficients drawn uniformly from the
-    field (independently per coordinate) with ``generator`` (on the CPU).
+    field, independently per coordinate, by :func:`random_elements`: from ``generator``
+    (reproducible, for experiments) or, with ``secure=True``, from the operating system's
+    cryptographically secure generator, as a deployment must.
     """
     p = _modulus(p)
     secret = _field("secret", secret, p)
     n = checks.integer("n_shares", n_shares, low=1, high=p - 1)
     t = checks.integer("threshold", threshold, low=1, high=n)
-    coef = torch.randint(0, p, (t - 1, *secret.shape), generator=generator, dtype=torch.int64)
+    coef = random_elements((t - 1, *secret.shape), p, generator=generator, secure=secure)
     coef = coef.to(secret.device)
     x = torch.arange(1, n + 1, dtype=torch.int64, device=secret.device)
     x = x.view(n, *([1] * secret.ndim))
@@ -213,7 +267,8 @@ def combine(shares: torch.Tensor, xs: Sequence[int] | torch.Tensor, p: int = PRI
     """``Σ_i λ_i y_i mod p``: the polynomial's value at 0 from the shares at points ``xs``.
 
     With ``len(xs) >= t`` shares of a degree-``(t−1)`` sharing this is the secret; applied to
-    share statistics ``r_i = ⟨v, y_i⟩`` it gives ``⟨v, secret⟩`` (:prf:ref:`tw-lem-verify`).
+    share statistics ``r_i = ⟨v, y_i⟩`` it gives ``⟨v, secret⟩``
+    (:prf:ref:`threshold-watermark-lem-verify`).
     """
     p = _modulus(p)
     shares = _field("shares", shares, p)
@@ -229,7 +284,7 @@ def combine(shares: torch.Tensor, xs: Sequence[int] | torch.Tensor, p: int = PRI
 def inner_products(v: torch.Tensor, shares: torch.Tensor, p: int = PRIME) -> torch.Tensor:
     """``r_i = ⟨v, y_i⟩ mod p`` for every share ``y_i`` (rows of ``shares``, last axis summed).
 
-    The members' scalars of :eq:`tw-eq-verify`.
+    The members' scalars of :eq:`threshold-watermark-eq-verify`.
     """
     p = _modulus(p)
     v, shares = _field("v", v, p), _field("shares", shares, p)
