@@ -53,10 +53,10 @@
 # definitions, theorem statements, models, benchmarks and numbers are not reproduced, and no
 # number in this chapter is the paper's.
 #
-# **Reconstructed here:** every numbered result below. {prf:ref}`debias-lem-split` and
-# {prf:ref}`debias-lem-jensen` are classical probability applied to the stated mechanism;
-# {prf:ref}`debias-prop-cantelli` (a one-sided certificate) and
-# {prf:ref}`debias-prop-certify` (statistical certification) are our reading of
+# **Reconstructed here:** every numbered result below. {prf:ref}`debiasing-lem-split` and
+# {prf:ref}`debiasing-lem-jensen` are classical probability applied to the stated mechanism;
+# {prf:ref}`debiasing-prop-cantelli` (a one-sided certificate) and
+# {prf:ref}`debiasing-prop-certify` (statistical certification) are our reading of
 # "certification against random prompt perturbations". The debiasing recipe (which parameters,
 # which loss, how many steps) is our choice: bias-only fine-tuning on a mixture of clean and
 # perturbed prompts. The toy task, model and perturbation families are our own design, not the
@@ -92,7 +92,7 @@
 # ## Theory
 #
 # ```{prf:definition} Perturbation-induced bias
-# :label: debias-def-bias
+# :label: debiasing-def-bias
 #
 # For a module $M$, an input $h$ and a random input change $\Delta h$ induced by $\pi \sim
 # \Pi$, the *perturbation-induced bias* is $b_M(h) = \mathbb{E}_\Pi[M(h + \Delta h)] - M(h)$
@@ -100,11 +100,11 @@
 #
 # $$
 # M(h + \Delta h) - M(h) = b_M(h) + \xi, \qquad \mathbb{E}_\Pi[\xi] = 0 .
-# $$ (debias-eq-split)
+# $$ (debiasing-eq-split)
 # ```
 #
 # ```{prf:lemma} Bias–variance split, and what a constant correction removes
-# :label: debias-lem-split
+# :label: debiasing-lem-split
 #
 # For every prompt, $\mathbb{E}_\Pi\lVert \Delta\rVert^2 = \lVert b(x)\rVert^2 +
 # \mathbb{E}_\Pi\lVert\xi\rVert^2$. Averaged over prompts, for any constant vector $c$,
@@ -112,7 +112,7 @@
 # $$
 # \mathbb{E}_x \mathbb{E}_\Pi \lVert \Delta - c\rVert^2 = \lVert \bar b - c\rVert^2 +
 # \operatorname{tr}\operatorname{Cov}_x(b) + \mathbb{E}_x\mathbb{E}_\Pi\lVert\xi\rVert^2 ,
-# $$ (debias-eq-constant)
+# $$ (debiasing-eq-constant)
 #
 # minimised by $c^\star = \bar b$. A constant correction removes exactly the share $\rho =
 # \lVert\bar b\rVert^2/\mathbb{E}\lVert\Delta\rVert^2$ of the mean squared change; the
@@ -128,7 +128,7 @@
 # c\rVert^2 + \mathbb{E}_\Pi\lVert\xi\rVert^2$; $c = 0$ gives the first identity. Averaging
 # over $x$ and writing $b(x) - c = (b(x) - \bar b) + (\bar b - c)$, the cross term vanishes
 # again because $\mathbb{E}_x[b(x) - \bar b] = 0$, which leaves
-# {eq}`debias-eq-constant`. The sample version is the same computation with $\mathbb{E}$
+# {eq}`debiasing-eq-constant`. The sample version is the same computation with $\mathbb{E}$
 # replaced by the empirical means; the cross terms vanish exactly under the stated conditions
 # (empirical means of deviations from their own mean are zero), and only then.
 # ```
@@ -145,7 +145,7 @@
 # Where does the bias come from, if the perturbations are "meaningless"?
 #
 # ```{prf:lemma} Jensen gap of a nonlinearity
-# :label: debias-lem-jensen
+# :label: debiasing-lem-jensen
 #
 # Let $M$ be twice continuously differentiable near $h$, $\mathbb{E}[\Delta h] = \mu$ and
 # $\operatorname{Cov}(\Delta h) = \Sigma$. Then, with $J$ the Jacobian and $\nabla^2 M_k$ the
@@ -154,7 +154,7 @@
 # $$
 # b_{M,k}(h) = (J\mu)_k + \tfrac12 \operatorname{tr}\big(\nabla^2 M_k\,(\Sigma +
 # \mu\mu^\top)\big) + O\big(\mathbb{E}\lVert\Delta h\rVert^3\big).
-# $$ (debias-eq-taylor)
+# $$ (debiasing-eq-taylor)
 #
 # For the ReLU and Gaussian noise $\varepsilon \sim \mathcal{N}(0, s^2)$, exactly,
 # $\mathbb{E}[\operatorname{ReLU}(z + \varepsilon)] = z\,\Phi(z/s) + s\,\varphi(z/s)$, so the bias
@@ -163,7 +163,7 @@
 # $$
 # g(z, s) = s\,\varphi(z/s) - \lvert z\rvert\,\Phi(-\lvert z\rvert/s) \ \ge\ 0 ,
 # \qquad g(0, s) = \frac{s}{\sqrt{2\pi}} \approx 0.399\,s ,
-# $$ (debias-eq-gap)
+# $$ (debiasing-eq-gap)
 #
 # and $g(z, s) \to 0$ as $\lvert z\rvert/s \to \infty$.
 # ```
@@ -180,7 +180,7 @@
 # s\,\varphi(z/s)$, using $\mathbb{E}[(u - z)\mathbb{1}\{u>0\}] = s^2 p_u(0)$ for a Gaussian
 # density $p_u$. Subtracting $\operatorname{ReLU}(z) = z\,\mathbb{1}\{z > 0\}$ gives
 # $s\varphi(z/s) + z(\Phi(z/s) - \mathbb{1}\{z>0\})$, and $\Phi(z/s) - 1 = -\Phi(-z/s)$ for
-# $z > 0$ turns both cases into {eq}`debias-eq-gap`. Non-negativity is Jensen's inequality
+# $z > 0$ turns both cases into {eq}`debiasing-eq-gap`. Non-negativity is Jensen's inequality
 # (the ReLU is convex); the limit follows from the Gaussian tail $\Phi(-t) \le \varphi(t)/t$.
 # ```
 #
@@ -194,14 +194,14 @@
 # representation.
 #
 # ```{prf:proposition} A one-sided certificate (Cantelli)
-# :label: debias-prop-cantelli
+# :label: debiasing-prop-cantelli
 #
 # Let $\beta = \mathbb{E}_\Pi[w\cdot\Delta]$ and $\sigma^2 = \operatorname{Var}_\Pi(w\cdot\Delta)$ at
 # a prompt with margin $m$. If $m + \beta > 0$,
 #
 # $$
 # \mathbb{P}_\Pi\big[m + w\cdot\Delta \le 0\big] \ \le\ \frac{\sigma^2}{\sigma^2 + (m + \beta)^2} ;
-# $$ (debias-eq-cantelli)
+# $$ (debiasing-eq-cantelli)
 #
 # if $m + \beta < 0$ (a bias larger than the margin, pointing the wrong way), the same
 # inequality applied to the other tail gives $\mathbb{P}_\Pi[m + w\cdot\Delta < 0] \ge (m +
@@ -223,7 +223,7 @@
 # ```
 #
 # ```{prf:proposition} Statistical certification (Clopper–Pearson)
-# :label: debias-prop-certify
+# :label: debiasing-prop-certify
 #
 # Draw $n$ independent perturbations of a prompt and let $k$ of them leave the answer
 # correct. With probability at least $1 - \alpha$ over the draws,
@@ -231,7 +231,7 @@
 # $$
 # \mathbb{P}_\Pi[\text{correct}] \ \ge\ p_L = \operatorname{Beta}^{-1}(\alpha;\, k,\, n - k + 1)
 # \qquad (p_L = 0 \text{ if } k = 0).
-# $$ (debias-eq-cp)
+# $$ (debiasing-eq-cp)
 #
 # The prompt is *certified at level $q$* when $p_L \ge q$. At $n = 100$, $\alpha = 0.05$,
 # certification at $q = 0.9$ needs $k \ge 96$, at $q = 0.95$ it needs $k \ge 99$.
@@ -244,7 +244,7 @@
 # identity), so $p_L(k)$ is the $p$ at which this tail equals $\alpha$, and $p_L(k) > p$
 # exactly when $\mathbb{P}_p[K \ge k] < \alpha$. Since the tail decreases in $k$, these $k$
 # form a set $\{k \ge k^\ast\}$, hence $\mathbb{P}_p[p_L(K) > p] = \mathbb{P}_p[K \ge
-# k^\ast] < \alpha$. The thresholds follow from evaluating {eq}`debias-eq-cp`: $p_L =
+# k^\ast] < \alpha$. The thresholds follow from evaluating {eq}`debiasing-eq-cp`: $p_L =
 # 0.8977$ at $k = 95$, $0.9108$ at $96$, $0.9534$ at $99$ and $0.05^{1/100} = 0.9705$ at
 # $100$.
 # ```
@@ -320,17 +320,20 @@ plt.show()
 # %% [markdown]
 # ## Implementation
 #
-# A readable reference first: the per-layer split of {prf:ref}`debias-lem-split` for one
+# A readable reference first: the per-layer split of {prf:ref}`debiasing-lem-split` for one
 # network, one prompt and one perturbation at a time. `forward` returns the representation of
 # every module; the reference accumulates $\Delta_\ell$ prompt by prompt.
 
 
 # %% tags=["reference"]
 def bias_variance_reference(forward, clean_inputs, perturbed_inputs):
-    """Per-layer mean‖Δ‖², ‖b̄‖², mean‖b(x)‖², tr Cov_x b, mean‖ξ‖² and ρ, one pass per input.
+    """Per-layer mean‖Δ‖², ‖b̄‖², mean‖b(x)‖², tr Cov_x b, mean‖ξ‖² and ρ.
 
-    `forward(input)` returns a dict layer -> 1-D representation; `perturbed_inputs[i][j]` is
-    the j-th perturbation of prompt i (every prompt has the same number of perturbations).
+    One pass per input.
+
+    `forward(input)` returns a dict layer -> 1-D representation;
+    `perturbed_inputs[i][j]` is the j-th perturbation of prompt i (every prompt has the
+    same number of perturbations).
     """
     out = {}
     for layer in forward(clean_inputs[0]):
@@ -457,10 +460,10 @@ print(
 # %% [markdown]
 # ## Experiments
 #
-# ### 16.1 · A ReLU turns zero-mean noise into a bias (debias-1)
+# ### 16.1 · A ReLU turns zero-mean noise into a bias
 #
-# *Claim* ({prf:ref}`debias-lem-jensen`): the bias of a ReLU under Gaussian noise is
-# {eq}`debias-eq-gap`. We compare the closed form with a Monte-Carlo average of $10^6$ shared
+# *Claim* ({prf:ref}`debiasing-lem-jensen`): the bias of a ReLU under Gaussian noise is
+# {eq}`debiasing-eq-gap`. We compare the closed form with a Monte-Carlo average of $10^6$ shared
 # draws on 61 points $z \in [-3s, 3s]$, at $s = 0.5$ and $s = 2$. The threshold $3\cdot
 # 10^{-3}\,s$ is above the 99% quantile of the Monte-Carlo error ($2.2\cdot 10^{-3}\,s$ over 100
 # seeds). At $s = 1$ a formula that forgot to scale by $s$ would also pass, which is why
@@ -488,7 +491,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the closed form has a sign, scale or Φ/φ error (the unscaled s = 1 form is rejected)
+# fails if: the closed form has a sign, scale or Φ/φ error (the unscaled s = 1 form is
+# rejected)
 assert wrong_err > 3e-3, (
     "negative control: the formula without s must fail at s = 0.5, 2"
 )
@@ -500,7 +504,7 @@ icml26.claim(
     kind="theorem",
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Zero-mean Gaussian noise of scale $s$ raises the mean output of a ReLU by the Jensen gap $g(z, s)$, most at the threshold $z = 0$ (where it is $s/\\sqrt{2\\pi}$) and vanishing far from it. Right: divided by $s$ the curves for $s = 0.5$ and $s = 2$ coincide, since $g(z, s) = s\\,g(z/s, 1)$; points: Monte-Carlo, lines: the closed form {eq}`debias-eq-gap`.", "name": "16-fig-jensen"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Zero-mean Gaussian noise of scale $s$ raises the mean output of a ReLU by the Jensen gap $g(z, s)$, most at the threshold $z = 0$ (where it is $s/\\sqrt{2\\pi}$) and vanishing far from it. Right: divided by $s$ the curves for $s = 0.5$ and $s = 2$ coincide, since $g(z, s) = s\\,g(z/s, 1)$; points: Monte-Carlo, lines: the closed form {eq}`debiasing-eq-gap`.", "name": "16-fig-jensen"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.4, 3.0))
 z, mc_gap, closed = curves[2.0]
 ax0.plot(z, np.maximum(z, 0), color="black", lw=1.2, label="ReLU(z)")
@@ -536,9 +540,9 @@ ax1.legend(fontsize=7.5, ncols=2, loc="upper center")
 plt.show()
 
 # %% [markdown]
-# ### 16.2 · The bias–variance split holds on the trained network (debias-2)
+# ### 16.2 · The bias–variance split holds on the trained network
 #
-# *Claim* ({prf:ref}`debias-lem-split`): on the trained toy, for every layer and seed, with
+# *Claim* ({prf:ref}`debiasing-lem-split`): on the trained toy, for every layer and seed, with
 # the same perturbations, $\operatorname{mean}\lVert\Delta\rVert^2 =
 # \operatorname{mean}_x\lVert b(x)\rVert^2 + \operatorname{mean}\lVert\xi\rVert^2$, and the
 # residual after subtracting $\bar b$ equals $\operatorname{tr}\operatorname{Cov}_x(b) +
@@ -576,11 +580,13 @@ for layer in debias.LAYERS:
         abs(resid[0].item() - cov1 - r["fluct"][0].item()) / r["msd"][0].item(),
     )
 print(
-    f"negative controls: pooled ‖b̄‖² off by {pooled_err:.2e}, ddof = 1 off by {ddof1_err:.2e}"
+    f"negative controls: pooled ‖b̄‖² off by {pooled_err:.2e}, "
+    f"ddof = 1 off by {ddof1_err:.2e}"
 )
 
 # %% tags=["claim"]
-# fails if: b(x) is not the mean of the prompt's own perturbations, or a moment uses ddof = 1
+# fails if: b(x) is not the mean of the prompt's own perturbations, or a moment uses
+# ddof = 1
 assert pooled_err > 1e-6 and ddof1_err > 1e-10, (
     "negative controls must break the identity"
 )
@@ -593,7 +599,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### 16.3–16.4 · The bias is a crucial factor (debias-3)
+# ### 16.3–16.4 · The bias is a crucial factor
 #
 # *Claim* (the paper's first finding): for meaning-preserving perturbations, a large share of
 # the damage at some module is a systematic shift, and the perturbations cost accuracy. A
@@ -622,7 +628,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the perturbation's damage at the LayerNorm output is mostly fluctuation, not shift
+# fails if: the perturbation's damage at the LayerNorm output is mostly fluctuation, not
+# shift
 icml26.claim(
     "16.3",
     "Π_neutral: min over seeds of ρ at the LayerNorm output",
@@ -631,7 +638,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: meaning-preserving perturbations barely hurt (the toy has no robustness problem)
+# fails if: meaning-preserving perturbations barely hurt (the toy has no robustness
+# problem)
 icml26.claim(
     "16.4",
     "Π_neutral: min over seeds of clean − perturbed accuracy (points)",
@@ -640,7 +648,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### 16.5–16.6 · Debiasing helps for Π_neutral (debias-4)
+# ### 16.5–16.6 · Debiasing helps for Π_neutral
 #
 # *Claim* (the paper's second finding): a cheap fine-tuning restores robustness. We fine-tune
 # only the bias parameters (LayerNorm shift and the three Linear biases, under 2% of the
@@ -650,7 +658,7 @@ icml26.claim(
 # half of the perturbed-accuracy gap between the base model and full fine-tuning (16.5),
 # losing at most 2 points of clean accuracy (16.6), with at most 3% of the parameters trained.
 # Beside them, the closed-form baseline: subtract the measured penultimate bias $\bar b$ for
-# every input (the constant correction of {prf:ref}`debias-lem-split`).
+# every input (the constant correction of {prf:ref}`debiasing-lem-split`).
 
 
 # %%
@@ -696,7 +704,8 @@ for name, p in [
         debias.accuracy(p, pert_n, test_lab).numpy(),
     )
     print(
-        f"{name:18s} clean {np.round(acc[name][0], 3)}  Π_neutral {np.round(acc[name][1], 3)}"
+        f"{name:18s} clean {np.round(acc[name][0], 3)}  "
+        f"Π_neutral {np.round(acc[name][1], 3)}"
     )
 share = (acc["bias-only FT"][1] - acc_n) / (acc["full FT"][1] - acc_n)
 clean_drop = 100 * (acc_clean - acc["bias-only FT"][0])
@@ -710,7 +719,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: shifting operating points cannot undo the systematic shift (debiasing does not help)
+# fails if: shifting operating points cannot undo the systematic shift (debiasing does
+# not help)
 icml26.claim(
     "16.5",
     "Π_neutral: min share of the gap closed by bias-only FT",
@@ -719,7 +729,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: bias-only FT buys robustness by giving up clean accuracy (a plain constant shift)
+# fails if: bias-only FT buys robustness by giving up clean accuracy (a plain constant
+# shift)
 icml26.claim(
     "16.6",
     "bias-only FT: max clean-accuracy drop (points)",
@@ -728,7 +739,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# The closed-form shift illustrates the caveat after {prf:ref}`debias-lem-split`: it moves
+# The closed-form shift illustrates the caveat after {prf:ref}`debiasing-lem-split`: it moves
 # clean prompts as much as perturbed ones, so the accuracy it gains under perturbation is paid
 # for on clean prompts. Bias-only fine-tuning, trained on both, keeps clean accuracy: what it
 # changes is *which ReLU units fire*, and the share $\rho$ of the penultimate layer falls.
@@ -769,7 +780,7 @@ ax.legend(loc="upper right")
 plt.show()
 
 # %% [markdown]
-# ### 16.7–16.8 · Debiasing does not help for Π_interacting (debias-5)
+# ### 16.7–16.8 · Debiasing does not help for Π_interacting
 #
 # *Claim* (the paper's "conditions" statement): when the perturbation's effect depends on the
 # input, there is no systematic shift to remove and debiasing cannot help. A ratio
@@ -794,18 +805,22 @@ move_i = 100 * np.abs(acc_bit_i - acc_i)
 assert cost_i.min() >= 5, "the negative control must be a real robustness problem"
 print(
     f"Π_interacting costs {np.round(cost_i, 1)} points; oracle shift recovers "
-    f"{np.round(100 * (acc_oracle_i - acc_i), 1) + 0.0} points (≤ 0.5 expected); bias-only FT "
-    f"moves it by {np.round(move_i, 1)} points; ρ_interacting < ρ_neutral at every layer: "
+    f"{np.round(100 * (acc_oracle_i - acc_i), 1) + 0.0} points (≤ 0.5 expected); "
+    "bias-only FT "
+    f"moves it by {np.round(move_i, 1)} points; "
+    "ρ_interacting < ρ_neutral at every layer: "
     f"{all((split_i[k]['rho'] < split_n[k]['rho']).all().item() for k in layers)}"
 )
 assert (100 * (acc_oracle_i - acc_i)).max() <= 0.5
 
 # %% tags=["claim"]
-# fails if: Π_interacting also carries a systematic shift (then the control is not a control)
+# fails if: Π_interacting also carries a systematic shift (then the control is not a
+# control)
 icml26.claim("16.7", "Π_interacting: max ρ over layers and seeds", rho_i, at_most=0.01)
 
 # %% tags=["claim"]
-# fails if: bias-only FT also fixes input-dependent damage (the "conditions" statement is wrong)
+# fails if: bias-only FT also fixes input-dependent damage (the "conditions" statement
+# is wrong)
 icml26.claim(
     "16.8",
     "Π_interacting: max |accuracy change| by bias-only FT (points)",
@@ -858,23 +873,26 @@ ax.legend(loc="upper center", ncols=4, fontsize=8)
 plt.show()
 
 # %% [markdown]
-# ### 16.9–16.11 · Debiasing enables certification (debias-6)
+# ### 16.9–16.11 · Debiasing enables certification
 #
 # *Claim* (the paper's last finding): after debiasing, more prompts can be certified against
 # random perturbations. For every test prompt we draw 100 fresh perturbations (a stream not
 # used to estimate anything), count the correct answers $k$ and certify at $q = 0.9$ when
-# the Clopper–Pearson bound {eq}`debias-eq-cp` with $\alpha = 0.05$ reaches it (that is,
+# the Clopper–Pearson bound {eq}`debiasing-eq-cp` with $\alpha = 0.05$ reaches it (that is,
 # $k \ge 96$). A bar of "+20 points" was not reached in any design of this toy that we tried; the
 # bar tied to this design: the mean error rate under perturbation at least halves (16.9) and the
 # certified fraction rises by at least 5 points (16.10), both for the worst seed. The Cantelli
-# bound {eq}`debias-eq-cantelli`, evaluated with each prompt's empirical $\beta$ and $\sigma^2$,
+# bound {eq}`debiasing-eq-cantelli`, evaluated with each prompt's empirical $\beta$ and $\sigma^2$,
 # can never be violated by the same draws (16.11): that check only catches bookkeeping errors
 # (the sign of $w$, the margin, the reference class).
 
 
 # %%
 def certify_chunk(params, rows, generator):
-    """Correct answers k, clean margins m and projected changes w·Δ for the prompts `rows`."""
+    """Correct answers k, clean margins m and projected changes w·Δ.
+
+    For the prompts `rows`.
+    """
     moved_bags = debias.perturb_neutral(task, test_tok[:, rows], N_CERT, generator)
     with torch.no_grad():
         clean, moved = (
@@ -937,7 +955,8 @@ print(
 )
 between = ((err_after > 0.04) & (err_after <= 0.3)).mean(1)
 print(
-    "prompts with an error rate in (4%, 30%] after debiasing: improved, not certifiable:",
+    "prompts with an error rate in (4%, 30%] after debiasing: "
+    "improved, not certifiable:",
     np.round(between, 3),
 )
 # the wrong reference class (sign flipped) must violate the bound: the control of 16.11
@@ -983,7 +1002,7 @@ icml26.claim(
 # sits shifted towards the wrong side, so many draws cross $-m$; after, it is shifted less and
 # the same fluctuation rarely crosses. On the right, one seed's "before" curve is flat: about
 # half of its prompts never err and the other half almost always do, the regime
-# $m + \beta < 0$ of {prf:ref}`debias-prop-cantelli` in which the bias outweighs the margin.
+# $m + \beta < 0$ of {prf:ref}`debiasing-prop-cantelli` in which the bias outweighs the margin.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: one prompt's projected change $w\\cdot\\Delta$ over 100 perturbations (seed 0), before and after bias-only fine-tuning; a draw errs when it falls left of $-m$ (dashed, one per model). Right: fraction of test prompts certified at level $q$ (Clopper–Pearson, $n = 100$, $\\alpha = 0.05$), per seed.", "name": "16-fig-certify"}}
 m_b, pr_b = proj_before
@@ -1036,10 +1055,10 @@ plt.show()
 # %% [markdown]
 # ## Cross-check
 #
-# The closed form {eq}`debias-eq-gap` against `scipy.stats.norm`; the one-sided Clopper–Pearson
+# The closed form {eq}`debiasing-eq-gap` against `scipy.stats.norm`; the one-sided Clopper–Pearson
 # bound against statsmodels' `proportion_confint(method="beta")` and scipy's exact
 # `binomtest` interval (both two-sided: at level 0.90 their lower end is our one-sided 95%
-# bound); and the second-order bias {eq}`debias-eq-taylor` of the trained LayerNorm module
+# bound); and the second-order bias {eq}`debiasing-eq-taylor` of the trained LayerNorm module
 # against Monte-Carlo, with the Hessian from `torch.func.hessian`. For the last one we use
 # antithetic pairs $\pm\varepsilon$, which cancel the first-order term exactly, and zero-mean
 # Gaussian input noise of decreasing scale: the relative error must shrink with the scale.
@@ -1117,10 +1136,12 @@ per_ref = t_ref / (N_REFERENCE * P_EVAL)
 per_kernel = t_kernel / (SEEDS * N_TEST * P_EVAL)
 print(
     f"reference: {t_ref:.2f} s for {N_REFERENCE}×{P_EVAL} inputs of one seed; kernel: "
-    f"{t_kernel:.3f} s for {SEEDS}×{N_TEST}×{P_EVAL}; {per_ref / per_kernel:.0f}× faster per input"
+    f"{t_kernel:.3f} s for {SEEDS}×{N_TEST}×{P_EVAL}; "
+    f"{per_ref / per_kernel:.0f}× faster per input"
 )
 print(
-    f"training {SEEDS} models: {t_train:.1f} CPU-s; three fine-tunings: {t_ft:.1f} CPU-s"
+    f"training {SEEDS} models: {t_train:.1f} CPU-s; "
+    f"three fine-tunings: {t_ft:.1f} CPU-s"
 )
 
 # %% [markdown]
@@ -1166,7 +1187,7 @@ print(
 # ## Exercises
 #
 # ````{exercise} Predict the bias of a ReLU layer
-# :label: debias-ex-relu
+# :label: debiasing-ex-relu
 #
 # A ReLU unit with pre-activation $z = 0.5$ receives zero-mean Gaussian noise of standard
 # deviation $s$. (a) For which $s$ is the bias $g(z, s)$ largest relative to $s$, and how
@@ -1174,7 +1195,7 @@ print(
 # gets noise $s = 0.5$: estimate $\lVert b\rVert$. Check with `debias.relu_gaussian_gap`.
 # ````
 #
-# ````{solution} debias-ex-relu
+# ````{solution} debiasing-ex-relu
 # :class: dropdown
 #
 # (a) $g(z, s)/s = \varphi(t) - t\,\Phi(-t)$ with $t = \lvert z\rvert/s$ decreases in $t$,
@@ -1186,16 +1207,16 @@ print(
 # ````
 #
 # ````{exercise} When does a constant correction help?
-# :label: debias-ex-constant
+# :label: debiasing-ex-constant
 #
-# Use {prf:ref}`debias-lem-split` to show that subtracting $c = \bar b$ after module $\ell$ of
+# Use {prf:ref}`debiasing-lem-split` to show that subtracting $c = \bar b$ after module $\ell$ of
 # the network changes neither $\Delta_\ell$ nor $b_\ell$. Then (a) compute, from `split_n`,
 # the mean squared change at the penultimate layer that an *oracle* correction applied to
 # perturbed inputs only would leave; (b) apply the correction to all inputs (the
 # closed-form shift above) and explain why its clean accuracy falls.
 # ````
 #
-# ````{solution} debias-ex-constant
+# ````{solution} debiasing-ex-constant
 # :class: dropdown
 #
 # Both $h_\ell(x)$ and $h_\ell(\pi(x))$ lose $c$, so their difference is unchanged. (a) The
@@ -1209,7 +1230,7 @@ print(
 # ````
 #
 # ````{exercise} Certification budget
-# :label: debias-ex-budget
+# :label: debiasing-ex-budget
 #
 # (a) With $n$ perturbations all correct ($k = n$), what is the largest level $q$ a prompt can
 # be certified at with $\alpha = 0.05$? How many perturbations are needed to certify $q =
@@ -1217,7 +1238,7 @@ print(
 # fraction at $q = 0.9$ rises or falls, before running it.
 # ````
 #
-# ````{solution} debias-ex-budget
+# ````{solution} debiasing-ex-budget
 # :class: dropdown
 #
 # (a) $p_L = \alpha^{1/n}$, so $q_{\max} = 0.05^{1/n}$ and $q = 0.99$ needs $n \ge \ln 0.05 /
@@ -1232,7 +1253,7 @@ print(
 #
 # - The damage a random perturbation does to a module's output splits exactly into a bias
 #   (its mean) and a fluctuation; a constant correction removes only the input-independent
-#   part of the bias ({prf:ref}`debias-lem-split`, 16.2).
+#   part of the bias ({prf:ref}`debiasing-lem-split`, 16.2).
 # - Nonlinearities create bias even from zero-mean noise: a ReLU's Jensen gap is
 #   $s\varphi(z/s) - \lvert z\rvert\Phi(-\lvert z\rvert/s)$ (16.1); systematic input shifts add a
 #   first-order term.

@@ -5,10 +5,10 @@ the classifier is an ensemble of ``S`` independent small networks (one per seed,
 one batch): embedding, mean pooling, LayerNorm, two ReLU layers and a linear head. The
 module provides the meaning-preserving perturbation family Π_neutral (filler insertion,
 synonym swaps, unknown tokens) and the negative control Π_interacting (random per-token
-rescaling), the per-layer bias/variance split of :prf:ref:`debias-lem-split`, bias-only
-(BitFit-style) fine-tuning, the ReLU Jensen gap of :prf:ref:`debias-lem-jensen`, the Cantelli
-bound of :prf:ref:`debias-prop-cantelli` and the Clopper–Pearson certificate of
-:prf:ref:`debias-prop-certify` (chapter 16).
+rescaling), the per-layer bias/variance split of :prf:ref:`debiasing-lem-split`, bias-only
+(BitFit-style) fine-tuning, the ReLU Jensen gap of :prf:ref:`debiasing-lem-jensen`, the Cantelli
+bound of :prf:ref:`debiasing-prop-cantelli` and the Clopper–Pearson certificate of
+:prf:ref:`debiasing-prop-certify` (chapter 16).
 
 Every tensor that depends on the seed carries a leading seed axis ``S``. Because the model
 pools by a mean, a prompt enters the network only through its *bag*: the vector of token
@@ -318,7 +318,7 @@ def train(
 
 
 def bias_variance(clean: torch.Tensor, perturbed: torch.Tensor) -> dict[str, torch.Tensor]:
-    """The split of :prf:ref:`debias-lem-split` from clean ``(S, N, D)`` and perturbed
+    """The split of :prf:ref:`debiasing-lem-split` from clean ``(S, N, D)`` and perturbed
     ``(S, N, P, D)`` representations; every moment with ddof = 0, per seed ``(S,)``.
 
     Returns ``b`` (the pooled bias, ``(S, D)``), ``msd`` = mean‖Δ‖², ``bias2`` =
@@ -349,7 +349,7 @@ def bias_variance(clean: torch.Tensor, perturbed: torch.Tensor) -> dict[str, tor
 def relu_gaussian_gap(z: torch.Tensor | np.ndarray, s: float) -> np.ndarray:
     """Jensen gap ``E[ReLU(z + ε)] − ReLU(z)`` for ``ε ~ N(0, s²)``: ``s φ(z/s) − |z| Φ(−|z|/s)``.
 
-    Implements :prf:ref:`debias-lem-jensen`, chapter 16.
+    Implements :prf:ref:`debiasing-lem-jensen`, chapter 16.
     """
     from scipy.special import ndtr
 
@@ -363,7 +363,7 @@ def relu_gaussian_gap(z: torch.Tensor | np.ndarray, s: float) -> np.ndarray:
 def clopper_pearson_lower(k: object, n: int, alpha: float = 0.05) -> np.ndarray:
     """One-sided Clopper–Pearson lower bound Beta⁻¹(α; k, n − k + 1) (0 where k = 0).
 
-    Implements :prf:ref:`debias-prop-certify`, chapter 16.
+    Implements :prf:ref:`debiasing-prop-certify`, chapter 16.
     """
     from scipy.stats import beta
 
@@ -380,7 +380,7 @@ def cantelli_flip_bound(margin: object, beta: object, sigma2: object) -> np.ndar
     """Cantelli's upper bound σ² / (σ² + (m + β)²) on P[m + w·Δ ≤ 0] where m + β > 0
     (``nan`` elsewhere, where only the lower-tail bound applies).
 
-    Implements :prf:ref:`debias-prop-cantelli`, chapter 16.
+    Implements :prf:ref:`debiasing-prop-cantelli`, chapter 16.
     """
     m, b, v = (np.asarray(a, dtype=np.float64) for a in (margin, beta, sigma2))
     for name, a in (("margin", m), ("beta", b), ("sigma2", v)):
