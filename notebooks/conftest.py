@@ -33,7 +33,9 @@ if MODE not in MODES:
 OTHER_NUMERICS = os.environ.get("ICML26_NUMERICS", "book") != "book"
 #: Chapters whose figures follow the last bits of a training run (``Chapter.figures_vary``):
 #: under another numeric configuration only their verdicts are compared.
-VERDICTS_ONLY = {c.stem for c in CHAPTERS if c.figures_vary} if OTHER_NUMERICS else set()
+VERDICTS_ONLY = (
+    {c.stem for c in CHAPTERS if c.figures_vary} if OTHER_NUMERICS else set()
+)
 
 # a busy machine slows a notebook down; this far over the budget, it is a bug
 RUNAWAY_S = 4 * BUDGET_S
@@ -103,7 +105,9 @@ def compare_outputs(self, test, ref, skip_compare=None) -> bool:
     new, old = _flatten(self, test, skip), _flatten(self, ref, skip)
     self.comparison_traceback = []
     verdicts_only = Path(str(self.parent.fspath)).stem in VERDICTS_ONLY
-    if MODE == "verdicts" or verdicts_only:  # claim lines only, wherever they were printed
+    if (
+        MODE == "verdicts" or verdicts_only
+    ):  # claim lines only, wherever they were printed
         a, b = (
             "\n".join(_text(v) for vs in d.values() for v in vs) for d in (old, new)
         )
