@@ -196,7 +196,7 @@ class ChapterClaims:
 
 
 def _stream_lines(cell: dict) -> list[str]:
-    out = []
+    out: list[str] = []
     for o in cell.get("outputs", []):
         text = o.get("text", "")
         out += ("".join(text) if isinstance(text, list) else text).splitlines()
@@ -365,7 +365,10 @@ def pdf_problems(pdf: Path, *, notebooks: Path | None = None) -> list[str]:
         for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
             if re.search(r"(Reference|Citation) .* undefined|File `[^']*' not found", line):
                 problems.append(f"LaTeX: {line.strip()}")
-    pages = int(re.search(r"^Pages:\s+(\d+)", run("pdfinfo", str(pdf)), re.MULTILINE)[1])
+    found = re.search(r"^Pages:\s+(\d+)", run("pdfinfo", str(pdf)), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"pdfinfo reports no page count for {pdf}")
+    pages = int(found[1])
     if not PDF_PAGES[0] <= pages <= PDF_PAGES[1]:
         problems.append(f"{pages} pages, outside {PDF_PAGES}")
     images = [ln for ln in run("pdfimages", "-list", str(pdf)).splitlines()[2:] if " image " in ln]

@@ -321,7 +321,8 @@ def _article_problems(article: dict) -> list[str]:
     problems = [
         f"internal id or process word in the text: {w!r}" for w in process_words(article["text"])
     ]
-    cells, ids = [], []
+    cells: list[dict] = []
+    ids: list[list[str]] = []
     for item in article["sequence"]:
         if item[0] == "h":
             cells.append({"cell_type": "markdown", "source": "#" * item[1] + " " + item[2]})
