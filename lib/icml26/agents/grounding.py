@@ -399,7 +399,7 @@ class Run:
         return curve[-last:].mean(0)
 
     def of(self, method: str) -> int:
-        """Index of ``method`` in :attr:`methods`."""
+        """Index of ``method`` in ``methods``."""
         if method not in self.methods:
             raise ValueError(f"method must be one of {self.methods}, got {method!r}")
         return self.methods.index(method)

@@ -5,7 +5,7 @@ variants, until their validation losses stop improving. Each model is small, so 
 step costs little arithmetic and many operator calls; training the models one after the
 other would spend the budget on call overhead. A *stacked* layer holds the parameters of
 ``M`` independent **members** along a leading axis and evaluates all of them with one
-batched matrix product (:func:`torch.baddbmm`), so that ``M`` models cost a few calls:
+batched matrix product (``torch.baddbmm``), so that ``M`` models cost a few calls:
 
 - :class:`StackedLinear`, :class:`StackedGRUCell` — ``torch.nn.Linear`` and
   ``torch.nn.GRUCell`` with a member axis (same initialisation law, same equations);
@@ -135,6 +135,7 @@ class StackedLinear(nn.Module):
         self.bias = nn.Parameter(uniform(gens, (1, out_features), bound))
 
     def forward(self, x: Tensor) -> Tensor:
+        """Each member's affine map: ``x (M, ..., in)`` → ``(M, ..., out)``."""
         if x.ndim < 2 or x.shape[0] != self.members or x.shape[-1] != self.in_features:
             raise ValueError(
                 f"x must have shape ({self.members}, ..., {self.in_features}), got {tuple(x.shape)}"

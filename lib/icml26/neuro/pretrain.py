@@ -196,10 +196,10 @@ def pretrain(
     """Pre-train ``enc`` on patches ``x`` ``(N, C, T, P)`` (:prf:ref:`rector-def-afp`).
 
     Every ``afp_every`` steps (and at the last step) the partition is recomputed with
-    :func:`adaptive_partition` from the phase-locking value in ``band`` of all the windows
-    seen so far (sampled at ``fs``), with ``η`` rising linearly from 0 to 1 over the steps
-    (``η = 1`` at the last step), and aligned to the previous partition; the block mask
-    follows it.
+    :func:`~icml26.neuro.partition.adaptive_partition` from the phase-locking value in
+    ``band`` of all the windows seen so far (sampled at ``fs``), with ``η`` rising linearly
+    from 0 to 1 over the steps (``η = 1`` at the last step), and aligned to the previous
+    partition; the block mask follows it.
     """
     _check_pretrain(enc, x, pos, anatomical, locals())
     gen = torch.Generator().manual_seed(seed)

@@ -21,7 +21,7 @@ coefficients — right for a textbook's experiments — but its future outputs c
 from past ones, so shares drawn with it protect nothing against an adversary. A deployment
 draws them from the operating system's cryptographically secure generator:
 ``split(..., secure=True)`` or :func:`random_elements` with ``secure=True``
-(:func:`os.urandom`, the source :mod:`secrets` uses).
+(``os.urandom``, the source ``secrets`` uses).
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def lagrange_at_zero(xs: Sequence[int] | torch.Tensor, p: int = PRIME) -> torch.
 
 
 def _secure_uniform(n: int, p: int) -> np.ndarray:
-    """``n`` integers uniform on ``[0, p)`` from :func:`os.urandom` (rejection sampling)."""
+    """``n`` integers uniform on ``[0, p)`` from ``os.urandom`` (rejection sampling)."""
     bits = p.bit_length()
     out = np.empty(0, dtype=np.int64)
     while out.size < n:
@@ -216,7 +216,7 @@ def random_elements(
     """Field elements drawn uniformly from ``[0, p)``, an int64 tensor of ``shape``.
 
     From ``generator`` (reproducible and predictable: for experiments only), or with
-    ``secure=True`` from :func:`os.urandom`, the operating system's cryptographically secure
+    ``secure=True`` from ``os.urandom``, the operating system's cryptographically secure
     generator (rejection sampling, so every element is exactly uniform).
     """
     p = _modulus(p)

@@ -17,7 +17,7 @@ Keys drawn with a seeded ``torch.Generator`` (a Mersenne Twister on the CPU) are
 which is what a textbook needs, and predictable, which is what a deployment must avoid: an
 observer of enough outputs can reconstruct the generator's state and with it every key. A
 deployment draws its keys from the operating system's cryptographically secure generator,
-``random_keys(..., secure=True)`` (:func:`os.urandom`, as :mod:`secrets` does).
+``random_keys(..., secure=True)`` (``os.urandom``, as ``secrets`` does).
 
 The model is the chapter's MLP ``64 → 128 → 64 → 10`` (ReLU), stored as the list
 ``[W1, b1, W2, b2, W3, b3]`` with ``W`` of shape ``(in, out)``; any leading batch axes
@@ -170,7 +170,7 @@ def random_keys(
 
     ``batch`` prepends independent-key axes (e.g. ``(K,)`` for one key per client). The signs
     come from ``generator`` (reproducible, and therefore predictable: for experiments only)
-    or, with ``secure=True``, from :func:`os.urandom`, the operating system's
+    or, with ``secure=True``, from ``os.urandom``, the operating system's
     cryptographically secure generator that a deployment must use.
     """
     params_like = _params("params_like", params_like)
