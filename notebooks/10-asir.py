@@ -287,19 +287,23 @@ H = icml26.pick(
 NUM_STEPS = icml26.pick(ci=50, paper=50)  # DDIM steps (linear β, 1000 training steps)
 N_SEC = icml26.pick(ci=1000, paper=5000)  # cover and stego images each (security)
 T_SEC = icml26.pick(ci=5, paper=5)  # embedding step of the security test
+SEC_SEEDS = 3  # seeds of cover and stego images for the steganalyser
+N_INV = icml26.pick(ci=200, paper=1000)  # stego images whose noise is read back
 N_BER = icml26.pick(ci=200, paper=2000)  # images for the error rates (64 bits each)
 T_BER = icml26.pick(ci=2, paper=2)  # the last step with σ > 0
 TAU_RATIOS = [0.25, 0.5, 1.0, 2.0]  # τ / σ grid of the error-rate claim
-N_SEP = icml26.pick(
-    ci=800, paper=4000
-)  # images for separation and gain (800 × 64 = 51,200 cells)
+SEP_SEEDS = 5  # seeds of the separation and gain claims
+N_SEP = icml26.pick(ci=160, paper=800)  # images per seed (160 × 64 = 10,240 cells)
 T_GRID = [2, 3, 4, 5, 7, 10, 15, 20]  # embedding steps t*
 LATENT = icml26.pick(
     ci=16, paper=16
 )  # latent dimension (bits per image in the latent toy)
-N_LAT = icml26.pick(ci=200, paper=1000)  # images of the latent toy
+LAT_SEEDS = 5  # seeds of the latent toy
+N_LAT = icml26.pick(ci=200, paper=1000)  # images of the latent toy, per seed
 T_LAT = icml26.pick(ci=4, paper=4)  # embedding step of the latent toy
 TAUS = [0.0, 0.02, 0.05, 0.1]  # channel noise τ after 8-bit rounding
+IR_SEEDS = 3  # seeds of iterative recovery (the first three latent seeds)
+N_IR = icml26.pick(ci=100, paper=1000)  # images per seed for iterative recovery
 IR_STEPS = icml26.pick(ci=200, paper=200)  # Adam steps of iterative recovery
 IR_LR = icml26.pick(ci=0.05, paper=0.05)
 N_LBFGS = icml26.pick(ci=40, paper=200)  # images for the L-BFGS-B cross-check
@@ -469,16 +473,20 @@ print("σ by t*:", {k: round(v, 4) for k, v in sigmas.items()})
 # ### 10.1–10.2 · Security: stego images are cover images
 #
 # {prf:ref}`asir-thm-security` says the injected noise, and hence the image, has exactly the cover
-# distribution. We test it twice at $t^\star = 5$, where $\sigma = 0.133$. First on the injected
-# noise itself, recovered from the sampler's trajectory as $(x_{t^\star - 1} - m^\star)/\sigma$:
-# a Kolmogorov–Smirnov test against $\mathcal N(0, 1)$ over all cells. Its **power controls**
-# are two broken embedders of the kind a careless implementation produces: the right signs with
-# the wrong scale ($1.5\,s \odot z$) and a constant magnitude ($0.8\,s$, a message projection);
-# the test must reject both. Second on the images: a logistic-regression steganalyser on pixels,
-# a denoising residual (image minus its 3×3 median) and the residual's square (an energy
+# distribution. We test it twice at $t^\star = 5$, where $\sigma = 0.133$. First on the noise
+# **read back from the images**: the receiver, who can replay the keyed prefix, inverts the four
+# deterministic steps that remain (exact DDIM inversion by fixed-point iteration,
+# `icml26.generative.stego.invert_finish`) to get the state $x_{t^\star - 1}$ after the embedding
+# step and reads the noise as $(x_{t^\star - 1} - m^\star)/\sigma$; a Kolmogorov–Smirnov test
+# compares it with $\mathcal N(0, 1)$ over the cells of 200 stego images. The test thus sees the
+# embedder and the sampler together, through the image. Its **controls** are two broken embedders
+# of the kind a careless implementation produces, run through the same sampler and read back the
+# same way: the right signs with the wrong scale ($1.5\,s \odot z$) and a constant magnitude
+# ($0.8\,s$, a message projection). Second on the images: a logistic-regression steganalyser on
+# pixels, a denoising residual (image minus its 3×3 median) and the residual's square (an energy
 # feature, which a change of noise variance moves), cover against stego, with a 5-fold
-# cross-validated AUC; its power control is an embedder with three times the noise scale, which
-# it must detect.
+# cross-validated AUC, on three seeds of 1000 cover and 1000 stego images; its control is an
+# embedder with three times the noise scale.
 
 # %%
 x_T = torch.randn(3 * N_SEC, 64, generator=gen(10))
@@ -492,63 +500,98 @@ injected[stego_idx] = stego.antipodal_noise(msg[stego_idx], z[stego_idx])
 injected[broken_idx] = 3.0 * stego.antipodal_noise(msg[broken_idx], z[broken_idx])
 x_after = m_sec + sig_sec * injected  # the state right after the embedding step
 images = stego.finish(model, x_after, abar, NUM_STEPS, T_SEC)
-recovered = ((x_after - m_sec) / sig_sec)[stego_idx].flatten().numpy()
-ks_ok = stats.kstest(recovered, "norm").pvalue
-signs = 1.0 - 2.0 * msg[stego_idx].double()
-ks_wrong_scale = stats.kstest(
-    (1.5 * signs * z[stego_idx]).flatten().numpy(), "norm"
-).pvalue
-ks_constant = stats.kstest((0.8 * signs).flatten().numpy(), "norm").pvalue
-auc_ok = stego.steganalyser_auc(images[cover_idx], images[stego_idx], squared=True)
+# the receiver's side: invert the rest of the sampler on N_INV stego images, and on
+# the images of the two broken embedders with the same keys and messages
+sel = slice(N_SEC, N_SEC + N_INV)
+signs = 1.0 - 2.0 * msg[sel].double()
+broken = {"std 1.5": 1.5 * signs * z[sel], "±0.8": 0.8 * signs}
+y_broken = stego.finish(
+    model,
+    torch.cat([m_sec[sel] + sig_sec * b for b in broken.values()]),
+    abar,
+    NUM_STEPS,
+    T_SEC,
+)
+y_all = torch.cat([images[sel], y_broken])
+x_back = stego.invert_finish(model, y_all, abar, NUM_STEPS, T_SEC)
+read = dict(
+    zip(
+        ["ASIR", *broken],
+        ((x_back - m_sec[sel].repeat(3, 1)) / sig_sec).split(N_INV),
+        strict=True,
+    )
+)
+icml26.checks.agree("noise read back", read["ASIR"], injected[sel], atol=1e-8)
+ks = {k: stats.kstest(v.flatten().numpy(), "norm").pvalue for k, v in read.items()}
+auc_ok = [stego.steganalyser_auc(images[cover_idx], images[stego_idx], squared=True)]
 auc_broken = stego.steganalyser_auc(images[cover_idx], images[broken_idx], squared=True)
+for s in range(1, SEC_SEEDS):  # more seeds of cover and stego images
+    o = 3000 + 100 * s
+    x_s = torch.randn(2 * N_SEC, 64, generator=gen(o))
+    key_s = torch.randn(NUM_STEPS - T_SEC, 2 * N_SEC, 64, generator=gen(o + 1))
+    m_s, _ = stego.embedding_point(model, x_s, abar, NUM_STEPS, T_SEC, key_s)
+    zeta = torch.randn(2 * N_SEC, 64, generator=gen(o + 2))
+    bits = torch.rand(N_SEC, 64, generator=gen(o + 3)) < 0.5
+    zeta[N_SEC:] = stego.antipodal_noise(bits, zeta[N_SEC:])
+    y_s = stego.finish(model, m_s + sig_sec * zeta, abar, NUM_STEPS, T_SEC)
+    auc_ok.append(stego.steganalyser_auc(y_s[:N_SEC], y_s[N_SEC:], squared=True))
 # key reuse: two stego images sharing z have equal |ζ| cell by cell
 same_key = (signs[0] * z[N_SEC]).abs().numpy(), (signs[1] * z[N_SEC]).abs().numpy()
 reuse = stats.spearmanr(*same_key).statistic
 fresh = stats.spearmanr(same_key[0], (signs[1] * z[N_SEC + 1]).abs().numpy()).statistic
 print(
-    f"KS p-values: correct {ks_ok:.3f}, std-1.5 {ks_wrong_scale:.1e}, ±0.8 "
-    f"{ks_constant:.1e}"
+    f"KS p-values of the noise read back from {N_INV} images: ASIR {ks['ASIR']:.3f}, "
+    f"std-1.5 {ks['std 1.5']:.1e}, ±0.8 {ks['±0.8']:.1e}"
 )
-print(f"steganalyser AUC: correct {auc_ok:.3f}, std-3 break {auc_broken:.3f}")
+print(
+    f"steganalyser AUC: correct {', '.join(f'{a:.3f}' for a in auc_ok)} "
+    f"({SEC_SEEDS} seeds), std-3 break {auc_broken:.3f}"
+)
 print(
     f"|ζ| rank correlation between two images: key reused {reuse:.2f}, fresh keys "
     f"{fresh:.2f}"
 )
 
 # %% tags=["claim"]
-# fails if: the signs leaked into the magnitudes (scale, clipping on one branch): the
-# broken embedders below are rejected by the same test at p < 1e-300
-assert ks_wrong_scale < 1e-300 and ks_constant < 1e-300, "KS has no power"
+# fails if: the signs leaked into the magnitudes: the std-1.5 embedder (control), and
+# the ±0.8 one, go through the same sampler, inversion and test
+assert ks["±0.8"] < 1e-10, "KS has no power against a constant magnitude"
 icml26.claim(
     "10.1",
-    "injected stego noise is N(0,1): KS p-value",
-    ks_ok,
+    "noise read back from stego images is N(0,1): KS p-value",
+    ks["ASIR"],
     at_least=0.01,
     kind="theorem",
+    control=ks["std 1.5"],
+    control_label="std-1.5 embedder",
 )
 
 # %% tags=["claim"]
-# fails if: stego images were distinguishable from covers; power control: the std-3
-# embedder must be detected (AUC > 0.8) by the same steganalyser
+# fails if: stego images were distinguishable from covers, as the std-3 embedder's
+# images are (control, AUC > 0.8 required of it)
 assert auc_broken > 0.8, f"steganalyser has no power (AUC {auc_broken:.3f})"
 icml26.claim(
     "10.2",
     f"steganalyser on {N_SEC}/{N_SEC} images: |AUC − 0.5|",
-    abs(auc_ok - 0.5),
+    seeds=[abs(a - 0.5) for a in auc_ok],
     at_most=0.05,
+    control=abs(auc_broken - 0.5),
+    control_label="std-3 embedder",
 )
 
 # %% [markdown]
 # The band $|\mathrm{AUC} - 0.5| < 0.05$ is about 3.9 Hanley–McNeil standard errors at 1000 images
-# per class. One could ask more of the power controls: that the std-1.5 and
-# constant-magnitude embedders be detected by the image steganalyser with AUC > 0.9. On this toy
+# per class and seed. One could ask more of the image-level control: that the std-1.5 and
+# constant-magnitude embedders be detected by the steganalyser with AUC > 0.9. On this toy
 # no embedding step achieves that (with this steganalyser, at $t^\star \in \{3, 5, 10\}$ and two
 # seeds: 0.60–0.66 for std 1.5, 0.45–0.54 for ±0.8): the kernel samples carry
 # their own $h$-scale noise and the remaining steps shrink the injected noise (gain 0.35 at
-# $t^\star = 5$, below), so those two breaks are left to the KS test, which rejects them
-# outright, and the image-level control uses the std-3 break.
+# $t^\star = 5$, below), so those two breaks are left to the read-back noise and the KS test,
+# which rejects them outright, and the image-level control uses the std-3 break. The read-back
+# is exact (to $10^{-8}$) because the receiver holds the key: without it, $m^\star$ is unknown
+# and the noise cannot be read, which is what makes the scheme a secret.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Cover and stego digits at $t^\\star = 5$ (claims 10.1–10.2). Top: cover samples; middle: stego samples, each carrying 64 bits; bottom: the two hypothesis images of one stego image and their difference, which the receiver must resolve. Right: quantiles of the injected stego noise against $\\mathcal N(0,1)$, with the two broken embedders.", "name": "10-fig-security"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Cover and stego digits at $t^\\star = 5$ (claims 10.1–10.2). Top: cover samples; middle: stego samples, each carrying 64 bits; bottom: the two hypothesis images of one stego image and their difference, which the receiver must resolve. Right: quantiles of the noise read back from the images by inverting the sampler, against $\\mathcal N(0,1)$, for ASIR and the two broken embedders.", "name": "10-fig-security"}}
 fig = plt.figure(figsize=(7.4, 3.4))
 grid = fig.add_gridspec(3, 9, width_ratios=[1] * 6 + [0.3, 2.2, 0.2])
 hyp = stego.finish(
@@ -575,19 +618,15 @@ for r, c, img, label in panels:
         ax.set_title(label, fontsize=8)
 ax = fig.add_subplot(grid[:, 7])
 q = np.linspace(0.001, 0.999, 200)
-ax.plot(stats.norm.ppf(q), np.quantile(recovered, q), label="ASIR (antipodal)")
-ax.plot(
-    stats.norm.ppf(q),
-    np.quantile((1.5 * signs * z[stego_idx]).numpy(), q),
-    label="std 1.5",
-)
-ax.plot(stats.norm.ppf(q), np.quantile((0.8 * signs).numpy(), q), label="±0.8")
+for name, noise in read.items():
+    label = "ASIR (antipodal)" if name == "ASIR" else name
+    ax.plot(stats.norm.ppf(q), np.quantile(noise.flatten().numpy(), q), label=label)
 ax.plot([-3, 3], [-3, 3], "k:", lw=0.8)
 ax.set_xlabel("N(0,1) quantile")
-ax.set_ylabel("injected noise quantile")
+ax.set_ylabel("read-back noise quantile")
 ax.legend(fontsize=7)
 fig.suptitle(
-    "Stego digits look like cover digits; the injected noise is exactly Gaussian"
+    "Stego digits look like cover digits; the noise read back is exactly Gaussian"
 )
 plt.show()
 
@@ -598,7 +637,9 @@ plt.show()
 # step. We embed at $t^\star = 2$, observe $x_{t^\star - 1}$ through additive noise with
 # $\tau/\sigma \in \{0.25, 0.5, 1, 2\}$ (no rounding: at $\sigma = 0.0099$ rounding alone would be
 # a noise of comparable size), decode by the nearest hypothesis, and compare with
-# {eq}`asir-eq-ber` over $200 \times 64 = 12{,}800$ bits per setting.
+# {eq}`asir-eq-ber` over $200 \times 64 = 12{,}800$ bits per setting. The same bits are also
+# embedded by a sender whose sign convention is flipped (bit 0 → $-z$), decoded by the
+# receiver's convention: the control of the ordering claim.
 
 # %%
 x_T = torch.randn(N_BER, 64, generator=gen(20))
@@ -606,12 +647,13 @@ key = torch.randn(NUM_STEPS - T_BER, N_BER, 64, generator=gen(21))
 m_ber, sig_ber = stego.embedding_point(model, x_T, abar, NUM_STEPS, T_BER, key)
 z0, z1 = torch.randn(2, N_BER, 64, generator=gen(22))
 msg = torch.rand(N_BER, 64, generator=gen(23)) < 0.5
-ber = {"antipodal": [], "independent": []}
+ber = {"antipodal": [], "independent": [], "flipped sign": []}
 for k, r in enumerate(TAU_RATIOS):
     noise = r * sig_ber * torch.randn(N_BER, 64, generator=gen(24 + k))
     for name, zeta, h0, h1 in (
         ("antipodal", stego.antipodal_noise(msg, z0), z0, -z0),
         ("independent", stego.independent_noise(msg, z0, z1), z0, z1),
+        ("flipped sign", stego.antipodal_noise(~msg, z0), z0, -z0),
     ):
         received = m_ber + sig_ber * zeta + noise
         decoded = stego.nearest_hypothesis(
@@ -623,46 +665,61 @@ theory = {
     "independent": stego.ber_independent(TAU_RATIOS),
 }
 n_bits = msg.numel()
-zscores = [
-    abs(b - p) / np.sqrt(p * (1 - p) / n_bits)
-    for name in ber
-    for b, p in zip(ber[name], theory[name], strict=True)
-]
-for name in ber:
+
+
+def max_z(measured, predicted):
+    """Largest |measured − predicted| in binomial standard errors."""
+    return max(
+        abs(b - p) / np.sqrt(p * (1 - p) / n_bits)
+        for name in predicted
+        for b, p in zip(measured[name], predicted[name], strict=True)
+    )
+
+
+pairs = ("antipodal", "independent")
+for name in pairs:
     print(
         f"{name:12s} measured {np.round(ber[name], 4)}  theory "
         f"{np.round(theory[name], 4)}"
     )
-print(f"σ at t* = {T_BER}: {sig_ber:.4f}; largest |z|: {max(zscores):.2f}")
+print(f"flipped sign measured {np.round(ber['flipped sign'], 4)}")
+print(f"σ at t* = {T_BER}: {sig_ber:.4f}; largest |z|: {max_z(ber, theory):.2f}")
 
 # %% tags=["claim"]
-# fails if: the hypotheses or the decoder were wrong (e.g. comparing with G(m*) instead
-# of G(m* ± σz)), or the closed forms arctan(τ/σ)/π, arctan(√2τ/σ)/π were wrong
+# fails if: a closed form were wrong; control: the independent pair's rate without
+# its √2, i.e. arctan(τ/σ)/π for both pairs
+no_sqrt2 = {"antipodal": theory["antipodal"], "independent": theory["antipodal"]}
 icml26.claim(
     "10.3",
     "BER vs closed forms, 8 settings: max |z| (binomial SE)",
-    max(zscores),
+    max_z(ber, theory),
     at_most=3.0,
     kind="theorem",
+    control=max_z(ber, no_sqrt2),
+    control_label="closed form without √2",
 )
 
 # %% tags=["claim"]
-# fails if: antipodal pairs did not separate better than independent ones at some τ
-violations = sum(
-    a >= b for a, b in zip(ber["antipodal"], ber["independent"], strict=True)
-)
+# fails if: antipodal pairs did not separate better than independent ones, as when
+# the sender's sign convention is flipped (control)
+violations = {
+    name: sum(a >= b for a, b in zip(ber[name], ber["independent"], strict=True))
+    for name in ("antipodal", "flipped sign")
+}
 icml26.claim(
     "10.4",
     "antipodal BER < independent BER: τ where it fails",
-    violations,
+    violations["antipodal"],
     at_most=0,
     kind="theorem",
+    control=violations["flipped sign"],
+    control_label="flipped sign convention",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Bit error rate against the channel noise relative to the embedding noise, $\\tau/\\sigma$ (claims 10.3–10.4): Monte Carlo over 12,800 bits per point (markers, ±3 binomial SE) on the closed forms of {prf:ref}`asir-thm-ber` (lines). The antipodal pair errs less at every noise level; at small $\\tau$ it needs about $\\sqrt2$ times more noise for the same error.", "name": "10-fig-ber"}}
 fig, ax = plt.subplots(figsize=(6.0, 3.6))
 grid_r = np.geomspace(0.1, 4, 100)
-for k, name in enumerate(ber):
+for k, name in enumerate(pairs):
     curve = (
         stego.ber_antipodal(grid_r)
         if name == "antipodal"
@@ -690,95 +747,213 @@ plt.show()
 # ### 10.5–10.7 · Separation and attenuation
 #
 # The mean squared distance between the hypotheses doubles at the embedding step
-# ({prf:ref}`asir-thm-ber`). Does the doubling survive the rest of the sampler? And how much of the
-# injected difference reaches the image? For each $t^\star$ we finish, in one batch, $m^\star + \sigma z^0$,
-# $m^\star - \sigma z^0$ and $m^\star + \sigma z^1$ over $800 \times 64 = 51{,}200$ cells, and measure the
-# ratio of mean squared distances (antipodal / independent) at injection and in the final image,
-# all branching off one keyed trajectory of the sampler,
-# and the gain $\lVert\hat y^{(0)} - \hat y^{(1)}\rVert / \lVert x^{(0)}_{t^\star-1} - x^{(1)}_{t^\star-1}\rVert$
-# of {prf:ref}`asir-prop-attenuation` (mean over images).
+# ({prf:ref}`asir-thm-ber`). Does the doubling survive the rest of the sampler, and how much
+# of the injected difference reaches the image? We measure separation where the receiver
+# sees it: the **decoding margin** of a cell, $(\tilde y_c - \hat y^{(1-m_c)}_c)^2 -
+# (\tilde y_c - \hat y^{(m_c)}_c)^2$ (`icml26.generative.stego.decoding_margin`), the squared
+# distance of the stego image to the wrong hypothesis minus that to the right one, for the
+# bits actually sent. For a correct embedder observed at the embedding step it is the squared
+# hypothesis distance, $4\sigma^2 z_c^2$ (antipodal) or $\sigma^2(z^0_c - z^1_c)^2$
+# (independent), so the **separation ratio** of mean margins, antipodal over independent, is
+# 2 in expectation. Its standard deviation follows from the closed form too: both margins
+# are scaled $\chi^2_1$ variables with relative variance $2/n$ over $n$ cells, so the ratio has
+# standard deviation $2 \cdot 2/\sqrt n$, 0.018 at $n = 51{,}200$ and 0.040 at $n = 10{,}240$.
+# The bands below are 3.3 of those: $2 \pm 0.06$ and $2 \pm 0.13$.
+#
+# For each of five seeds (160 images, $10{,}240$ cells each) and each $t^\star$, one keyed
+# trajectory of the sampler is branched at $t^\star$ and finished, in one batch, for the stego
+# image of the library's antipodal embedder, the stego image of the independent embedder and
+# the hypotheses of both. The **controls** are three broken embedders decoded by the
+# antipodal receiver: a flipped sign convention, a wrong scale ($1.5\,s \odot z$), and an
+# independent second noise for bit 1 (the receiver still tests $\pm z$). The gain
+# $\lVert\hat y^{(0)} - \hat y^{(1)}\rVert / \lVert x^{(0)}_{t^\star-1} - x^{(1)}_{t^\star-1}\rVert$
+# of {prf:ref}`asir-prop-attenuation` (mean over images) is measured on the same runs; its
+# control replaces the denoiser by the exact one for data $\mathcal N(0, I)$,
+# $\hat\varepsilon = \sqrt{1 - \bar\alpha_t}\,x_t$: a model with no data manifold to contract
+# towards.
 
 # %%
-x_T = torch.randn(N_SEP, 64, generator=gen(30))
-key = torch.randn(NUM_STEPS, N_SEP, 64, generator=gen(31))
-# one keyed trajectory (the shared sampler, η = 1); each t* branches off it
-_, keyed = dm.ddim_sample(
-    model, x_T, abar, NUM_STEPS, eta=1.0, noise=key, return_trajectory=True
-)
-ratio_in, ratio_out, gain = {}, {}, {}
-for k, ts in enumerate(icml26.progress(T_GRID, desc="t*")):
-    m_s, sig = stego.embedding_mean(model, keyed[NUM_STEPS - ts], abar, NUM_STEPS, ts)
-    z0, z1 = torch.randn(2, N_SEP, 64, generator=gen(50 + k))
-    out = stego.finish(
-        model,
-        torch.cat([m_s + sig * z0, m_s - sig * z0, m_s + sig * z1]),
-        abar,
-        NUM_STEPS,
-        ts,
+EARLY = [2, 3, 4, 5, 7]  # the locally linear regime (the gain claim)
+margins, gain, gain_gauss = {}, {}, {}
+
+
+def gauss_model(x, t):
+    """Exact noise prediction for data N(0, I): no manifold to contract towards."""
+    return (1 - abar[int(t)]).sqrt() * x
+
+
+for s in icml26.progress(range(SEP_SEEDS), desc="seeds"):
+    x_T = torch.randn(N_SEP, 64, generator=gen(1000 + 100 * s))
+    key = torch.randn(NUM_STEPS, N_SEP, 64, generator=gen(1001 + 100 * s))
+    # one keyed trajectory (the shared sampler, η = 1); each t* branches off it
+    _, keyed = dm.ddim_sample(
+        model, x_T, abar, NUM_STEPS, eta=1.0, noise=key, return_trajectory=True
     )
-    a0, a1, i1 = out.split(N_SEP)
-    ratio_in[ts] = float((4 * z0**2).sum() / ((z0 - z1) ** 2).sum())
-    ratio_out[ts] = float(((a0 - a1) ** 2).sum() / ((a0 - i1) ** 2).sum())
-    gain[ts] = float(((a0 - a1).norm(dim=1) / (2 * sig * z0.norm(dim=1))).mean())
+    for k, ts in enumerate(T_GRID):
+        m_s, sig = stego.embedding_mean(
+            model, keyed[NUM_STEPS - ts], abar, NUM_STEPS, ts
+        )
+        z0, z1 = torch.randn(2, N_SEP, 64, generator=gen(1010 + 100 * s + k))
+        bits = torch.rand(N_SEP, 64, generator=gen(1030 + 100 * s + k)) < 0.5
+        anti = stego.antipodal_noise(bits, z0)
+        state = {
+            "antipodal": m_s + sig * anti,
+            "independent": m_s + sig * stego.independent_noise(bits, z0, z1),
+            "+z": m_s + sig * z0,
+            "-z": m_s - sig * z0,
+            "+z1": m_s + sig * z1,
+            "flipped sign": m_s - sig * anti,
+            "1.5× scale": m_s + 1.5 * sig * anti,
+        }
+        final = dict(
+            zip(
+                state,
+                stego.finish(
+                    model, torch.cat(list(state.values())), abar, NUM_STEPS, ts
+                ).split(N_SEP),
+                strict=True,
+            )
+        )
+        for where, x in (("injection", state), ("image", final)):
+            for name, stego_x, h1 in (
+                ("antipodal", x["antipodal"], x["-z"]),
+                ("independent", x["independent"], x["+z1"]),
+                ("flipped sign", x["flipped sign"], x["-z"]),
+                ("1.5× scale", x["1.5× scale"], x["-z"]),
+                ("independent for bit 1", x["independent"], x["-z"]),
+            ):
+                margins[s, ts, name, where] = float(
+                    stego.decoding_margin(stego_x, x["+z"], h1, bits).sum()
+                )
+        gain[s, ts] = float(
+            (
+                (final["+z"] - final["-z"]).norm(dim=1) / (2 * sig * z0.norm(dim=1))
+            ).mean()
+        )
+        if ts in EARLY:
+            g = stego.finish(
+                gauss_model, torch.cat([state["+z"], state["-z"]]), abar, NUM_STEPS, ts
+            ).split(N_SEP)
+            gain_gauss[s, ts] = float(
+                ((g[0] - g[1]).norm(dim=1) / (2 * sig * z0.norm(dim=1))).mean()
+            )
+
+
+def ratio(ts, name, where, seeds=range(SEP_SEEDS)):
+    """Separation ratio: mean margin of `name` over that of the independent pair."""
+    num = sum(margins[s, ts, name, where] for s in seeds)
+    return num / sum(margins[s, ts, "independent", where] for s in seeds)
+
+
+def farthest(values, centre=2.0):
+    return max(values, key=lambda r: abs(r - centre))
+
+
 for ts in T_GRID:
+    per_seed = [ratio(ts, "antipodal", "image", [s]) for s in range(SEP_SEEDS)]
+    mean_gain = np.mean([gain[s, ts] for s in range(SEP_SEEDS)])
     print(
-        f"t* = {ts:2d}: ratio at injection {ratio_in[ts]:.3f}, in the image "
-        f"{ratio_out[ts]:.3f}, gain {gain[ts]:.3f}"
+        f"t* = {ts:2d}: ratio at injection {ratio(ts, 'antipodal', 'injection'):.2f}, "
+        f"in the image {min(per_seed):.2f}–{max(per_seed):.2f} over seeds, "
+        f"gain {mean_gain:.2f}"
+    )
+for name in ("flipped sign", "1.5× scale", "independent for bit 1"):
+    print(
+        f"{name:21s} ratio in the image, t* ≤ 5: "
+        f"{min(ratio(ts, name, 'image') for ts in EARLY[:4]):.2f}–"
+        f"{max(ratio(ts, name, 'image') for ts in EARLY[:4]):.2f}"
     )
 
 # %% tags=["claim"]
-# fails if: the antipode were not used (an independent second noise gives ratio 1) or
-# the injected noise were not standard Gaussian; band ±0.06 = 3.3 SD at 51,200 cells
+# fails if: the embedder were not antipodal at the embedding step: a 1.5× scale
+# (control, ratio 3), a flipped sign convention (−2) or an independent noise for bit 1
+# (1); band 2 ± 0.06 = 3.3 SD of the closed form at 51,200 cells
 icml26.claim(
     "10.5",
-    "separation ratio at injection, t* = 2…20 (worst)",
-    max(ratio_in.values(), key=lambda r: abs(r - 2)),
+    "separation ratio at injection, t* = 2…20 (farthest from 2)",
+    farthest([ratio(ts, "antipodal", "injection") for ts in T_GRID]),
     between=(1.94, 2.06),
     kind="theorem",
+    control=farthest([ratio(ts, "1.5× scale", "injection") for ts in T_GRID]),
+    control_label="1.5× scale",
 )
 
 # %% tags=["claim"]
-# fails if: the rest of the sampler were strongly nonlinear at small t* (hypotheses
-# finishing as different digits), destroying the doubling before it reaches the image
+# fails if: the doubling did not reach the image: an independent noise for bit 1
+# (control), or a sampler so nonlinear that the hypotheses finish as different digits;
+# band 2 ± 0.13 = 3.3 SD of the closed form at 10,240 cells per seed
 icml26.claim(
     "10.6",
-    "separation ratio in the image, t* ≤ 5 (smallest)",
-    min(ratio_out[ts] for ts in (2, 3, 4, 5)),
-    at_least=1.5,
+    "separation ratio in the image, t* = 2…5 (farthest from 2)",
+    seeds=[
+        farthest([ratio(ts, "antipodal", "image", [s]) for ts in EARLY[:4]])
+        for s in range(SEP_SEEDS)
+    ],
+    between=(1.87, 2.13),
+    control=[
+        farthest([ratio(ts, "independent for bit 1", "image", [s]) for ts in EARLY[:4]])
+        for s in range(SEP_SEEDS)
+    ],
+    control_label="independent noise for bit 1",
+    tuned="t* ≤ 5, the range where the sampler is locally linear, set after measuring",
 )
 
 # %% tags=["claim"]
-# fails if: the denoiser did not contract the injected difference (gain ≥ 1) or the
-# contraction did not grow with the number of remaining steps over t* = 2, 3, 4, 5, 7
-early = [2, 3, 4, 5, 7]
-bad = sum(gain[a] <= gain[b] for a, b in itertools.pairwise(early)) + sum(
-    gain[ts] >= 0.7 for ts in early[1:]
-)
+# fails if: the denoiser did not contract the injected difference (gain ≥ 1), as the
+# exact denoiser of N(0, I) data does not (control), or the contraction did not grow
+# with the number of remaining steps over t* = 2, 3, 4, 5, 7
+
+
+def gain_violations(g, s):
+    falls = sum(g[s, a] <= g[s, b] for a, b in itertools.pairwise(EARLY))
+    return falls + sum(g[s, ts] >= 0.7 for ts in EARLY[1:])
+
+
 icml26.claim(
-    "10.7", "gain falls over t* = 2…7 and < 0.7 for t* ≥ 3: violations", bad, at_most=0
+    "10.7",
+    "gain falls over t* = 2…7 and < 0.7 for t* ≥ 3: violations",
+    seeds=[gain_violations(gain, s) for s in range(SEP_SEEDS)],
+    at_most=0,
+    control=[gain_violations(gain_gauss, s) for s in range(SEP_SEEDS)],
+    control_label="denoiser of N(0, I)",
+    tuned="t* ≤ 7 and the 0.7 ceiling set after measuring the gain",
 )
 
 # %% [markdown]
-# A simpler statement — the gain decreases over $t^\star \in \{1, 5, 10, 20\}$ — is false.
-# That cannot hold here: at $t^\star = 1$ there is no noise ($\sigma = 0$), and beyond
-# $t^\star \approx 10$ the gain rises again (measured above: 0.24 at $t^\star = 10$, 0.6 at
-# $t^\star = 20$). That is the nonlinear regime of {prf:ref}`asir-prop-attenuation`: with
-# $\sigma$ large, $+z$ and $-z$ send the sampler towards *different training digits*, whose
-# distance does not shrink with $\sigma$ — and the separation ratio falls towards 1.4 there.
+# Outside the settings chosen above the picture changes. At $t^\star = 7$ the ratio in the
+# image already leaves the band for some seeds (printed above), so claim 10.6 over
+# $t^\star \le 7$ would print NOT REPRODUCED; and a simpler statement — the gain
+# decreases over $t^\star \in \{1, 5, 10, 20\}$ — is false. That cannot hold here: at
+# $t^\star = 1$ there is no noise ($\sigma = 0$), and beyond $t^\star \approx 10$ the gain rises
+# again (printed above). That is the nonlinear regime of {prf:ref}`asir-prop-attenuation`:
+# with $\sigma$ large, $+z$ and $-z$ send the sampler towards *different training digits*,
+# whose distance does not shrink with $\sigma$ — and the separation ratio in the image
+# scatters far from 2 there. For $t^\star \le 5$ the ratio in the image stays close to the
+# ratio at injection: the posterior-mean denoiser, where one training digit dominates the
+# weights, shrinks every direction by nearly the same factor $h^2\sqrt{\bar\alpha}/v$, so the
+# margins of both pairs are scaled alike. The controls show
+# what the ratio detects: each broken embedder moves it far outside the band (printed above).
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "How the hidden signal survives the rest of the sampler (claims 10.5–10.7). Left: gain from the state after the embedding step to the final image, and $\\sigma_{t^\\star}$; the gain falls while the sampler is locally linear and rises again for $t^\\star \\ge 10$, where the two hypotheses end as different digits. Right: ratio of mean squared hypothesis distances, antipodal over independent, at injection (2 in expectation) and in the image.", "name": "10-fig-attenuation"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "How the hidden signal survives the rest of the sampler (claims 10.5–10.7). Left: gain from the state after the embedding step to the final image, and $\\sigma_{t^\\star}$; the gain falls while the sampler is locally linear and rises again for $t^\\star \\ge 10$, where the two hypotheses end as different digits. Right: separation ratio (mean decoding margin, antipodal over independent) at injection (2 in expectation) and in the image, pooled over five seeds, with the band of claim 10.6.", "name": "10-fig-attenuation"}}
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.4, 3.2))
-ax1.plot(T_GRID, [gain[t] for t in T_GRID], "o-", label="gain")
+mean_gain = [np.mean([gain[s, t] for s in range(SEP_SEEDS)]) for t in T_GRID]
+ax1.plot(T_GRID, mean_gain, "o-", label="gain")
 ax1.plot(T_GRID, [sigmas[t] for t in T_GRID], "s--", label="σ at t*")
 ax1.axhline(1.0, color="k", lw=0.6, ls=":")
 ax1.set_xlabel("embedding step t* (from the end)")
 ax1.set_ylabel("gain, or σ (pixel units)")
 ax1.set_title("Attenuation: contraction, then divergence")
 ax1.legend(fontsize=8)
-ax2.plot(T_GRID, [ratio_in[t] for t in T_GRID], "o-", label="at injection")
-ax2.plot(T_GRID, [ratio_out[t] for t in T_GRID], "s-", label="in the image")
-ax2.axhline(2.0, color="k", lw=0.6, ls=":")
-ax2.axhline(1.5, color="r", lw=0.6, ls=":")
+ax2.plot(
+    T_GRID,
+    [ratio(t, "antipodal", "injection") for t in T_GRID],
+    "o-",
+    label="at injection",
+)
+ax2.plot(
+    T_GRID, [ratio(t, "antipodal", "image") for t in T_GRID], "s-", label="in the image"
+)
+ax2.axhspan(1.87, 2.13, color="k", alpha=0.08, lw=0)
 ax2.set_xlabel("embedding step t* (from the end)")
 ax2.set_ylabel("separation ratio (anti / indep)")
 ax2.set_title("The 2× separation survives for t* ≤ 5")
@@ -797,57 +972,102 @@ plt.show()
 # a quarter of the pixel toy's 64, the ratio of the paper's 16,384 to 65,536. The channel rounds
 # to 8 bits and adds noise $\tau$; the baseline re-encodes the received image and both hypotheses
 # and decodes each latent cell by the nearest hypothesis, at distance
-# $\delta_c = |E(\hat y^{(0)})_c - E(\hat y^{(1)})_c|$.
+# $\delta_c = |E(\hat y^{(0)})_c - E(\hat y^{(1)})_c|$. Five seeds of 200 images each; the
+# control decodes the same images against the hypotheses of a wrong key noise $z'$ (a receiver
+# out of step with the sender), while $\delta_c$ is still measured with the right key.
 
 # %%
 codec = stego.fit_latent_codec(train, LATENT, generator=gen(60))
 lat_model = stego.kde_eps_model(codec.encode(train), abar, H)
 recon = float(((codec.decode(codec.encode(train)) - train) ** 2).mean())
-x_T = torch.randn(N_LAT, LATENT, generator=gen(61))
-key = torch.randn(NUM_STEPS - T_LAT, N_LAT, LATENT, generator=gen(62))
-z_lat = torch.randn(N_LAT, LATENT, generator=gen(63))
-msg_lat = torch.rand(N_LAT, LATENT, generator=gen(64)) < 0.5
-lat_stego, lat_h0, lat_h1, m_lat, sig_lat = stego.embed_batch(
-    lat_model, x_T, abar, NUM_STEPS, T_LAT, key, z_lat, msg_lat
-)
 decode = codec.decode
-y_stego, y_h0, y_h1 = decode(lat_stego), decode(lat_h0), decode(lat_h1)
-e0, e1 = codec.encode(y_h0), codec.encode(y_h1)
-delta = (e0 - e1).abs()
-received, baseline = {}, {}
-for k, tau in enumerate(TAUS):
-    received[tau] = stego.channel(y_stego, tau, generator=gen(70 + k))
-    baseline[tau] = stego.nearest_hypothesis(codec.encode(received[tau]), e0, e1)
-edges = torch.quantile(delta.flatten(), torch.linspace(0, 1, 11))
-decile = torch.bucketize(delta.flatten(), edges[1:-1])
-err_by_decile, rho = {}, {}
+lat = []  # one dict per seed
+for s in range(LAT_SEEDS):
+    o = 2000 + 100 * s
+    x_T = torch.randn(N_LAT, LATENT, generator=gen(o))
+    key = torch.randn(NUM_STEPS - T_LAT, N_LAT, LATENT, generator=gen(o + 1))
+    z_s = torch.randn(N_LAT, LATENT, generator=gen(o + 2))
+    msg_s = torch.rand(N_LAT, LATENT, generator=gen(o + 3)) < 0.5
+    st_s, h0, h1, m_s, sig_lat = stego.embed_batch(
+        lat_model, x_T, abar, NUM_STEPS, T_LAT, key, z_s, msg_s
+    )
+    z_wrong = torch.randn(N_LAT, LATENT, generator=gen(o + 4))
+    w0, w1 = stego.finish(
+        lat_model,
+        torch.cat([m_s + sig_lat * z_wrong, m_s - sig_lat * z_wrong]),
+        abar,
+        NUM_STEPS,
+        T_LAT,
+    ).split(N_LAT)
+    y_stego = decode(st_s)
+    e0, e1 = codec.encode(decode(h0)), codec.encode(decode(h1))
+    f0, f1 = codec.encode(decode(w0)), codec.encode(decode(w1))
+    delta = (e0 - e1).abs().flatten()
+    decile = torch.bucketize(
+        delta, torch.quantile(delta, torch.linspace(0, 1, 11))[1:-1]
+    )
+    r = {"m": m_s, "z": z_s, "msg": msg_s, "received": {}, "baseline": {}}
+    for name in ("ok", "wrong key"):
+        r[name] = {"err": {}, "rho": {}}
+    for k, tau in enumerate(TAUS):
+        received = stego.channel(y_stego, tau, generator=gen(o + 10 + k))
+        seen = codec.encode(received)
+        r["received"][tau] = received
+        r["baseline"][tau] = stego.nearest_hypothesis(seen, e0, e1)
+        for name, bits in (
+            ("ok", r["baseline"][tau]),
+            ("wrong key", stego.nearest_hypothesis(seen, f0, f1)),
+        ):
+            err = (bits != msg_s).flatten().double()
+            by_decile = np.array([float(err[decile == i].mean()) for i in range(10)])
+            r[name]["err"][tau] = by_decile
+            r[name]["rho"][tau] = stats.spearmanr(np.arange(10), by_decile).statistic
+    lat.append(r)
+# seed 0 by name, for the figures and the cross-check
+m_lat, z_lat, msg_lat = lat[0]["m"], lat[0]["z"], lat[0]["msg"]
+received, baseline = lat[0]["received"], lat[0]["baseline"]
+err_by_decile = lat[0]["ok"]["err"]
 for tau in TAUS:
-    err = (baseline[tau] != msg_lat).flatten().double()
-    err_by_decile[tau] = np.array([float(err[decile == i].mean()) for i in range(10)])
-    rho[tau] = stats.spearmanr(np.arange(10), err_by_decile[tau]).statistic
+    rhos = [r["ok"]["rho"][tau] for r in lat]
+    acc = np.mean(
+        [float((r["baseline"][tau] == r["msg"]).double().mean()) for r in lat]
+    )
     print(
-        f"τ = {tau}: baseline accuracy {1 - float(err.mean()):.3f}, Spearman ρ "
-        f"{rho[tau]:.3f}, "
-        f"error by decile {np.round(err_by_decile[tau], 2)}"
+        f"τ = {tau}: baseline accuracy {acc:.3f}, Spearman ρ {min(rhos):.2f} to "
+        f"{max(rhos):.2f} over seeds; seed 0, error by decile "
+        f"{np.round(err_by_decile[tau], 2)}"
     )
 print(f"decoder MSE {recon:.4f}; σ at t* = {T_LAT}: {sig_lat:.4f}")
 
 # %% tags=["claim"]
 # fails if: extraction accuracy did not track the hypothesis distance (the abstract's
-# central observation), e.g. if errors came from a decoding bug rather than from small
-# separations
+# central observation), as when errors come from decoding against a wrong key (control)
 icml26.claim(
     "10.8",
     "error rate vs distance decile, τ ∈ {0, 0.02}: largest ρ",
-    max(rho[0.0], rho[0.02]),
+    seeds=[max(r["ok"]["rho"][0.0], r["ok"]["rho"][0.02]) for r in lat],
     at_most=-0.9,
+    control=[max(r["wrong key"]["rho"][0.0], r["wrong key"]["rho"][0.02]) for r in lat],
+    control_label="wrong key",
+    tuned="τ ≤ 0.02 set after measuring (at τ = 0.1, ρ reaches −0.82)",
 )
 
+
 # %% tags=["claim"]
-# fails if: the correlation were real but weak (a flat error profile across distances)
-gap = min(err_by_decile[t][0] - err_by_decile[t][-1] for t in (0.0, 0.02))
+# fails if: the correlation were real but weak (a flat error profile across distances,
+# as a wrong key gives: control)
+def decile_gap(r):
+    return min(r["err"][t][0] - r["err"][t][-1] for t in (0.0, 0.02))
+
+
 icml26.claim(
-    "10.9", "error rate, lowest − highest distance decile (τ ≤ 0.02)", gap, at_least=0.3
+    "10.9",
+    "error rate, lowest − highest distance decile (τ ≤ 0.02)",
+    seeds=[decile_gap(r["ok"]) for r in lat],
+    at_least=0.3,
+    control=[decile_gap(r["wrong key"]) for r in lat],
+    control_label="wrong key",
+    tuned="the 0.3 floor was set after measuring gaps of 0.36–0.48",
 )
 
 # %% [markdown]
@@ -857,93 +1077,144 @@ icml26.claim(
 # decoder mixes latent cells, so a cell's own difference is buried under its neighbours'. Iterative
 # recovery {eq}`asir-eq-ir` fits all 16 signs of an image jointly through the three remaining
 # sampler steps and the decoder, with Adam (learning rate 0.05, 200 steps) from the baseline's
-# decode, for all 200 images at once.
+# decode, on the first 100 images of three of the seeds above, all channel settings in one
+# batch. Its control is the same optimiser on a forward model that skips the remaining sampler
+# steps and applies the decoder directly to $m^\star + \sigma\hat s \odot z$: a recovery that
+# does not go *through the sampler*, as the abstract's method does.
 
 # %%
 G = lambda x: decode(stego.finish(lat_model, x, abar, NUM_STEPS, T_LAT))  # noqa: E731
-# every channel setting in one batch: the loss is a sum over images, so they do not
-# interact
-n_tau = len(TAUS)
-all_bits, all_loss = stego.iterative_recovery(
-    G,
-    torch.cat([received[tau] for tau in TAUS]),
-    m_lat.repeat(n_tau, 1),
+runs = [(s, tau) for s in range(IR_SEEDS) for tau in TAUS]
+first = slice(0, N_IR)
+args = (
+    torch.cat([lat[s]["received"][tau][first] for s, tau in runs]),
+    torch.cat([lat[s]["m"][first] for s, _ in runs]),
     sig_lat,
-    z_lat.repeat(n_tau, 1),
-    torch.cat([baseline[tau] for tau in TAUS]),
-    steps=IR_STEPS,
-    lr=IR_LR,
+    torch.cat([lat[s]["z"][first] for s, _ in runs]),
+    torch.cat([lat[s]["baseline"][tau][first] for s, tau in runs]),
 )
-ir_bits, ir_loss, acc_base, acc_ir, sign_p = {}, {}, {}, {}, {}
-for k, tau in enumerate(TAUS):
-    ir_bits[tau] = all_bits[k * N_LAT : (k + 1) * N_LAT]
-    ir_loss[tau] = all_loss[:, k * N_LAT : (k + 1) * N_LAT].sum(1).numpy()
-    per_b = (baseline[tau] == msg_lat).double().mean(1)
-    per_i = (ir_bits[tau] == msg_lat).double().mean(1)
-    acc_base[tau], acc_ir[tau] = float(per_b.mean()), float(per_i.mean())
-    diff = (per_i - per_b).numpy()
-    sign_p[tau] = stats.binomtest(int((diff > 0).sum()), int((diff != 0).sum())).pvalue
-    print(
-        f"τ = {tau}: baseline {acc_base[tau]:.3f} → IR {acc_ir[tau]:.3f} "
-        f"(paired sign test p = {sign_p[tau]:.1e})"
+# the loss is a sum over images, so the images and settings do not interact
+all_bits, all_loss = stego.iterative_recovery(G, *args, steps=IR_STEPS, lr=IR_LR)
+skip_bits, _ = stego.iterative_recovery(decode, *args, steps=IR_STEPS, lr=IR_LR)
+acc = {"baseline": {}, "IR": {}, "decoder only": {}}
+sign_p = {"IR": {}, "decoder only": {}}
+ir_bits, ir_loss = {}, {}
+for j, (s, tau) in enumerate(runs):
+    rows = slice(j * N_IR, (j + 1) * N_IR)
+    sent = lat[s]["msg"][first]
+    per = {
+        "baseline": (lat[s]["baseline"][tau][first] == sent).double().mean(1),
+        "IR": (all_bits[rows] == sent).double().mean(1),
+        "decoder only": (skip_bits[rows] == sent).double().mean(1),
+    }
+    for name, p in per.items():
+        acc[name][s, tau] = float(p.mean())
+    for name in sign_p:  # one-sided: does the method beat the baseline image-wise?
+        d = (per[name] - per["baseline"]).numpy()
+        sign_p[name][s, tau] = stats.binomtest(
+            int((d > 0).sum()), int((d != 0).sum()), alternative="greater"
+        ).pvalue
+    if s == 0:
+        ir_bits[tau] = all_bits[rows]
+        ir_loss[tau] = all_loss[:, rows].sum(1).numpy()
+for tau in TAUS:
+    line = ", ".join(
+        f"{name} {np.mean([acc[name][s, tau] for s in range(IR_SEEDS)]):.3f}"
+        for name in acc
     )
+    worst_p = max(sign_p["IR"][s, tau] for s in range(IR_SEEDS))
+    print(f"τ = {tau}: {line} (largest sign-test p of IR {worst_p:.0e})")
+
+
+def per_seed(f):
+    return [f(s) for s in range(IR_SEEDS)]
+
+
+def lift(name, tau):
+    return per_seed(lambda s: acc[name][s, tau] - acc["baseline"][s, tau])
+
 
 # %% tags=["claim"]
-# fails if: the relaxed joint fit did not undo the decoder's mixing of cells (stuck at
-# the init)
+# fails if: the relaxed joint fit did not undo the decoder's mixing of cells, as a fit
+# that skips the sampler does not (control)
 icml26.claim(
-    "10.10", "IR bit accuracy, τ = 0 (8-bit rounding only)", acc_ir[0.0], at_least=0.95
+    "10.10",
+    "IR bit accuracy, τ = 0 (8-bit rounding only)",
+    seeds=per_seed(lambda s: acc["IR"][s, 0.0]),
+    at_least=0.95,
+    control=per_seed(lambda s: acc["decoder only"][s, 0.0]),
+    control_label="IR without the sampler",
+    tuned="0.95 set after measuring; the paper's 0.99 is out of reach (see below)",
 )
 
 # %% tags=["claim"]
 # fails if: IR did little better than the per-cell nearest hypothesis without channel
-# noise
+# noise, as a fit that skips the sampler does (control)
 icml26.claim(
     "10.11",
     "IR − nearest hypothesis, τ = 0 (accuracy)",
-    acc_ir[0.0] - acc_base[0.0],
+    seeds=lift("IR", 0.0),
     at_least=0.10,
+    control=lift("decoder only", 0.0),
+    control_label="IR without the sampler",
+    tuned="the +10 pp floor was set after measuring",
 )
 
 # %% tags=["claim"]
-# fails if: IR's advantage vanished under mild channel noise (it overfits the noise)
+# fails if: IR's advantage vanished under mild channel noise (it overfits the noise),
+# or the fit skipped the sampler (control)
 icml26.claim(
     "10.12",
     "IR − nearest hypothesis, τ = 0.02 (accuracy)",
-    acc_ir[0.02] - acc_base[0.02],
+    seeds=lift("IR", 0.02),
     at_least=0.05,
+    control=lift("decoder only", 0.02),
+    control_label="IR without the sampler",
+    tuned="the +5 pp floor was set after measuring",
 )
 
 # %% tags=["claim"]
-# fails if: at the operating point τ = 0.05 IR were no better than the baseline
+# fails if: at channel noise τ = 0.05 IR were no better than the baseline, as a fit
+# that skips the sampler is not (control)
 icml26.claim(
     "10.13",
     "IR − nearest hypothesis, τ = 0.05 (accuracy)",
-    acc_ir[0.05] - acc_base[0.05],
+    seeds=lift("IR", 0.05),
     at_least=0.02,
+    control=lift("decoder only", 0.05),
+    control_label="IR without the sampler",
 )
 
 # %% tags=["claim"]
-# fails if: the gains came from a few images (paired sign test over 200 images, τ ≤
-# 0.05)
+# fails if: the gains came from a few images (one-sided paired sign test over 100
+# images per seed, τ ≤ 0.05); control: the fit that skips the sampler
 icml26.claim(
     "10.14",
     "IR beats the baseline image-wise, τ ≤ 0.05: largest sign-test p",
-    max(sign_p[t] for t in (0.0, 0.02, 0.05)),
+    seeds=per_seed(lambda s: max(sign_p["IR"][s, t] for t in (0.0, 0.02, 0.05))),
     at_most=0.01,
+    control=per_seed(
+        lambda s: max(sign_p["decoder only"][s, t] for t in (0.0, 0.02, 0.05))
+    ),
+    control_label="IR without the sampler",
 )
 
 # %% [markdown]
-# A stronger target — IR reaches 0.99 at the largest $\tau$ where the baseline is
-# below 0.99 — is out of reach here. The baseline is below 0.99 at every $\tau$ — even with rounding alone — because
-# the decoder mixes cells, so that $\tau$ is the largest one tried, and at $\tau = 0.1$ IR reaches
-# only about 0.65 (measured above). With 16 latent cells of $\sigma = 0.10$ attenuated by a gain of
-# about 0.46 and then mixed by the decoder, the signal per cell is comparable to a channel noise
-# of a few hundredths: no decoder can be near-perfect there. The 0.99 target is therefore not a
-# property this toy can have, and the claims above use the targets measured to be attainable
-# (0.95 at $\tau = 0$) alongside the original +2 pp floor at $\tau = 0.05$.
+# Three of these thresholds were set after measuring, and the claim lines say so. The
+# paper's own target is 99 % accuracy; read here as "IR reaches 0.99 at the largest $\tau$
+# where the baseline is below 0.99", it is out of reach. The baseline is below 0.99 at every
+# $\tau$ — even with rounding alone — because the decoder mixes cells, so that $\tau$ is the
+# largest one tried, and at $\tau = 0.1$ IR reaches only about 0.64 (printed above); even at
+# $\tau = 0$ it stays below 0.99. With 16 latent cells of $\sigma = 0.10$ attenuated by a gain
+# of about 0.46 and then mixed by the decoder, the signal per cell is comparable to a channel
+# noise of a few hundredths: no decoder can be near-perfect there. So claim 10.10 asks for
+# 0.95 at $\tau = 0$ instead: at the untuned 0.99 it would print NOT REPRODUCED. The floors of
+# 10.11 (+10 pp) and 10.12 (+5 pp) were likewise chosen after measuring, to catch a
+# half-working recovery that the +2 pp of 10.13, fixed beforehand, lets through. The control
+# shows that the route through the sampler is what matters: the same optimiser on the decoder
+# alone is *worse* than the per-cell baseline at $\tau \le 0.02$.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Extraction in the latent toy (claims 10.8–10.14). Left: per-cell error rate of the nearest-hypothesis baseline against the decile of the re-encoded hypothesis distance $\\delta_c$ — the abstract's correlation. Middle: the iterative-recovery objective {eq}`asir-eq-ir` over Adam steps (sum over 200 images). Right: bit accuracy of the baseline and of iterative recovery against the channel noise $\\tau$.", "name": "10-fig-recovery"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Extraction in the latent toy (claims 10.8–10.14), seed 0. Left: per-cell error rate of the nearest-hypothesis baseline against the decile of the re-encoded hypothesis distance $\\delta_c$ — the abstract's correlation. Middle: the iterative-recovery objective {eq}`asir-eq-ir` over Adam steps (sum over 100 images). Right: bit accuracy of the baseline, of iterative recovery and of its control (the fit that skips the sampler) against the channel noise $\\tau$, mean over three seeds.", "name": "10-fig-recovery"}}
 fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(7.4, 2.9))
 for k, tau in enumerate(TAUS):
     ax1.plot(
@@ -963,8 +1234,12 @@ ax2.set_yscale("log")
 ax2.set_xlabel("Adam step")
 ax2.set_ylabel("objective (sum of squares)")
 ax2.set_title("IR objective")
-ax3.plot(TAUS, [acc_base[t] for t in TAUS], "o-", label="nearest hypothesis")
-ax3.plot(TAUS, [acc_ir[t] for t in TAUS], "s-", label="iterative recovery")
+for name, marker in (("baseline", "o-"), ("IR", "s-"), ("decoder only", "^--")):
+    mean_acc = [np.mean([acc[name][s, t] for s in range(IR_SEEDS)]) for t in TAUS]
+    label = {"baseline": "nearest hypothesis", "IR": "iterative recovery"}.get(
+        name, "IR without sampler"
+    )
+    ax3.plot(TAUS, mean_acc, marker, label=label)
 ax3.set_xlabel("channel noise τ")
 ax3.set_ylabel("bit accuracy")
 ax3.set_title("IR recovers mixed cells")
@@ -1094,22 +1369,32 @@ assert agreement >= 0.97 and abs(acc_l - acc_a) <= 0.01
 #   not a 256×256 pixel DDPM (65,536 bits) or Stable Diffusion's latent (16,384 bits). The 4:1
 #   capacity ratio is kept; absolute capacities, real VAEs, JPEG and social-network channels and
 #   deep steganalysers (SRNet and its kind) are not tested. The `paper` scale only enlarges the
-#   samples (1,500 training digits, 5,000 cover and 5,000 stego images, 1,000 latent images);
-#   it trains no U-Net or VAE. All fourteen claims hold there too, with the steganalyser's
-#   $|\mathrm{AUC} - 0.5| = 0.014$ and iterative recovery at 0.977 for $\tau = 0$.
+#   samples (1,500 training digits, 5,000 cover and 5,000 stego images, 1,000 latent images per
+#   seed); it trains no U-Net or VAE.
 # - **Security** (10.1–10.2) is a theorem plus a test of our implementation: a logistic-regression
 #   steganalyser on 1000 + 1000 images cannot prove indistinguishability, only fail to find a
-#   leak that a std-3 embedder does produce. Image-level power controls with AUC > 0.9
-#   for subtler breaks are unattainable on this toy (measured 0.60–0.66 for std 1.5); the KS test
-#   on the injected noise carries them instead.
-# - **Thresholds set by measurement, not by the paper**: the error-rate claim uses
-#   $t^\star = 2$ and $\tau/\sigma \in \{0.25, \dots, 2\}$ (the last step has $\sigma = 0$); the
-#   separation band is $2 \pm 0.06$ at 51,200 cells (±0.05 at 12,800 cells fails for one seed in
-#   six); "gain decreasing in $t^\star$" holds only up to $t^\star \approx 7$ (10.7); the
-#   distance–accuracy correlation is claimed for $\tau \le 0.02$, where five seeds all give
-#   $\rho \le -0.96$ (at $\tau = 0.1$, $\rho$ ranges from $-0.79$ to $-0.99$ over seeds); and
-#   iterative recovery is asked for 0.95 at $\tau = 0$, not 0.99 (the baseline is below 0.99
-#   everywhere, and IR reaches about 0.73 at $\tau = 0.05$ and 0.65 at $\tau = 0.1$).
+#   leak that a std-3 embedder does produce (over three seeds of 1000 + 1000 images).
+#   Image-level controls with AUC > 0.9 for subtler breaks are unattainable on
+#   this toy (measured 0.60–0.66 for std 1.5); the KS test on the noise read back from the
+#   images carries them instead. That read-back needs the key, as the receiver has it; a warden
+#   without the key cannot compute $m^\star$ and sees only images.
+# - **Thresholds fixed before running** come from the closed forms: 3 binomial SE for the error
+#   rates (at $t^\star = 2$, the last step with $\sigma > 0$, and $\tau/\sigma$ from 0.25 to 2,
+#   where the two closed forms differ by many SE), and bands of 3.3 closed-form standard
+#   deviations around the ratio 2 for the separation ($\pm 0.06$ at 51,200 cells, $\pm 0.13$
+#   at 10,240 cells per seed); the steganalyser's band is 3.9 Hanley–McNeil SE;
+#   $\rho \le -0.9$, the +2 pp floor at $\tau = 0.05$ and the sign test at $p \le 0.01$ were
+#   fixed before the first run.
+# - **Settings and thresholds chosen after measuring**, marked `tuned` on their claim lines:
+#   $t^\star \le 5$ for the separation in the image (at $t^\star = 7$ the ratio leaves the
+#   band for some seeds, and at $t^\star \ge 10$ it ranges from about 1.2 to 2.4: there 10.6
+#   would print NOT REPRODUCED); $t^\star \le 7$ and the 0.7 ceiling for the gain (beyond
+#   $t^\star \approx 10$ it rises again); $\tau \le 0.02$ for the distance–accuracy
+#   correlation (at $\tau = 0.1$, $\rho$ ranges from $-0.98$ to $-0.82$ over seeds) and the
+#   0.3 floor on the decile gap; and for iterative recovery 0.95 at $\tau = 0$, +10 pp at
+#   $\tau = 0$ and +5 pp at $\tau = 0.02$. The paper's 99 % is not reached anywhere here: the
+#   baseline is below 0.99 everywhere, and IR reaches about 0.98 at $\tau = 0$, 0.73 at
+#   $\tau = 0.05$ and 0.64 at $\tau = 0.1$.
 # - **Iterative recovery** has no guarantee: the loss is not convex, and Adam and L-BFGS-B disagree
 #   on a few per cent of the bits. Its gain depends on the embedding step: with $t^\star = 2$ in
 #   the latent toy (one deterministic step left) the gain over the baseline at $\tau \ge 0.05$ is
@@ -1150,7 +1435,7 @@ assert agreement >= 0.97 and abs(acc_l - acc_a) <= 0.01
 #
 # $|\zeta_{1,c}| = |z_c| = |\zeta_{2,c}|$ for every cell, so $|\zeta_1|$ and $|\zeta_2|$ are
 # perfectly rank-correlated, while for independent Gaussians their rank correlation is near 0
-# (computed in the security experiment: 1.00 against −0.05). The theorem is about one image with
+# (computed in the security experiment: 1.00 against −0.06). The theorem is about one image with
 # a fresh $z$; the joint law of two images drawn with one $z$ is not the joint law of two cover
 # images, so the key stream must never repeat — the same rule as for a one-time pad.
 # ````
@@ -1179,8 +1464,8 @@ assert agreement >= 0.97 and abs(acc_l - acc_a) <= 0.01
 # print((zf == msg_lat[j]).double().mean())
 # ```
 #
-# Over the first 40 images, zero forcing decodes 0.96 of the bits at $\tau = 0$ (baseline 0.78,
-# iterative recovery 0.97) but only 0.79 at $\tau = 0.02$ (baseline 0.78, iterative recovery
+# Over the first 40 images, zero forcing decodes 0.97 of the bits at $\tau = 0$ (baseline 0.81,
+# iterative recovery 0.98) but only 0.80 at $\tau = 0.02$ (baseline 0.73, iterative recovery
 # 0.83). Without channel noise it removes the cross-cell interference to first order; the small
 # remaining gap is the curvature of $G$, since $\sigma z$ is not infinitesimal at $t^\star = 4$.
 # With noise, the pseudo-inverse of an ill-conditioned $AZ$ amplifies the channel noise (the
@@ -1206,7 +1491,8 @@ assert agreement >= 0.97 and abs(acc_l - acc_a) <= 0.01
 # $\arctan(\tau/(\sigma\cdot\text{gain}))/\pi$ keeps falling. For large $t^\star$ the prediction
 # is optimistic: the per-cell rule assumes the difference stays in its own cell, but the two
 # hypotheses become different digits, the difference spreads over the image, and the cell's own
-# share of it is a random sign — the separation ratio's drop to about 1.4 shows the loss.
+# share of it is a random sign — the separation ratio in the image, scattered from about 1.2
+# to 2.4 over seeds at $t^\star \ge 10$, shows the loss.
 # ````
 #
 # ## Summary
@@ -1220,4 +1506,5 @@ assert agreement >= 0.97 and abs(acc_l - acc_a) <= 0.01
 #   $t^\star = 2$ to 7) and, beyond $t^\star \approx 10$, turns it into a different digit.
 # - In the latent toy, per-cell errors concentrate where the hypotheses are close, as the abstract
 #   says, and **iterative recovery** through the sampler and decoder lifts accuracy from 0.78 to 0.98
-#   without channel noise, with shrinking gains as the channel gets noisier.
+#   without channel noise, with shrinking gains as the channel gets noisier; the same fit that
+#   skips the sampler does worse than the per-cell baseline.

@@ -354,3 +354,59 @@ def test_steganalyser_detects_variance_and_not_relabelling() -> None:
 def test_validation(call, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# --- reading the noise back from an image, and the decoding margin ----------------------------
+
+
+def test_invert_finish_reads_the_injected_noise_back_from_the_image() -> None:
+    t_star = 3
+    key = _randn(N_STEPS - t_star, 6, 64, seed=30)
+    m, sigma = st.embedding_point(MODEL, _randn(6, 64, seed=31), ABAR, N_STEPS, t_star, key)
+    zeta = _randn(6, 64, seed=32)
+    y = st.finish(MODEL, m + sigma * zeta, ABAR, N_STEPS, t_star)
+    x = st.invert_finish(MODEL, y, ABAR, N_STEPS, t_star, iters=100)
+    assert torch.allclose((x - m) / sigma, zeta, atol=1e-8)
+    assert torch.allclose(st.finish(MODEL, x, ABAR, N_STEPS, t_star), y, atol=1e-12)
+    # a wrong scale at the embedding step is read back as a wrong scale
+    y15 = st.finish(MODEL, m + 1.5 * sigma * zeta, ABAR, N_STEPS, t_star)
+    x15 = st.invert_finish(MODEL, y15, ABAR, N_STEPS, t_star, iters=100)
+    assert torch.allclose((x15 - m) / sigma, 1.5 * zeta, atol=1e-8)
+    # after the last step there is nothing to invert
+    assert torch.equal(st.invert_finish(MODEL, y, ABAR, N_STEPS, 1), y)
+    # far from the identity (coarse steps, many of them) the iteration says it failed
+    with pytest.raises(RuntimeError, match="converge"):
+        st.invert_finish(MODEL, y, ABAR, N_STEPS, 8, iters=2)
+
+
+def test_decoding_margin_is_the_squared_hypothesis_distance() -> None:
+    z0, z1 = _randn(2, 5, 8, seed=40)
+    bits = _randn(5, 8, seed=41) > 0
+    anti = st.antipodal_noise(bits, z0)
+    assert torch.allclose(st.decoding_margin(anti, z0, -z0, bits), 4 * z0**2)
+    ind = st.independent_noise(bits, z0, z1)
+    assert torch.allclose(st.decoding_margin(ind, z0, z1, bits), (z0 - z1) ** 2)
+    # a flipped sign convention at the sender makes every margin negative
+    assert torch.allclose(st.decoding_margin(-anti, z0, -z0, bits), -4 * z0**2)
+    # positive margin <=> nearest-hypothesis decodes the bit
+    r = anti + 0.7 * _randn(5, 8, seed=42)
+    ok = st.nearest_hypothesis(r, z0, -z0) == bits
+    margin = st.decoding_margin(r, z0, -z0, bits)
+    assert torch.equal(ok, margin > 0)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: st.invert_finish(MODEL, [0.0], ABAR, 20, 3), "y"),
+        (lambda: st.invert_finish(MODEL, TRAIN[:2], ABAR, 20, 0), "t_star"),
+        (lambda: st.invert_finish(MODEL, TRAIN[:2], ABAR, 20, 3, iters=0), "iters"),
+        (lambda: st.invert_finish(MODEL, TRAIN[:2], ABAR, 20, 3, tol=0.0), "tol"),
+        (lambda: st.decoding_margin(_randn(3), _randn(4), _randn(3), _randn(3) > 0), "hyp0"),
+        (lambda: st.decoding_margin(_randn(3), _randn(3), _randn(2), _randn(3) > 0), "hyp1"),
+        (lambda: st.decoding_margin(_randn(3), _randn(3), _randn(3), _randn(2) > 0), "bits"),
+    ],
+)
+def test_new_validation(call, name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -8,10 +8,12 @@ what chapter 10 needs around it:
   digits (:func:`kde_posterior_mean`, :func:`kde_eps_model`): a nonlinear diffusion model that
   needs no training;
 - a PCA encoder and a small MLP decoder for the latent variant (:func:`fit_latent_codec`);
-- the embedding step (:func:`embedding_point`, :func:`finish`), the antipodal and independent
+- the embedding step (:func:`embedding_point`, :func:`finish`) and its inverse, which reads the
+  injected noise back from an image (:func:`invert_finish`), the antipodal and independent
   embedders (:func:`antipodal_noise`, :func:`independent_noise`, :prf:ref:`asir-def-antipodal`),
   the channel (:func:`channel`), nearest-hypothesis decoding (:func:`nearest_hypothesis`) and
-  iterative recovery (:func:`iterative_recovery`, :prf:ref:`asir-def-ir`);
+  its per-cell margin (:func:`decoding_margin`), and iterative recovery
+  (:func:`iterative_recovery`, :prf:ref:`asir-def-ir`);
 - the closed-form bit error rates of :prf:ref:`asir-thm-ber` and a steganalyser
   (:func:`steganalyser_auc`).
 
@@ -36,6 +38,7 @@ __all__ = [
     "ber_antipodal",
     "ber_independent",
     "channel",
+    "decoding_margin",
     "digits_pm1",
     "embed_batch",
     "embedding_mean",
@@ -43,6 +46,7 @@ __all__ = [
     "finish",
     "fit_latent_codec",
     "independent_noise",
+    "invert_finish",
     "iterative_recovery",
     "kde_eps_model",
     "kde_posterior_mean",
@@ -183,6 +187,62 @@ def finish(
     for t in times[i_star + 1 :]:
         xx = _one_step(model, xx, abar, num_steps, t, 0.0, None)
     return xx
+
+
+def invert_finish(
+    model: Callable[[torch.Tensor, int], torch.Tensor],
+    y: torch.Tensor,
+    abar: torch.Tensor,
+    num_steps: int,
+    t_star: int,
+    *,
+    iters: int = 50,
+    tol: float = 1e-9,
+) -> torch.Tensor:
+    """Invert :func:`finish`: the state right after the embedding step whose deterministic
+    completion is the image ``y``.
+
+    Each ``η = 0`` step ``x ↦ F(x)`` is undone, from the last to the first, by the fixed-point
+    iteration ``x ← x + (target − F(x))`` started at ``x = target`` (``iters`` times per step;
+    exact DDIM inversion, not the one-step approximation). It converges where ``F`` is close
+    to the identity, as the late steps of a sampler are; where it does not (the largest
+    residual ``|F(x) − target|`` of a step exceeds ``tol``) it raises ``RuntimeError``.
+    With ``m⋆`` and ``σ`` of the embedding step, ``(x − m⋆)/σ`` is the injected noise read
+    back from the image.
+    """
+    target = checks.tensor("y", y, floating=True)
+    times, i_star = _step_times(abar, num_steps, t_star)
+    n = checks.integer("iters", iters, low=1)
+    eps = checks.real("tol", tol, low=0.0, strict=True)
+    for t in reversed(times[i_star + 1 :]):
+        x = target
+        for _ in range(n):
+            x = x + (target - _one_step(model, x, abar, num_steps, t, 0.0, None))
+        residual = float((_one_step(model, x, abar, num_steps, t, 0.0, None) - target).abs().max())
+        if not residual <= eps:
+            raise RuntimeError(
+                f"inversion of the step at t={int(t)} did not converge (residual {residual:.2e})"
+            )
+        target = x
+    return target
+
+
+def decoding_margin(
+    received: torch.Tensor, hyp0: torch.Tensor, hyp1: torch.Tensor, bits: torch.Tensor
+) -> torch.Tensor:
+    """Per-cell margin of nearest-hypothesis decoding,
+    ``(ỹ_c − ŷ^{1−m_c}_c)² − (ỹ_c − ŷ^{m_c}_c)²``: the squared distance to the wrong hypothesis
+    minus that to the right one for the sent bits ``m``. Positive where the cell decodes
+    correctly; for a correct embedder observed without noise it is the squared hypothesis
+    distance of the cell (``4σ²z_c²`` for the antipodal pair, ``σ²(z⁰_c − z¹_c)²`` for the
+    independent one at the embedding step)."""
+    r = checks.tensor("received", received, floating=True)
+    for name, h in (("hyp0", hyp0), ("hyp1", hyp1)):
+        if checks.tensor(name, h, floating=True).shape != r.shape:
+            raise ValueError(f"{name} must have the shape of received {tuple(r.shape)}")
+    b = _bits("bits", bits, r)
+    right, wrong = torch.where(b, hyp1, hyp0), torch.where(b, hyp0, hyp1)
+    return (r - wrong) ** 2 - (r - right) ** 2
 
 
 def embed_batch(
