@@ -92,6 +92,7 @@ DATA_SYNTH = os.path.join("..", "data", "limit-small-synth")  # our generator's 
 TOP2_M = icml26.pick(
     ci=[8, 16, 32, 60], paper=[8, 16, 32, 64, 128, 200]
 )  # objects, claims 01.1-01.2
+TOP2_DRAWS = icml26.pick(ci=3, paper=10)  # Gaussian configurations at the largest m
 EPS_M = icml26.pick(
     ci=list(range(3, 25)), paper=list(range(3, 61))
 )  # simplex grid, claim 01.3
@@ -137,6 +138,7 @@ GAUSS_CURVE_M, GAUSS_CURVE_DRAWS = (
     4,
 )  # which m and draws get full curves
 GAUSS_EPS = 0.25  # the fixed target margin of claim 01.5 (eps_star(m, 2) ~ 0.71)
+GAUSS_GROUPS = 4  # seeds of claim 01.5: disjoint groups of the draws
 FREE_N = icml26.pick(  # dimension -> numbers of documents tried, claims 01.6-01.7
     ci={
         2: range(3, 6),
@@ -148,11 +150,13 @@ FREE_N = icml26.pick(  # dimension -> numbers of documents tried, claims 01.6-01
     paper={d: range(3, 4 * d + 6) for d in range(2, 11)},
 )
 FREE_STEPS = icml26.pick(ci=1500, paper=20000)
-FREE_RESTARTS = icml26.pick(ci=2, paper=4)
+FREE_RESTARTS = icml26.pick(ci=3, paper=4)  # also the seeds of claims 01.6-01.7
 BOW_D = icml26.pick(
     ci=8, paper=8
 )  # dimension of the trained bag-of-words encoder, claim 01.8
 BOW_STEPS = icml26.pick(ci=200, paper=1000)
+BOW_SEEDS = icml26.pick(ci=3, paper=10)  # training seeds of the encoder (claim 01.8)
+FREE_LIMIT_SEEDS = icml26.pick(ci=3, paper=5)  # training seeds (claim 01.9)
 FREE_LIMIT_D = icml26.pick(ci=16, paper=16)
 FREE_LIMIT_STEPS = icml26.pick(ci=600, paper=3000)
 TOKEN_SUM_D = [
@@ -609,10 +613,18 @@ for m in TOP2_M:
 lp_cyclic = med.lp_margins(
     X, pairs
 )  # the largest m, independently of the explicit queries
+share_gauss = [frac_gauss[-1]]  # more Gaussian draws at the largest m (claim 01.2)
+for _ in range(TOP2_DRAWS - 1):
+    Xg = torch.randn(TOP2_M[-1], 4, generator=gen, dtype=torch.float64, device=DEVICE)
+    share_gauss.append(float((med.lp_margins(Xg, pairs) > 0).mean()))
 print("m:                         ", TOP2_M)
 print("cyclic, explicit queries:  ", [f"{f:.3f}" for f in frac_cyclic])
 print("Gaussian in R^4, LP:       ", [f"{f:.3f}" for f in frac_gauss])
 print(f"cyclic at m={TOP2_M[-1]}, LP: {np.mean(lp_cyclic > 0):.3f} of pairs certified")
+print(
+    f"Gaussian at m={TOP2_M[-1]}, {TOP2_DRAWS} draws, LP:",
+    [f"{f:.3f}" for f in share_gauss],
+)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Top-2 retrieval in $d = 4$. Points on the moment curve keep every pair retrievable as $m$ grows (claim 01.1), while Gaussian points in the same dimension lose most pairs (claim 01.2).", "name": "01-fig-cyclic"}}
 fig, ax = plt.subplots()
@@ -659,12 +671,14 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: generic points in R^4 were as good as the moment curve (no need for its
-# construction)
+# construction); the control is the moment curve, certified by the same LP
 icml26.claim(
     "01.2",
     f"Gaussian points in R^4: retrievable share of pairs at m = {TOP2_M[-1]}",
-    frac_gauss[-1],
+    seeds=share_gauss,
     at_most=0.5,
+    control=float(np.mean(lp_cyclic > 0)),
+    control_label="moment curve",
 )
 
 # %% [markdown]
@@ -889,7 +903,10 @@ plt.show()
 # the power law is worse by $\Delta\mathrm{AIC} \ge 2$, the usual threshold above which the
 # worse model has no substantial support {cite}`burnham2002model`. The negative control applies the
 # same test to a response that *is* a power of $m$ (with residuals of the same size), which must
-# prefer the power law.
+# prefer the power law. The claim is decided over 4 seeds, the 32 draws split into 4 disjoint
+# groups of 8, each group's mean $d_{\text{needed}}$ tested on its own, by the one-sided 95 %
+# confidence bound of the mean $\Delta\mathrm{AIC}$; the control is run on each group's
+# residuals.
 
 
 # %% tags=["claim"]
@@ -906,6 +923,18 @@ def delta_aic(m, y):
 
 
 daic, p_fit = delta_aic(GAUSS_M, d_need)
+daic_groups, daic_ctrl_groups = [], []
+for grp in np.array_split(np.arange(GAUSS_DRAWS), GAUSS_GROUPS):
+    d_g = d_draws[:, grp].mean(axis=1)
+    res_g = d_g - np.polyval(np.polyfit(np.log(GAUSS_M), d_g, 1), np.log(GAUSS_M))
+    daic_groups.append(delta_aic(GAUSS_M, d_g)[0])
+    daic_ctrl_groups.append(delta_aic(GAUSS_M, 12 * np.power(GAUSS_M, 0.45) + res_g)[0])
+print(
+    f"ΔAIC per group of {GAUSS_DRAWS // GAUSS_GROUPS} draws:",
+    [f"{x:.1f}" for x in daic_groups],
+    "; control:",
+    [f"{x:.1f}" for x in daic_ctrl_groups],
+)
 for q in (0.5, 0.25):
     fq = np.polyval(np.polyfit(np.power(GAUSS_M, q), d_need, 1), np.power(GAUSS_M, q))
     print(
@@ -921,15 +950,26 @@ assert control < -2, (
     "the AIC test must prefer the power law when the truth is a power law"
 )
 # fails if: the dimension needed grew like a power of m (the power law fits as well as
-# ln m)
+# ln m), as for the control, a true power law with the same residuals
 icml26.claim(
     "01.5",
     "d needed for margin 0.25 grows like ln m: ΔAIC(power − log)",
-    daic,
+    seeds=daic_groups,
+    rule="mean-ci",
     at_least=2.0,
+    control=daic_ctrl_groups,
+    control_label="d = 12 m^0.45",
 )
 
 # %% [markdown]
+# Pooled over all 32 draws the power law loses clearly ($\Delta\mathrm{AIC}$ about 19, printed
+# above), but a group of 8 draws does not always decide: two of the four groups prefer
+# $\ln m$ strongly and two barely or not at all, so the lower confidence bound of the mean is
+# negative and the claim is **NOT REPRODUCED** at this number of draws. With 8 draws the mean
+# $d_{\text{needed}}$ is too noisy for model selection between $\ln m$ and a power
+# $m^{0.36}$ over a factor 16 in $m$; the pooled fit favours $\ln m$, but one experiment is not
+# several (see Limits).
+#
 # ### 01.6–01.7 · The free-embedding "critical n" measures the optimiser, not the geometry
 #
 # *Claim ({cite}`wang2026med`, Section 5.1, against the free-embedding experiment of
@@ -940,7 +980,7 @@ icml26.claim(
 # $n(d) = -10.5322 + 4.0309 d + 0.0520 d^2 + 0.0037 d^3$ ($r^2 = 0.999$ in
 # {cite}`weller2025limits`; we quote the coefficients as reproduced in secondary summaries of the
 # paper; the chapter could not check them against the original table). We rerun the protocol, all $(d, n)$ problems
-# batched into one padded tensor (`med.train_free_embeddings`, two random restarts each, far
+# batched into one padded tensor (`med.train_free_embeddings`, three random restarts each, far
 # fewer steps than their 100 000), and compare with what exact geometry allows for *unit*
 # vectors: $n = 3$ in $d = 2$ (a polygon has only adjacent pairs as edges), $n = 4$ in $d = 3$
 # (the edge graph of a 3-polytope is planar, and $K_5$ is not), and every $n$ in $d \ge 4$
@@ -964,21 +1004,49 @@ dims = torch.tensor([d for d, _ in problems], device=DEVICE)
 solved, _, _ = med.train_free_embeddings(
     rel, max(FREE_N), doc_mask=doc_mask, dims=dims, steps=FREE_STEPS, generator=gen
 )
-solved_dn = {}
-for (d, n), ok in zip(problems, solved.tolist(), strict=True):
-    solved_dn[d, n] = solved_dn.get((d, n), False) or ok
-critical = {}
-for d, ns in FREE_N.items():
-    ok = [n for n in ns if all(solved_dn[d, j] for j in ns if j <= n)]
-    critical[d] = max(ok) if ok else min(ns) - 1
+restart = [r for ns in FREE_N.values() for _ in ns for r in range(FREE_RESTARTS)]
+solved_r = {
+    (d, n, r): ok
+    for (d, n), r, ok in zip(problems, restart, solved.tolist(), strict=True)
+}
+
+
+def critical_n(fits):
+    """Per d, the largest n of the grid such that every n' <= n is fitted."""
+    out = {}
+    for d, ns in FREE_N.items():
+        ok = [n for n in ns if all(fits(d, j) for j in ns if j <= n)]
+        out[d] = max(ok) if ok else min(ns) - 1
+    return out
 
 
 def weller_cubic(d):
     return -10.5322 + 4.0309 * d + 0.0520 * d**2 + 0.0037 * d**3
 
 
+def cubic_deviation(crit):
+    """Largest relative deviation of a critical-n curve from the cubic, d >= 4."""
+    return max(abs(crit[d] - weller_cubic(d)) / weller_cubic(d) for d in crit if d >= 4)
+
+
+def trig_fits(n):
+    """Does the trigonometric moment curve (d = 4) retrieve all C(n, 2) pairs?"""
+    Xn, tn = med.trig_moment_curve(n, 2, device=DEVICE)
+    pn = med.all_subsets(n, 2, device=DEVICE)
+    gap = med.subset_margins(Xn, med.trig_moment_queries(tn, pn, 2), pn)
+    return float(gap.min()) > 0
+
+
+# the protocol's critical n (best of the restarts), and each restart's on its own
+critical = critical_n(lambda d, n: any(solved_r[d, n, r] for r in range(FREE_RESTARTS)))
+critical_r = [
+    critical_n(lambda d, n, r=r: solved_r[d, n, r]) for r in range(FREE_RESTARTS)
+]
+geometry = critical_n(lambda d, n: d >= 4 and trig_fits(n))  # exact, d >= 4
 print("d:            ", list(critical))
 print("critical n:   ", list(critical.values()))
+for r, c in enumerate(critical_r):
+    print(f"  restart {r}:  ", list(c.values()))
 print("Weller cubic: ", [f"{weller_cubic(d):.1f}" for d in critical])
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Free embeddings trained with InfoNCE stall near Weller et al.'s cubic, while unit vectors on the trigonometric moment curve fit every $n$ exactly in $d \\ge 4$ (claims 01.6 and 01.7).", "name": "01-fig-free"}}
@@ -1043,25 +1111,36 @@ assert float(trig_gap.min()) > 0, (
 icml26.claim(
     "01.6",
     f"d = 4: InfoNCE stalls below n = {max(FREE_N[4])} (geometry fits n = 60)",
-    critical[4],
+    seeds=[c[4] for c in critical_r],
     at_most=max(FREE_N[4]) - 1,
+    control=geometry[4],
+    control_label="moment curve",
 )
 
 # %% tags=["claim"]
 # fails if: our protocol does not reproduce Weller et al.'s free-embedding curve (25 %:
 # one document at d = 4 is 15 % of the cubic's value, so this allows discretisation, not
-# drift)
-dev_rel = max(
-    abs(critical[d] - weller_cubic(d)) / weller_cubic(d) for d in critical if d >= 4
-)
+# drift), e.g. if it fitted what the geometry allows (the control)
 icml26.claim(
     "01.7",
     "critical n for d ≥ 4 follows Weller et al.'s cubic: max rel. deviation",
-    dev_rel,
+    seeds=[cubic_deviation(c) for c in critical_r],
     at_most=0.25,
+    control=cubic_deviation(geometry),
+    control_label="exact geometry",
 )
 
 # %% [markdown]
+# Both claims are decided restart by restart (each restart is one seed of the protocol, with its
+# own critical $n$, every restart must pass); the controls are the trigonometric moment curve,
+# which certifies every $n$ tried in $d \ge 4$. 01.6 holds on every restart. 01.7 does not: two
+# of the three restarts follow the cubic within 6 % at every $d \ge 4$, but the third fits
+# $n = 9$ at $d = 4$, 35 % above the cubic's 6.7 (printed above; the best of the three, drawn in
+# the figure, inherits it). The critical $n$ at small $d$ depends on the run, which is the point
+# of this section — it measures the optimiser — but it also means that our agreement with the
+# published curve holds for most runs, not for every one, and the claim is **NOT REPRODUCED** as
+# stated per run.
+#
 # For $d \le 3$ the protocol reaches the exact geometric limit; from $d = 4$ on, the geometry
 # allows every $n$ while the optimiser stalls near Weller et al.'s curve. Their extrapolation
 # ("for web-scale search, even the largest embedding dimensions with ideal test-set optimization
@@ -1096,7 +1175,8 @@ icml26.claim(
 # ```{important}
 # The three retrievers trained or constructed *on the test qrels* measure **memorisation
 # capacity** — can $d$ dimensions store this relevance matrix? — not retrieval quality: they
-# have never seen a query they were not trained on. Claim 01.8 is a statement about capacity.
+# have never seen a query they were not trained on. Claims 01.8 and 01.9 are statements about
+# capacity.
 # The token-sum embedding is the paper's own evidence; its published recall@2 figures are
 # compared with ours in claims 01.10–01.11 below.
 # ```
@@ -1196,6 +1276,20 @@ synth_scores[f"trained bag of n-grams (d={BOW_D})"] = limit.train_bow_encoder(
     stopwords=stop,
 )
 synth_table = recalls(synth_scores, Rs)
+bow_synth_r2 = [synth_table[f"trained bag of n-grams (d={BOW_D})"][0]]
+for j in range(1, BOW_SEEDS):
+    s_j = limit.train_bow_encoder(
+        synth.doc_texts,
+        synth.query_texts,
+        Rs,
+        BOW_D,
+        steps=BOW_STEPS,
+        generator=fresh_generator(70 + j),
+        stopwords=stop,
+    )
+    bow_synth_r2.append(
+        float(med.recall_at_k(torch.as_tensor(s_j, device=DEVICE), Rs, 2))
+    )
 matched = limit.parse_mteb(
     limit.generate_limit(seed=limit.LIMIT_SMALL_SEED, vocabulary="matched")
 )
@@ -1219,8 +1313,13 @@ for name, (g2, g10, _) in synth_table.items():
         f"{name:34s} {o2:7.3f} / {o10:5.3f} {g2:7.3f} / {g10:5.3f} {m2:7.3f} / "
         f"{m10:5.3f}"
     )
+print(
+    f"trained bag of n-grams, generated set, recall@2 over {BOW_SEEDS} training seeds: "
+    f"mean {np.mean(bow_synth_r2):.3f}, range {min(bow_synth_r2):.3f}–"
+    f"{max(bow_synth_r2):.3f}"
+)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Recall@2 on the official LIMIT-small and on our generated versions of it. BM25 and the random token-sum embedding at large $d$ nearly solve the official data and the generated data with matched vocabulary, but fail with the default compositional vocabulary; encoders trained on the test relevance judgements memorise them on both (claim 01.8); the moment curve solves the task exactly (claim 01.9).", "name": "01-fig-limit"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Recall@2 on the official LIMIT-small and on our generated versions of it. BM25 and the random token-sum embedding at large $d$ nearly solve the official data and the generated data with matched vocabulary, but fail with the default compositional vocabulary; encoders trained on the test relevance judgements memorise them on both (claims 01.8 and 01.9); the moment curve solves the task exactly, by construction.", "name": "01-fig-limit"}}
 fig, ax = plt.subplots(figsize=(7.4, 3.8))
 names = list(table)
 for j, (tab, label) in enumerate(
@@ -1256,26 +1355,58 @@ ax.legend(fontsize=7, ncol=2, loc="upper left")
 plt.show()
 
 # %% tags=["claim"]
-best_small = table[f"trained bag of n-grams (d={BOW_D})"][0]
 # fails if: a tiny encoder trained on the test qrels could not memorise them to
 # Promptriever's recall@2 (0.543); this measures memorisation capacity, not retrieval
-# quality
+# quality. The control is MiniLM-L6, a single-vector retriever that never saw the qrels
+bow_r2 = [table[f"trained bag of n-grams (d={BOW_D})"][0]]  # the table's run: seed 0
+for j in range(1, BOW_SEEDS):
+    s_j = limit.train_bow_encoder(
+        data.doc_texts,
+        data.query_texts,
+        R,
+        BOW_D,
+        steps=BOW_STEPS,
+        generator=fresh_generator(50 + j),
+        stopwords=stop,
+    )
+    bow_r2.append(float(med.recall_at_k(torch.as_tensor(s_j, device=DEVICE), R, 2)))
 icml26.claim(
     "01.8",
     f"encoder trained on the qrels (d = {BOW_D}) memorises to recall@2",
-    best_small,
+    seeds=bow_r2,
     at_least=WELLER_R2_LIMIT_SMALL,
+    control=table["MiniLM-L6 (d=384)"][0],
+    control_label="MiniLM-L6",
 )
 
+# %% [markdown]
+# The moment curve's recall@2 of 1 holds by construction ({prf:ref}`med-prop-trig`), so it is
+# an assertion, not a claim. What can fail is whether an *optimiser* finds such a
+# configuration: free query and document vectors trained on the qrels with InfoNCE (the
+# protocol of 01.6–01.7, `FREE_LIMIT_STEPS` steps) in $d = 16$, over three training seeds, with
+# the same training in $d = 2$ as the control — there no unit configuration retrieves all
+# pairs (a polygon's only edges are adjacent pairs).
+
 # %% tags=["claim"]
-# fails if: the trigonometric moment curve in d = 4 were not 2-neighbourly (some pair
-# missed)
+# fails if: free embeddings trained on the qrels could not memorise them to
+# Promptriever's recall@2 in d = 16 (the control: the same training in d = 2)
+assert table["trig. moment curve (d=4)"][0] == 1.0, "the moment curve is exact"
+S_F = FREE_LIMIT_SEEDS
+_, Qs, Ds = med.train_free_embeddings(
+    R[None].expand(2 * S_F, -1, -1).contiguous(),
+    FREE_LIMIT_D,
+    dims=torch.tensor([FREE_LIMIT_D] * S_F + [2] * S_F, device=DEVICE),
+    steps=FREE_LIMIT_STEPS,
+    generator=fresh_generator(60),
+)
+free_r2 = [float(med.recall_at_k(Qs[i] @ Ds[i].T, R, 2)) for i in range(2 * S_F)]
 icml26.claim(
     "01.9",
-    "trigonometric moment curve in d = 4 solves LIMIT-small: recall@2",
-    table["trig. moment curve (d=4)"][0],
-    at_least=1.0,
-    kind="theorem",
+    f"free embeddings trained on the qrels (d = {FREE_LIMIT_D}) memorise to recall@2",
+    seeds=free_r2[:S_F],
+    at_least=WELLER_R2_LIMIT_SMALL,
+    control=free_r2[S_F:],
+    control_label="d = 2",
 )
 
 # %% [markdown]
@@ -1298,25 +1429,38 @@ icml26.claim(
 # inner product), the grid of dimensions and the recall@2 values quoted here. It does not list
 # the stop words of its vanilla tokenizer. Removing the `bm25s` English stop words *and* the
 # template verb "likes", which occurs once in every document and every query, is our choice; it
-# is the tokenizer {func}`~icml26.retrieval.limit.vanilla_stopwords` names. Keeping "likes" adds
-# a random cross term to every score and lowers recall@2 at $d = 512$ to about 0.50.
+# is the tokenizer {func}`~icml26.retrieval.limit.vanilla_stopwords` names, and it was chosen
+# after comparing with the paper's grid, so both claims below are marked *tuned*. Keeping
+# "likes" (the `bm25s` list alone) adds a random cross term to every score: we run that
+# tokenizer too, with the same draws, and report both. With it the mean recall@2 at $d = 512$
+# falls below 0.543 (the `tuned` field of 01.10), so 01.10 would fail, and the paper's grid lies
+# more than 3 standard deviations from our draws at some $d$ (the control of 01.11).
 # ```
 
 # %%
-draws = np.zeros((len(TOKEN_SUM_GRID), TOKEN_SUM_SEEDS, 3))  # (d, draw, recall@2/10/20)
-cells = [(i, j) for i in range(len(TOKEN_SUM_GRID)) for j in range(TOKEN_SUM_SEEDS)]
-for i, j in icml26.progress(cells, desc="token-sum grid"):
+# (tokenizer, d, draw, recall@2/10/20): ours, and the bm25s stop words alone
+draws_all = np.zeros((2, len(TOKEN_SUM_GRID), TOKEN_SUM_SEEDS, 3))
+cells = [
+    (a, i, j)
+    for a in range(2)
+    for i in range(len(TOKEN_SUM_GRID))
+    for j in range(TOKEN_SUM_SEEDS)
+]
+for a, i, j in icml26.progress(cells, desc="token-sum grid"):
     s_ij = limit.token_sum_scores(
         data.doc_texts,
         data.query_texts,
         TOKEN_SUM_GRID[i],
         generator=fresh_generator(1000 + j),
-        stopwords=vanilla,
+        stopwords=(vanilla, stop)[a],
     )
     s_ij = torch.as_tensor(s_ij, device=DEVICE)
-    draws[i, j] = [float(med.recall_at_k(s_ij, R, k)) for k in (2, 10, 20)]
+    draws_all[a, i, j] = [float(med.recall_at_k(s_ij, R, k)) for k in (2, 10, 20)]
+draws, draws_bm25s = draws_all
 mean2, sd2 = draws[:, :, 0].mean(1), draws[:, :, 0].std(1, ddof=1)
 paper2 = np.array(PAPER_TOKEN_SUM_R2["vanilla"])
+mean2_u, sd2_u = draws_bm25s[:, :, 0].mean(1), draws_bm25s[:, :, 0].std(1, ddof=1)
+z_u = (paper2 - mean2_u) / sd2_u
 print(
     f"{'d':>5s} {'recall@2 (ours, mean ± sd)':>27s} {'paper':>7s} {'z':>6s} "
     f"{'recall@10':>9s} {'recall@20':>9s}"
@@ -1326,6 +1470,11 @@ for i, dim in enumerate(TOKEN_SUM_GRID):
     print(
         f"{dim:5d} {mean2[i]:19.3f} ± {sd2[i]:.3f} {paper2[i]:7.4f} {z:6.2f} "
         f"{draws[i, :, 1].mean():9.3f} {draws[i, :, 2].mean():9.3f}"
+    )
+print("bm25s stop words alone ('likes' kept), recall@2 mean ± sd and z:")
+for i, dim in enumerate(TOKEN_SUM_GRID):
+    print(
+        f"{dim:5d} {mean2_u[i]:19.3f} ± {sd2_u[i]:.3f} {paper2[i]:7.4f} {z_u[i]:6.2f}"
     )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Recall@2 of the label-unaware random token-sum embedding on the official LIMIT-small against the dimension $d$: our draws of the vanilla control (mean and range over draws) and the paper's single-draw values for its three tokenizers. Every curve crosses the 0.543 of the 4096-dimensional Promptriever embedder; the vanilla one between $d = 256$ and $d = 512$ (claims 01.10–01.11).", "name": "01-fig-token-sum"}}
@@ -1365,32 +1514,35 @@ ax.legend(fontsize=7, loc="lower right")
 plt.show()
 
 # %% tags=["claim"]
-first_cross = min(
-    (
-        dim
-        for dim, r in zip(TOKEN_SUM_GRID, mean2, strict=True)
-        if r > WELLER_R2_LIMIT_SMALL
-    ),
-    default=math.inf,
-)
+i512, i256 = TOKEN_SUM_GRID.index(512), TOKEN_SUM_GRID.index(256)
+TUNED = "stop words = bm25s' list + 'likes', chosen by comparing with the paper's grid"
 # fails if: the untrained token-sum control needed more than the paper's d = 512 to beat
-# Promptriever's 0.543 on LIMIT-small (mean over draws)
+# Promptriever's 0.543 on LIMIT-small, as at d = 256 (the control)
 icml26.claim(
     "01.10",
-    "token sum beats Promptriever's recall@2 from dimension d",
-    first_cross,
-    at_most=512,
+    "token sum at d = 512 beats Promptriever's recall@2",
+    seeds=draws[i512, :, 0],
+    rule="mean-ci",
+    at_least=WELLER_R2_LIMIT_SMALL,
+    control=draws[i256, :, 0],
+    control_label="d = 256",
+    tuned=f"{TUNED}; bm25s' list alone: mean {mean2_u[i512]:.3f} at d = 512",
 )
 
 # %% tags=["claim"]
 worst_z = float(np.max(np.abs((paper2 - mean2) / sd2)))
 # fails if: some published value of the grid lay more than 3 standard deviations of a
-# single draw away from our draws (a different construction, score or tokenizer)
+# single draw away from our draws (a different construction, score or tokenizer, as the
+# control: the bm25s stop words alone, which keep 'likes')
 icml26.claim(
     "01.11",
     "paper's token-sum grid vs our draws: largest |z| over d",
     worst_z,
     at_most=3.0,
+    single_seed=f"the paper's one draw vs {TOKEN_SUM_SEEDS} of ours per d",
+    control=float(np.max(np.abs(z_u))),
+    control_label="bm25s stop words",
+    tuned=TUNED,
 )
 
 # %% [markdown]
@@ -1398,26 +1550,27 @@ icml26.claim(
 # recall@2 is 0.991, because each attribute there is a distinct word that occurs in exactly the
 # two relevant documents, so exact word matching is nearly enough. The label-unaware random
 # token-sum embedding, a random projection of the same word counts, approaches BM25 as $d$ grows
-# (recall@2 0.441, 0.623, 0.777, 0.951 at $d$ = 256, 512, 1024, 4096 for the draw in the
-# table; 0.404, 0.573, 0.786, 0.951 on average over draws, against the paper's 0.3845, 0.6145,
+# (recall@2 0.384, 0.555, 0.743, 0.956 at $d$ = 256, 512, 1024, 4096 for the draw in the
+# table; 0.416, 0.612, 0.764, 0.950 on average over draws, against the paper's 0.3845, 0.6145,
 # 0.7845, 0.9545): a *single-vector* embedding that has never seen a qrel beats the 0.543 of the
 # 4096-dimensional LLM embedder from $d = 512$ on, as the paper reports (claims 01.10–01.11). Its
-# recall@10 and recall@20, which the paper does not report, are 0.898 and 0.970 at $d = 512$.
+# recall@10 and recall@20, which the paper does not report, are 0.918 and 0.976 at $d = 512$.
 # MiniLM, a general-purpose 384-dimensional model, fails (0.162), as the LLM embedders fail on
-# the official LIMIT. The encoders trained or constructed on the test qrels reach 0.971–1.000,
-# but that measures memorisation capacity (claim 01.8), not retrieval.
+# the official LIMIT. The encoders trained or constructed on the test qrels reach 0.968–1.000,
+# but that measures memorisation capacity (claims 01.8 and 01.9), not retrieval.
 #
 # **Which conclusions change with the data.** On our generated version every attribute shares its
 # words with many others, and the picture is different: BM25 falls to 0.230 and the token-sum
-# embedding to 0.232 even at $d = 4096$, so on generated data one would wrongly conclude that
+# embedding to 0.239 even at $d = 4096$, so on generated data one would wrongly conclude that
 # lexical retrieval fails on LIMIT. With the matched vocabulary the lexical retrievers recover
-# most of what they achieve on the official data (BM25 0.936, token sum at $d = 4096$ 0.924): the
+# most of what they achieve on the official data (BM25 0.936, token sum at $d = 4096$ 0.931): the
 # difference lies in the vocabulary, not in the recipe. (The LIMIT-sized run below still uses the
 # default compositional vocabulary, so its lexical numbers say nothing about the official LIMIT.)
 # The conclusions that do *not* depend on the wording are the
-# ones about capacity: the trained bag of n-grams memorises both far above 0.543 (0.971 official,
-# 0.847 generated), and the free embeddings and the moment curve see only the relevance matrix, which
-# the two sets share in shape. What separates the retrievers that succeed from those that fail
+# ones about capacity: the trained bag of n-grams memorises both far above 0.543 (recall@2
+# 0.968–0.982 official and 0.939–0.950 generated, over three training seeds), and the free
+# embeddings and the moment curve see only the relevance matrix, which the two sets share in
+# shape. What separates the retrievers that succeed from those that fail
 # on the official data is whether their similarity can express exact word overlap, not how many
 # dimensions they have.
 #
@@ -1589,7 +1742,17 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #   only; the `paper` scale extends both. The fitted $d_{\text{needed}}$ is that of one witness
 #   family (normalised centroid queries), not $\operatorname{RMED}$ itself, and the
 #   "$\log m$" trend is a fit over a factor 16 in $m$, not a proof of the rate.
-# - **Free embeddings.** We train 1500 full-batch steps with two restarts instead of up to 100 000
+# - **Seeds.** Claim 01.5 is NOT REPRODUCED when decided over 4 groups of 8 draws: the model
+#   selection between $\ln m$ and $m^{p}$ that the 32 draws pooled make clearly (ΔAIC about
+#   19) is not made by every group of 8, and more draws per group (the `paper` scale has 128
+#   draws) would be needed to decide it per seed. Claim 01.7 is NOT REPRODUCED per restart: two
+#   of three restarts follow Weller et al.'s cubic within 6 %, the third fits $n = 9$ at
+#   $d = 4$, 35 % above it; the critical $n$ at small $d$ varies from run to run.
+# - **Tuned tokenizer.** The stop words of the token-sum control (`bm25s`' list plus "likes")
+#   were chosen after comparing with the paper's grid; with `bm25s`' list alone 01.10 fails at
+#   $d = 512$ and the paper's grid is more than 3 standard deviations from our draws (both
+#   printed on the claim lines).
+# - **Free embeddings.** We train 1500 full-batch steps with three restarts instead of up to 100 000
 #   steps with early stopping and a galloping/binary search over $n$; our critical $n$ is therefore
 #   a lower bound for the published protocol at each $d$, and we cover only $d \le 6$ at `ci`
 #   scale (Weller et al. go to several dozen). We compare with their fitted cubic, whose
@@ -1701,21 +1864,25 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #
 # - Exact top-$k$ retrieval needs only $2k$ dimensions for inner products and Euclidean distance
 #   and, with the unit-norm trigonometric moment curve, $2k$ for cosine too — independent of $m$
-#   (claims 01.1 and 01.9; random points in the same dimension fail, 01.2).
+#   (claim 01.1, and the moment curve on LIMIT-small; random points in the same dimension fail,
+#   01.2).
 # - A normalised margin is capped at $\varepsilon_\star(m,k) = m/\sqrt{k(m-1)(m-k)} \to
 #   1/\sqrt{k}$; the simplex attains it and optimisation never beats it (01.3, 01.4).
 # - Random Gaussian centroids reach margin $\varepsilon < 1/\sqrt{k}$ in $18k^2(2\ln m +
 #   \ln(1/\delta))/(1-\varepsilon\sqrt{k})^2$ dimensions, so $O(k^2 \log m)$ at $\varepsilon =
-#   1/(2\sqrt{k})$; empirically the dimension for a fixed margin grows like $\log m$ (01.5).
-# - The free-embedding critical $n$ follows Weller et al.'s curve but stalls where exact unit-norm
-#   solutions exist (01.6, 01.7). On the official LIMIT-small, BM25 (recall@2 0.991) and the
-#   untrained random token-sum embedding at $d = 4096$ (0.951; the paper: 0.9545) nearly solve
-#   the task, far above the 0.543 that Weller et al. report for a 4096-dimensional LLM embedder,
-#   and the token sum crosses that line at $d = 512$ as the paper reports (01.10, 01.11); an 8-dimensional
-#   encoder trained on the test qrels memorises them (01.8, a statement about capacity, not
-#   retrieval quality). On our generated data, whose attributes share words, BM25 fails (0.230).
+#   1/(2\sqrt{k})$; empirically the dimension for a fixed margin grows like $\log m$ over all
+#   draws pooled, but groups of 8 draws do not all tell $\ln m$ from a small power (01.5).
+# - The free-embedding critical $n$ stalls where exact unit-norm solutions exist (01.6); most
+#   restarts follow Weller et al.'s curve, but not every one (01.7). On the official
+#   LIMIT-small, BM25 (recall@2 0.991) and the untrained random token-sum embedding at
+#   $d = 4096$ (0.950 over draws; the paper: 0.9545) nearly solve the task, far above the 0.543
+#   that Weller et al. report for a 4096-dimensional LLM embedder, and the token sum crosses
+#   that line at $d = 512$ as the paper reports (01.10, 01.11, with a stop-word list tuned
+#   to the paper's grid); an 8-dimensional encoder and 16-dimensional free embeddings
+#   trained on the test qrels memorise them (01.8, 01.9: capacity, not retrieval quality).
+#   On our generated data, whose attributes share words, BM25 fails (0.230).
 # - Hence the paper's thesis: **lack of exact geometric capacity is not the obstruction.** Every
-#   exact witness we asked for exists in $d = 2k = 4$ (01.1, 01.6, 01.9); every failure we saw —
+#   exact witness we asked for exists in $d = 2k = 4$ (01.1, 01.6); every failure we saw —
 #   random points, InfoNCE free embeddings, MiniLM — belongs to a particular configuration or
 #   learner. What limits embedding retrieval is robustness, conditioning and what the encoder
 #   can learn.

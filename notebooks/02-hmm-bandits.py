@@ -487,6 +487,7 @@ def below(err: float, floor: float = 1e-8) -> str:
 
 # %% tags=["parameters", "hide-input"]
 RUNS = icml26.pick(ci=64, paper=256)  # independent runs, batched
+GROUPS = 8  # seeds of a claim: disjoint groups of runs, each with its own draws
 T = icml26.pick(ci=10_000, paper=50_000)  # rounds per run
 T_NAT = icml26.pick(ci=6_000, paper=50_000)  # rounds per run in the natural model
 RUNS_NAT = icml26.pick(ci=96, paper=256)  # runs per schedule in the natural model
@@ -505,7 +506,7 @@ SPEC_SIZES = icml26.pick(
     ci=[500, 1_000, 2_000, 4_000, 8_000, 16_000], paper=[500 * 2**i for i in range(9)]
 )
 BW_SPEC_SIZES = icml26.pick(
-    ci=[500, 1_000, 2_000], paper=[500 * 2**i for i in range(7)]
+    ci=[500, 2_000, 8_000], paper=[500 * 2**i for i in range(7)]
 )
 RUNS_SPEC = icml26.pick(ci=32, paper=128)  # independent sequences per sample size
 BW_SPEC_ITERS = icml26.pick(
@@ -1028,6 +1029,29 @@ price = 2 * float(
     xi_bar[:, late].mean()
 )  # the per-round misspecification price 2 xi_bar_t
 slope_ctx_late = bandits.loglog_slope(reg_ctx, 10 * T_MIN)
+
+
+def by_group(fn, *regs):
+    """A claim's statistic on each of GROUPS disjoint groups of runs (its seeds)."""
+    return [fn(*g) for g in zip(*(r.chunk(GROUPS) for r in regs), strict=True)]
+
+
+def after_warmup(reg_a, reg_b):
+    """Mean regret over the rounds after the warm-up, learner a / learner b."""
+    return float(
+        (reg_a[:, -1] - reg_a[:, T_WARM - 1]).mean()
+        / (reg_b[:, -1] - reg_b[:, T_WARM - 1]).mean()
+    )
+
+
+def slope_from(t_min):
+    return lambda reg: bandits.loglog_slope(reg, t_min)
+
+
+slopes_known = by_group(slope_from(T_MIN), reg_known)
+slopes_ctx = by_group(slope_from(T_MIN), reg_ctx)
+ratios_est = by_group(after_warmup, reg_est, reg_known)
+ratios_ctx = by_group(after_warmup, reg_ctx, reg_known)
 for name, reg in [
     ("known HMM", reg_known),
     ("Baum-Welch HMM", reg_est),
@@ -1098,16 +1122,26 @@ ax.set_title("Known-HMM beliefs: regret ∝ √t; ignoring the chain: linear")
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
+# %% [markdown]
+# Each claim of this section is decided over 8 seeds: the 64 runs split into 8 disjoint
+# groups of 8, each with its own chains, contexts and noise, and the statistic computed on each
+# group. Slopes must hold on every group (rule `worst`); ratios of regret, in which one run
+# whose EM fit lands in a poor local optimum can dominate a group of 8, by the one-sided 95 %
+# confidence bound of their mean (rule `mean-ci`). Each claim's control is the learner the
+# claim says should fail its threshold, run in the same batch.
+
 # %% tags=["claim"]
 # fails if: the belief features were not enough for √T regret (slope near 1: linear
-# regret) or the estimate of the slope were dominated by the early exploration phase
-# (slope far below ½)
+# regret, as for the context-only learner, the control) or the estimate of the slope
+# were dominated by the early exploration phase (slope far below ½)
 icml26.claim(
     "02.1",
     f"known HMM: log-log regret slope, {T_MIN} ≤ t ≤ {T}",
-    slope_known,
+    seeds=slopes_known,
     between=(0.35, 0.65),
     digits=2,
+    control=slopes_ctx,
+    control_label="context only",
 )
 
 # %% [markdown]
@@ -1123,13 +1157,17 @@ icml26.claim(
 # features, so the learner does better than that price.
 
 # %% tags=["claim"]
-# fails if: estimated beliefs cost more than a constant factor over the known HMM
+# fails if: estimated beliefs cost more than a constant factor over the known HMM, as
+# ignoring the chain does (the control: the context-only learner, same ratio)
 icml26.claim(
     "02.2",
     f"Baum–Welch / known-HMM regret over rounds {T_WARM + 1}..{T}",
-    ratio_post,
+    seeds=ratios_est,
+    rule="mean-ci",
     at_most=3.0,
     digits=2,
+    control=ratios_ctx,
+    control_label="context only",
 )
 
 # %%
@@ -1247,25 +1285,31 @@ ax2.legend(fontsize=7, loc="lower left")
 plt.show()
 
 # %% tags=["claim"]
-# fails if: re-estimating on doubling epochs left the regret linear after the warm-up
-print(f"fitted once: slope {slope_late['single']:.2f}")
+# fails if: re-estimating on doubling epochs left the regret linear after the warm-up,
+# as the single fit (the control) does
 icml26.claim(
     "02.3",
     f"re-estimated HMM: late log-log regret slope, {T_LATE} ≤ t − {T_WARM} ≤ "
     f"{T - T_WARM}",
-    slope_late["re"],
+    seeds=by_group(slope_from(T_LATE), post_re),
     at_most=0.8,
     digits=2,
+    control=by_group(slope_from(T_LATE), post_single),
+    control_label="fitted once",
 )
 
 # %% tags=["claim"]
-# fails if: re-estimated beliefs cost more than half again the known-HMM regret
+# fails if: re-estimated beliefs cost more than half again the known-HMM regret, as the
+# single fit (the control) does
 icml26.claim(
     "02.4",
     f"re-estimated / known-HMM regret over rounds {T_WARM + 1}..{T}",
-    ratio_post_re,
+    seeds=by_group(after_warmup, reg_re, reg_known),
+    rule="mean-ci",
     at_most=1.5,
     digits=2,
+    control=by_group(after_warmup, reg_est, reg_known),
+    control_label="fitted once",
 )
 
 # %% [markdown]
@@ -1279,9 +1323,12 @@ icml26.claim(
 # drawn on the log axis): the 1000 uniform
 # warm-up rounds are exploration that the known-HMM learner has not yet done, so the comparison
 # per epoch is clean only late; with four epochs we cannot resolve whether the re-estimating
-# learner's extra regret keeps falling like $t^{-1/2}$ after that. The late slope of the
-# re-estimating learner is clearly below 1 (02.3), while the
-# single fit, measured on the same window, is close to 1. Its regret after the warm-up is also
+# learner's extra regret keeps falling like $t^{-1/2}$ after that. Pooled over the 64 runs, the
+# late slope of the re-estimating learner is clearly below 1 (0.66, printed above), while the
+# single fit, measured on the same window, is close to 1. Decided group by group (02.3), it is
+# not: over one decade and 8 runs the slope is dominated by single runs, it ranges from 0.42
+# to 1.25 across the groups, and the worst group fails the threshold, as does the single fit
+# (the control); the claim is NOT REPRODUCED on every seed. Its regret after the warm-up is also
 # no larger than the known-HMM learner's (02.4) — but read that ratio with care: both
 # estimating learners start the post-warm-up phase with 1000 rounds of uniform exploration in
 # their statistics, which the known-HMM learner does not have, and over the second half of the
@@ -1301,13 +1348,15 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: the hidden state did not matter (a context-only learner would then be
-# sublinear too)
+# sublinear too, like the known-HMM belief learner, the control)
 icml26.claim(
     "02.5",
     f"context-only LinUCB: log-log regret slope, {T_MIN} ≤ t ≤ {T}",
-    slope_ctx,
+    seeds=slopes_ctx,
     at_least=0.9,
     digits=2,
+    control=slopes_known,
+    control_label="known-HMM beliefs",
 )
 
 # %% [markdown]
@@ -1381,19 +1430,37 @@ SCHEDULES = {
     f"fixed L = {PERIOD}": torch.arange(1, T_NAT + 1) % PERIOD == 0,
     "growing epochs": bandits.epoch_refresh(T_NAT, PERIOD, growth=EPOCH_GROWTH),
 }
-refresh = torch.cat([m.expand(RUNS_NAT, T_NAT) for m in SCHEDULES.values()])
+# the control of 02.6: growing epochs with the chain ignored, i.e. the belief replaced
+# by the stationary law, so that the features are (X_t, 1) only
+z_blind = bandits.natural_features(torch.full_like(b_n, 1 / N_STATES), X_n)
+BLIND = "growing epochs, chain ignored"
+refresh = torch.cat(
+    [m.expand(RUNS_NAT, T_NAT) for m in SCHEDULES.values()]
+    + [SCHEDULES["growing epochs"].expand(RUNS_NAT, T_NAT)]
+)
 n_sched = len(SCHEDULES)
-act_nat = bandits.run_linucb(
-    z_nat.repeat(n_sched, 1, 1),
-    rewards_nat.repeat(n_sched, 1, 1),
+act_all = bandits.run_linucb(
+    torch.cat([z_nat.repeat(n_sched, 1, 1), z_blind]),
+    rewards_nat.repeat(n_sched + 1, 1, 1),
     N_ACTIONS,
     sigma=1.1,
     bound=1.1 * float(theta_nat.norm()),
     refresh=refresh,
 )
+act_nat, act_blind = act_all[: n_sched * RUNS_NAT], act_all[n_sched * RUNS_NAT :]
 theta_hat = bandits.ridge_estimates(
     z_nat.repeat(n_sched, 1, 1), rewards_nat.repeat(n_sched, 1, 1), act_nat
 )
+
+
+def late_ratio(reg):
+    """Mean regret per round over [T/2, T] / over [T/4, T/2]."""
+    m_reg = reg.mean(0)
+    q, h = T_NAT // 4, T_NAT // 2
+    late = float(m_reg[-1] - m_reg[h - 1]) / (T_NAT - h)
+    return late / (float(m_reg[h - 1] - m_reg[q - 1]) / (h - q))
+
+
 theta_flat = theta_nat.reshape(
     N_ACTIONS, -1
 )  # the order of natural_features: s ⊗ (x, 1)
@@ -1405,10 +1472,6 @@ for name, a_s, th in zip(
     t_stat = err.mean(0) / (err.std(0) / math.sqrt(RUNS_NAT))
     reg = bandits.regret(mean_nat, a_s)
     m_reg = reg.mean(0)
-    late = float(m_reg[-1] - m_reg[T_NAT // 2 - 1]) / (T_NAT - T_NAT // 2)
-    early = float(m_reg[T_NAT // 2 - 1] - m_reg[T_NAT // 4 - 1]) / (
-        T_NAT // 2 - T_NAT // 4
-    )
     got = rewards_nat.gather(-1, a_s.unsqueeze(-1)).squeeze(-1)
     zeta_t = got - mean_nat.gather(-1, a_s.unsqueeze(-1)).squeeze(
         -1
@@ -1424,17 +1487,22 @@ for name, a_s, th in zip(
         "t_max": float(t_stat.abs().max()),
         "bias": err.mean(0),
         "se": err.std(0) / math.sqrt(RUNS_NAT),
-        "ratio": late / early,
+        "ratio": late_ratio(reg),
         "zeta": float(zeta.mean()),
         "zeta_z": float(zeta.mean() / (zeta.std() / math.sqrt(RUNS_NAT))),
         "score_t": float(score_t.abs().max()),
     }
     print(
         f"{name:>15}: R_T {float(m_reg[-1]):5.0f}, late/earlier per-round regret "
-        f"{late / early:.2f}, max|t|: theta_hat bias {nat[name]['t_max']:.1f}, "
+        f"{nat[name]['ratio']:.2f}, max|t|: theta_hat bias {nat[name]['t_max']:.1f}, "
         f"score {nat[name]['score_t']:.1f}; mean residual {nat[name]['zeta']:+.4f} "
         f"(z = {nat[name]['zeta_z']:+.1f})"
     )
+reg_blind = bandits.regret(mean_nat, act_blind)
+print(
+    f"{BLIND}: R_T {float(reg_blind.mean(0)[-1]):5.0f}, late/earlier per-round regret "
+    f"{late_ratio(reg_blind):.2f}"
+)
 hidden_price = bandits.regret(mean_state, bandits.oracle_actions(mean_nat)).mean(0)[-1]
 print(
     "for scale: the belief oracle's regret against the true-state oracle is "
@@ -1463,6 +1531,9 @@ ax.set_title("Every-round updates bias θ̂", fontsize=9)
 ax.legend(fontsize=7)
 for i, (name, res) in enumerate(nat.items()):
     regret_band(ax2, res["reg"], f"{name} (late ratio {res['ratio']:.2f})", i)
+regret_band(
+    ax2, reg_blind, f"chain ignored (late ratio {late_ratio(reg_blind):.2f})", 3
+)
 t_nat = np.arange(1, T_NAT + 1)
 ax2.loglog(t_nat, 10 * np.sqrt(t_nat), "k:", lw=1, label=r"$\propto \sqrt{t}$")
 ax2.set_xlim(10, T_NAT)
@@ -1473,48 +1544,47 @@ ax2.legend(fontsize=7, loc="upper left")
 plt.show()
 
 # %% tags=["claim"]
-# fails if: periodic updates with growing epochs left the regret linear (ratio near 1)
-# or grew it faster than the reported T^(7/8) rate (threshold 2^(-1/8), see the
-# definition above)
+# fails if: periodic updates with growing epochs left the regret linear (ratio near 1),
+# as the same learner with the chain ignored (the control) does, or grew it faster than
+# the reported T^(7/8) rate (threshold 2^(-1/8), see the definition above)
 icml26.claim(
     "02.6",
     "growing epochs: late / earlier per-round regret (T/2..T vs T/4..T/2)",
-    nat["growing epochs"]["ratio"],
+    seeds=by_group(late_ratio, nat["growing epochs"]["reg"]),
     at_most=round(2 ** (-1 / 8), 3),
     digits=2,
-    kind="theorem",
+    control=by_group(late_ratio, reg_blind),
+    control_label="chain ignored",
 )
 
 # %% tags=["claim"]
 # fails if: freezing the parameters over growing epochs did not remove the dependence
 # between past rewards and the current action (the bias of every-round updates, asserted
 # below)
-assert nat["every round"]["t_max"] > 3.56, (
-    "negative control: every-round θ̂ should be biased"
-)
 icml26.claim(
     "02.7",
     "growing epochs: θ̂ bias, max |t| over the 27 coordinates",
     nat["growing epochs"]["t_max"],
     at_most=3.56,
     digits=3,
-    kind="theorem",
+    single_seed=f"one t-test over {RUNS_NAT} independent runs, Bonferroni 1%",
+    control=nat["every round"]["t_max"],
+    control_label="every round",
 )
 
 # %% tags=["claim"]
 # fails if: the score sum_t phi_t zeta_t of the periodic learner were not centred (its
 # actions would still depend on S_t beyond the contexts); the every-round learner's is
 # not (asserted)
-assert nat["every round"]["score_t"] > 3.56, (
-    "negative control: every-round score is centred"
-)
 icml26.claim(
     "02.8",
     "growing epochs: score Σ φ_t ζ_t / T, max |t| over 27 coordinates",
     nat["growing epochs"]["score_t"],
     at_most=3.56,
     digits=3,
-    kind="theorem",
+    single_seed=f"one t-test over {RUNS_NAT} independent runs, Bonferroni 1%",
+    control=nat["every round"]["score_t"],
+    control_label="every round",
 )
 
 # %% [markdown]
@@ -1522,8 +1592,8 @@ icml26.claim(
 # largest $|t|$ is far beyond 3.56), its score is not centred and its regression noise has a
 # positive mean: it plays an action more often when the recent rewards of that action were high,
 # i.e. when the hidden state favours it beyond what the contexts say, so its data over-represent
-# the lucky states. This is the selection effect of the natural model, and the negative controls
-# assert it. Both periodic schedules remove it from the score (claim 02.8): their residual mean
+# the lucky states. This is the selection effect of the natural model, and the controls of
+# claims 02.7 and 02.8 (the every-round learner) show it. Both periodic schedules remove it from the score (claim 02.8): their residual mean
 # is consistent with zero. The estimate $\hat\theta$ itself is *not* unbiased under periodic
 # updates either (claim 02.7, measured just above the 3.56 line): its largest deviation sits on
 # the intercept of an action in a state where that action is wrong and rarely played, and it is
@@ -1539,7 +1609,12 @@ icml26.claim(
 # longer, pay the most. All three have late per-round regret well below their earlier one
 # (ratios below 0.7), so the toy does **not** separate the schedules in regret: what it separates
 # is the dependence that the proofs must control. The claim on the growing schedule's late
-# increments (02.6) tests sublinearity against the reported rate, not superiority.
+# increments (02.6) tests sublinearity against the reported rate, not superiority over the other
+# schedules; its threshold $2^{-1/8}$ is a heuristic reading of a rate (a ratio of increments
+# over one doubling of a finite horizon), so it is a reproduction, decided on the 8 groups of 12
+# runs, worst group. Its control is the same growing-epoch learner with the chain ignored (the
+# belief replaced by the stationary law, so that only $(X_t, 1)$ enters the features): its regret
+# is linear and its ratio close to 1, above the threshold.
 
 # %% [markdown]
 # ### 02.9 · The paper's setting — finite contexts and a spectral estimator
@@ -1654,36 +1729,70 @@ def belief_error(P_e, pi_e, B_e):
     return hmm.tv_distance(b_e, b_true_test).mean(1)
 
 
-spec_err, bw_err = [], []
+# the cold start, as hmmlearn initialises a CategoricalHMM: uniform P and pi, random
+# emission rows (one draw per run, the same at every n)
+gen = torch.Generator().manual_seed(SEED + 8)
+B_cold = torch.rand(RUNS_SPEC, N_STATES, EMISSION_SPEC_D, generator=gen, dtype=DT)
+B_cold = (B_cold / B_cold.sum(-1, keepdim=True)).to(DEVICE)
+P_cold = torch.full((RUNS_SPEC, N_STATES, N_STATES), 1 / N_STATES, **to_dev)
+pi_cold = torch.full((RUNS_SPEC, N_STATES), 1 / N_STATES, **to_dev)
+spec_err, bw_err, cold_err = [], [], []
 for n in icml26.progress(SPEC_SIZES, desc="spectral vs Baum-Welch"):
     obs_n = obs_all[:, :n]
     fit_s = hmm.spectral_hmm(obs_n, N_STATES, EMISSION_SPEC_D)
     spec_err.append(belief_error(*fit_s))
-    if n <= max(BW_SPEC_SIZES):
+    if n in BW_SPEC_SIZES:  # spectral and cold starts, batched as one problem
         P_b, pi_b, B_b, _ = hmm.baum_welch_categorical(
-            obs_n, *fit_s, n_iter=BW_SPEC_ITERS
+            obs_n.repeat(2, 1),
+            torch.cat([fit_s[0], P_cold]),
+            torch.cat([fit_s[1], pi_cold]),
+            torch.cat([fit_s[2], B_cold]),
+            n_iter=BW_SPEC_ITERS,
         )
-        bw_err.append(belief_error(P_b, pi_b, B_b))
+        halves = zip(P_b.chunk(2), pi_b.chunk(2), B_b.chunk(2), strict=True)
+        (warm, cold) = (belief_error(*h) for h in halves)
+        bw_err.append(warm)
+        cold_err.append(cold)
 spec_med = np.array([float(e.median()) for e in spec_err])
 bw_med = np.array([float(e.median()) for e in bw_err])
+cold_med = np.array([float(e.median()) for e in cold_err])
 sizes = np.array(SPEC_SIZES, dtype=float)
+bw_sizes = np.array(BW_SPEC_SIZES, dtype=float)
 spec_slope = float(np.polyfit(np.log(sizes), np.log(spec_med), 1)[0])
-bw_slope = float(np.polyfit(np.log(sizes[: len(bw_med)]), np.log(bw_med), 1)[0])
+bw_slope = float(np.polyfit(np.log(bw_sizes), np.log(bw_med), 1)[0])
+cold_slope = float(np.polyfit(np.log(bw_sizes), np.log(cold_med), 1)[0])
 for i, n in enumerate(SPEC_SIZES):
-    bw_txt = f", spectral + Baum-Welch {bw_med[i]:.3f}" if i < len(bw_med) else ""
+    j = BW_SPEC_SIZES.index(n) if n in BW_SPEC_SIZES else None
+    bw_txt = (
+        f"; Baum-Welch from spectral {bw_med[j]:.3f}, cold {cold_med[j]:.3f}"
+        if j is not None
+        else ""
+    )
     print(f"n = {n:>6}: median belief TV error, spectral {spec_med[i]:.3f}{bw_txt}")
 print(
-    f"log-log slope of the belief error: spectral {spec_slope:.2f}, + Baum-Welch "
-    f"{bw_slope:.2f}"
+    f"log-log slope of the belief error: spectral {spec_slope:.2f}; Baum-Welch from "
+    f"spectral {bw_slope:.2f}, from a cold start {cold_slope:.2f}"
+)
+print(
+    "share of runs where the cold start ends with a larger belief error than the "
+    "spectral estimate: "
+    + ", ".join(
+        f"n = {n}: {float((c > spec_err[SPEC_SIZES.index(n)]).double().mean()):.2f}"
+        for n, c in zip(BW_SPEC_SIZES, cold_err, strict=True)
+    )
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Finite contexts: the belief error of the spectral estimator falls like $n^{-1/2}$ (claim 02.9); Baum–Welch started from it is more accurate at every size.", "name": "02-fig-spectral"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Finite contexts: the belief error of the spectral estimator falls like $n^{-1/2}$ (claim 02.9); Baum–Welch started from it is more accurate at every size; started cold, with the same 8 iterations, it does not improve with $n$.", "name": "02-fig-spectral"}}
 fig, ax = plt.subplots(figsize=(6.0, 3.6))
 for i, (name, errs) in enumerate(
-    [("spectral", spec_err), ("spectral + Baum-Welch", bw_err)]
+    [
+        ("spectral", spec_err),
+        ("Baum-Welch from spectral", bw_err),
+        ("Baum-Welch, cold start", cold_err),
+    ]
 ):
     q = np.array([[float(e.quantile(v)) for v in (0.1, 0.5, 0.9)] for e in errs])
-    xs = sizes[: len(errs)]
+    xs = sizes if len(errs) == len(sizes) else bw_sizes
     ax.loglog(
         xs, q[:, 1], "o-", color=icml26.plotting.color(i), label=f"{name} (median)"
     )
@@ -1716,11 +1825,17 @@ icml26.claim(
 
 # %% [markdown]
 # The spectral estimator needs no initialisation and no iterations, and its error falls at the
-# predicted rate; its belief error is also about twice that of Baum–Welch at every size where
-# both were run, which is the usual finding: moments are a consistent but inefficient estimator,
-# and maximum likelihood started from them improves on them. A spectral method is presumably the
-# paper's choice for what it lets one *prove* (a high-probability error bound at every round, with
-# no local optima), not for its accuracy at a given $n$.
+# predicted rate; its belief error is also about twice that of Baum–Welch *started from it* at
+# every size where both were run, which is the usual finding: moments are a consistent but
+# inefficient estimator, and maximum likelihood started from them improves on them. Started
+# cold instead (uniform $P$ and $\pi$, random emission rows, as `hmmlearn` initialises a
+# `CategoricalHMM`) and given the same 8 iterations, Baum–Welch does not improve with $n$ at
+# all: its belief error stays near 0.35 from $n = 500$ to $8000$ (slope about 0, printed above),
+# worse than the spectral estimate in most runs from $n = 2000$ on. The 8 iterations are enough
+# only from a consistent start; a cold start needs many more, and may stop in a local optimum.
+# A spectral method is presumably the paper's choice for what it lets one
+# *prove* (a high-probability error bound at every round, with no local optima), but the
+# comparison shows a practical side too: it is what makes a few EM iterations enough.
 #
 # ## Cross-check
 #
@@ -1877,16 +1992,21 @@ print(
 #   that this linear
 #   part stays within the proposition's misspecification price. Re-estimated at $t = 2000, 4000,
 #   8000$ (3 warm-started EM iterations each, not run to convergence), the belief error shrinks
-#   and the late slope drops well below 1 (02.3). That is a slope over one late window of a
-#   finite horizon with four epochs, not a measured rate, and the paper's high-probability bounds
-#   are not tested. The ratio of 02.4 is flattered by the warm-up: the estimating learners enter
+#   and the late slope, pooled over the 64 runs, drops well below 1 (0.66). Claim 02.3 is
+#   nevertheless NOT REPRODUCED: decided on each of the 8 groups of 8 runs, as every claim of
+#   the section is, the slope ranges from 0.42 to 1.25, and a slope over one decade of a group
+#   whose regret after the warm-up is small (about 80 reward units) is dominated by its few
+#   worst runs. More runs per group (the paper scale has 256 runs) or a longer horizon would be
+#   needed to decide it per seed. That is a slope over one late window of a finite horizon with
+#   four epochs, not a measured rate, and the paper's high-probability bounds are not tested. The ratio of 02.4 is flattered by the warm-up: the estimating learners enter
 #   the post-warm-up phase with 1000 rounds of exploration in their statistics. EM can stop in a
 #   local optimum: in a few runs the first fit's means are far off (see the 90% quantile printed
 #   above), and those runs carry most of the single fit's extra regret.
 # - **Natural model with known HMM.** Claims 02.6–02.8 isolate the reward-dependency problem:
 #   the beliefs use the true HMM. We do not reproduce the fully adaptive strategy, nor its
 #   reported $T^{7/8}$ rate; the late-increment ratio of 02.6 uses that rate only as an upper
-#   threshold. The regime was chosen to make rewards far more informative about $S_t$ than the
+#   threshold (a heuristic one, so 02.6 is tagged as a reproduction, with the same learner
+#   ignoring the chain as its control). The regime was chosen to make rewards far more informative about $S_t$ than the
 #   contexts; with informative contexts (standard deviation 1.5), noisier rewards and faster
 #   forgetting the dependence is at the edge of detection and the schedules cannot be told apart
 #   (see the exercises).
@@ -1897,7 +2017,11 @@ print(
 #   epochs $\hat\theta$ still has a bias of about 3.7 standard errors on one coordinate, the
 #   negative bias of least squares on adaptively collected data, on a rarely played
 #   (action, state) pair. The Bonferroni threshold 3.56 assumes an unbiased estimator; no update
-#   schedule removes that adaptive-sampling bias, and the proofs do not need it removed.
+#   schedule removes that adaptive-sampling bias, and the proofs do not need it removed. Claims
+#   02.7 and 02.8 are each one t-test over the 96 runs (a statistic of all runs together, not a
+#   per-seed value), so a verdict this close to its threshold (3.68 against 3.56) could flip at
+#   other seeds; the score of 02.8 (2.4) and the every-round controls (9.4 and 7.9) are far from
+#   it.
 # - **Slopes are finite-horizon summaries.** For the known-HMM learner the local slope falls with
 #   $t$ (the problem has gaps, and OFUL is eventually logarithmic): the $[0.35, 0.65]$ window of
 #   claim 02.1 is met over $10^2 \le t \le 10^4$ and would drift below it at much larger $T$.
@@ -1907,8 +2031,11 @@ print(
 #   fixed belief error the enlarged radius would grow like $\sqrt t$ and make the bound linear
 #   anyway). We did not run the enlarged-radius variant.
 # - **Spectral vs Baum–Welch.** The comparison is on one sequence per run, batch estimation,
-#   median over 32 runs; Baum–Welch is started from the spectral estimate and run for 8
-#   iterations, and only up to $n = 2000$ to fit the time budget. The rate of 02.9 is a slope over
+#   median over 32 runs; Baum–Welch is run for 8 iterations, from the spectral estimate and from
+#   a cold start, at $n = 500, 2000, 8000$ only (the E-step is a sequential pass over the
+#   sequence, and $n = 16000$ would double the chapter's running time). At that budget the cold
+#   start has not converged, so the comparison says what a few iterations buy from each start,
+#   not where EM ends. The rate of 02.9 is a slope over
 #   $[500, 16000]$ (1.5 decades), and its constant depends on the emission matrix and on the
 #   random combination $\eta$ used in the eigen-decomposition.
 #
@@ -2074,13 +2201,15 @@ print(
 #   of the known-HMM regret at this horizon (02.1–02.2). Re-estimating the HMM on a doubling
 #   schedule shrinks the belief errors (roughly like $t^{-1/2}$) and with them the extra regret:
 #   the late slope of its regret after the warm-up falls well below 1, and its regret after the
-#   warm-up is no larger than the known-HMM learner's (02.3–02.4). A learner that ignores the
+#   warm-up is no larger than the known-HMM learner's (02.4); the late slope is below 1 pooled
+#   over all runs but not on every group of runs (02.3). A learner that ignores the
 #   chain is misspecified and has linear regret (02.5).
 # - When rewards depend on the hidden state and are informative about it, every-round updates
 #   bias the regression (score and $\hat\theta$); periodic updates with growing epochs centre the
 #   score (02.8) and keep the regret sublinear (02.6), but pay more regret than updating every
 #   round at this horizon, and do not remove the adaptive-sampling bias of $\hat\theta$ (02.7).
 # - With finite contexts, the spectral (method-of-moments) estimator has belief errors falling
-#   like $n^{-1/2}$ (02.9), about twice those of Baum–Welch started from it.
+#   like $n^{-1/2}$ (02.9), about twice those of Baum–Welch started from it; Baum–Welch
+#   started cold does not improve with $n$ in the same 8 iterations.
 # - Our filter, both Baum–Welch variants and the spectral estimator are checked against
 #   `hmmlearn` (Cross-check section and tests).

@@ -387,6 +387,7 @@ BETA_BELOW = 0.5  # β / λ* below it
 EPSILONS = [0.01, 0.02, 0.04]  # probe error bounds ε (07.3)
 BUDGETS = np.linspace(0.02, 0.3, icml26.pick(ci=8, paper=15))  # T grid (07.4)
 BAND = icml26.pick(ci=0.1, paper=0.1)  # borderline: T < Δ ≤ T + BAND
+POOL_SEEDS = icml26.pick(ci=5, paper=10)  # independent pools and probes (07.4, 07.5)
 N_RANDOM_GAMES = icml26.pick(ci=150, paper=2000)  # random games for LP duality (E1)
 MAX_SIZE = icml26.pick(ci=8, paper=12)  # largest m, n of those games
 N_NASH_GAMES = icml26.pick(ci=40, paper=300)  # small games checked against nashpy
@@ -642,7 +643,7 @@ print(np.round(R_all[0], 2))
 # %%
 lam = np.array([s.multiplier for s in sols])
 binding = np.flatnonzero(lam > 0)
-above_err, below_excess = 0.0, []
+above_err, below_err, below_excess, above_excess = 0.0, 0.0, [], []
 for q in binding:
     for f in BETA_ABOVE:
         b = f * lam[q]
@@ -652,11 +653,13 @@ for q in binding:
             abs((b + 1) * g.value - sols[q].value),
             g.strategy @ Dn[q] - BUDGET,
         )
-    g = zerosum.maximin_lp(
-        zerosum.safety_game(Mn[q], Dn[q], BUDGET, BETA_BELOW * lam[q])
-    )
+        if f == BETA_ABOVE[0]:
+            above_excess.append(g.strategy @ Dn[q] - BUDGET)
+    b = BETA_BELOW * lam[q]
+    g = zerosum.maximin_lp(zerosum.safety_game(Mn[q], Dn[q], BUDGET, b))
     below_excess.append(g.strategy @ Dn[q] - BUDGET)
-below_excess = np.array(below_excess)
+    below_err = max(below_err, abs((b + 1) * g.value - sols[q].value), below_excess[-1])
+below_excess, above_excess = np.array(below_excess), np.array(above_excess)
 print(
     f"{len(binding)} of {N_REDUCTION} prompts have a binding budget; λ* quartiles "
     f"{np.round(np.quantile(lam[binding], [0.25, 0.5, 0.75]), 2)}"
@@ -667,24 +670,28 @@ print(
 
 # %% tags=["claim"]
 # fails if: the game's maximin strategy were not the LP solution for β above λ* (wrong
-# reduction)
+# reduction); the control is the same measure at β = λ*/2, where it must fail
 icml26.claim(
     "07.1",
     "β ≥ λ*: max |(β+1)V − p*| and budget excess of the game",
     above_err,
     at_most=1e-8,
     kind="theorem",
+    control=below_err,
+    control_label="β = λ*/2",
 )
 
 # %% tags=["claim"]
 # fails if: a prior weight below λ* still enforced the budget (then β ≥ λ* would not be
-# needed)
+# needed); the control is the same share at β = 1.1 λ*, where it must fail
 icml26.claim(
     "07.2",
     "β = λ*/2: share of binding prompts where the game exceeds T",
     float((below_excess > 1e-9).mean()),
     at_least=1.0,
     kind="theorem",
+    control=float((above_excess > 1e-9).mean()),
+    control_label="β = 1.1 λ*",
 )
 
 # %% [markdown]
@@ -703,7 +710,7 @@ icml26.claim(
 # risk is evaluated on the true ones.
 
 # %%
-robust_excess, plain_violations, cost = [], [], []
+robust_excess, plain_violations, plain_excess, cost = [], [], [], []
 v_true_T = zerosum.budgeted_lp_batched(M_true, D_true, BUDGET)[0]
 for eps in EPSILONS:
     noise = (
@@ -716,6 +723,7 @@ for eps in EPSILONS:
     risk_robust, risk_plain = (pi_robust * D_true).sum(1), (pi_plain * D_true).sum(1)
     robust_excess.append((risk_robust - BUDGET).numpy())
     plain_violations.append(int((risk_plain > BUDGET + 1e-12).sum()))
+    plain_excess.append(float((risk_plain - BUDGET).max()))
     cost.append(float((v_true_T - (pi_robust * M_true).sum(1)).mean()))
     print(
         f"ε = {eps}: LP at T − 2ε exceeds T on "
@@ -728,17 +736,16 @@ for eps in EPSILONS:
 robust_excess = np.array(robust_excess)
 
 # %% tags=["claim"]
-# fails if: the 2ε margin were too small for refusal-relative scores (the LP at T fails
-# too)
-assert min(plain_violations) > 0, (
-    "negative control: the LP at T should exceed T somewhere"
-)
+# fails if: the 2ε margin were too small for refusal-relative scores, as no margin (the
+# control: the LP at T on the same readings) is
 icml26.claim(
     "07.3",
     "LP at T − 2ε: max over ε, prompts of true risk − T",
     float(robust_excess.max()),
     at_most=1e-12,
     kind="theorem",
+    control=max(plain_excess),
+    control_label="LP at T",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The $T - 2\\varepsilon$ rule (claim 07.3): left, the true extra risk of the LP's strategy when the risk readings err by up to $\\varepsilon = 0.02$ — solved at $T$ it overspends on about a third of the prompts, solved at $T - 2\\varepsilon$ never; right, what the margin costs in mean helpfulness, against $\\varepsilon$.", "name": "07-fig-robust"}}
@@ -801,53 +808,102 @@ plt.show()
 # mixes with safer answers (07.5: at least half of the gain comes from prompts where the game
 # uses one). Both methods decide on single noisy probe readings; helpfulness and risk are then
 # measured with the true probabilities. The threshold of 07.4 is "at every budget of the grid";
-# 07.5's "at least half" is our reading of "the gain comes from borderline answers".
+# 07.5's "at least half" is our reading of "the gain comes from borderline answers". Both are
+# decided on 5 independently simulated pools (prompts, candidates and probe readings; the
+# pool above is the first), every pool must pass (rule `worst`). The control of 07.5 is the
+# share of the gain from prompts where the game uses an answer *far* over the budget
+# ($\hat\Delta_i > T + 0.1$), which the claim says should be the minor part.
+
 
 # %%
-rows = []
-for T_b in BUDGETS:
-    v_g, pi_g = zerosum.budgeted_lp_batched(M_hat, D_hat, T_b)
-    pi_f = zerosum.threshold_filter(M_hat, D_hat, T_b)
-    gain = v_g - (pi_f * M_hat).sum(1)  # on the scores the methods see
-    border = ((D_hat > T_b) & (D_hat <= T_b + BAND) & (pi_g > 1e-9)).any(1)
-    rows.append(
-        [
-            float((pi_g * M_true).sum(1).mean()),
-            float((pi_f * M_true).sum(1).mean()),
-            float((pi_g * D_true).sum(1).mean()),
-            float((pi_f * D_true).sum(1).mean()),
-            float(border.double().mean()),
-            float((gain * border).sum() / gain.sum()),
-        ]
+def game_vs_filter(M_h, D_h, M_t, D_t):
+    """Per budget of the grid: mean true helpfulness and risk of game and filter,
+    the share of prompts where the game uses a borderline answer, and the shares of the
+    game's gain from those prompts and from prompts where it uses one far over T."""
+    out = []
+    for T_b in BUDGETS:
+        v_g, pi_g = zerosum.budgeted_lp_batched(M_h, D_h, T_b)
+        pi_f = zerosum.threshold_filter(M_h, D_h, T_b)
+        gain = v_g - (pi_f * M_h).sum(1)  # on the scores the methods see
+        used = pi_g > 1e-9
+        border = ((D_h > T_b) & (D_h <= T_b + BAND) & used).any(1)
+        far = ((D_h > T_b + BAND) & used).any(1)
+        out.append(
+            [
+                float((pi_g * M_t).sum(1).mean()),
+                float((pi_f * M_t).sum(1).mean()),
+                float((pi_g * D_t).sum(1).mean()),
+                float((pi_f * D_t).sum(1).mean()),
+                float(border.double().mean()),
+                float((gain * border).sum() / gain.sum()),
+                float((gain * far).sum() / gain.sum()),
+            ]
+        )
+    return np.array(out)
+
+
+def at_equal_risk(r):
+    """Game − filter true helpfulness at the game's realised mean risk (the filter's
+    curve interpolated over its cutoffs; NaN outside the filter's range)."""
+    return r[:, 0] - np.interp(r[:, 2], r[:, 3], r[:, 1], left=np.nan, right=np.nan)
+
+
+# the pool above is seed 0; POOL_SEEDS - 1 more pools, each with its own probes
+per_pool = [game_vs_filter(M_hat, D_hat, M_true, D_true)]
+for k in range(1, POOL_SEEDS):
+    g_k = torch.Generator().manual_seed(SEED + 100 + k)
+    pool_k = zerosum.simulate_candidates(PROMPTS, POOL_K, generator=g_k)
+    h_k = zerosum.probe(pool_k.helpful, PROBE_NOISE, generator=g_k)
+    r_k = zerosum.probe(pool_k.risk, PROBE_NOISE, generator=g_k)
+    per_pool.append(
+        game_vs_filter(
+            h_k - h_k[:, :1],
+            r_k - r_k[:, :1],
+            pool_k.helpful - pool_k.helpful[:, :1],
+            pool_k.risk - pool_k.risk[:, :1],
+        )
     )
-rows = np.array(rows)
-help_g, help_f, risk_g, risk_f, border_share, border_gain = rows.T
+rows = per_pool[0]
+help_g, help_f, risk_g, risk_f, border_share, border_gain, far_gain = rows.T
 print(
-    " T     help game  help filter  risk game  risk filter  borderline used  gain share"
+    "pool 0:\n T     help game  help filter  risk game  risk filter  borderline used"
+    "  gain share"
 )
 for T_b, r in zip(BUDGETS, rows, strict=True):
-    print(f"{T_b:.2f}  " + "  ".join(f"{v:10.3f}" for v in r))
+    print(f"{T_b:.2f}  " + "  ".join(f"{v:10.3f}" for v in r[:6]))
 i_def = int(np.abs(BUDGETS - BUDGET).argmin())
+gap_budget = np.array([r[:, 0] - r[:, 1] for r in per_pool])  # (pools, budgets)
+gap_risk = np.array([at_equal_risk(r) for r in per_pool])
+print(
+    f"over {POOL_SEEDS} pools, game − filter true helpfulness: at equal budget "
+    f"{gap_budget.min():+.3f} to {gap_budget.max():+.3f}; at equal realised risk "
+    f"{np.nanmin(gap_risk):+.3f} to {np.nanmax(gap_risk):+.3f}"
+)
 
 # %% tags=["claim"]
-# fails if: mixing did not beat keeping the best answer under the cutoff, at some budget
+# fails if: mixing did not beat keeping the best answer under the cutoff, at some
+# budget; the control is the same share at equal realised risk instead of equal budget
 icml26.claim(
     "07.4",
-    "share of budgets where game's true helpfulness > filter's",
-    float((help_g > help_f).mean()),
+    "equal budget T: share of budgets where game's true helpfulness > filter's",
+    seeds=(gap_budget > 0).mean(1),
     at_least=1.0,
     kind="reproduction",
+    control=[float((g[np.isfinite(g)] > 0).mean()) for g in gap_risk],
+    control_label="at equal realised risk",
 )
 
 # %% tags=["claim"]
 # fails if: the game's gain came from answers far over the budget, not from borderline
-# ones
+# ones (the control: the share of the gain from answers with Δ̂ > T + 0.1)
 icml26.claim(
     "07.5",
     f"T = {BUDGETS[i_def]:.2f}: share of game's gain from borderline answers",
-    float(border_gain[i_def]),
+    seeds=[r[i_def, 5] for r in per_pool],
     at_least=0.5,
     kind="reproduction",
+    control=[r[i_def, 6] for r in per_pool],
+    control_label="far over T",
 )
 
 # %% [markdown]
@@ -866,11 +922,16 @@ print(
 )
 
 # %% [markdown]
-# This is the honest reading of 07.4 in our simulator: **at the same budget** the game is more
-# helpful, and most of its gain comes from borderline answers (07.5), as the paper says; but
-# **at the same realised risk** the filter, traced over its cutoffs, is about as helpful — here
-# slightly more, by less than 0.011. The game's advantage is that it spends the budget it is
-# given, on every prompt, exactly; a filter with a per-task tuned cutoff buys the same trade-off
+# This is the honest reading of 07.4 in our simulator. The paper's comparison is the one at the
+# same *budget* — the filter with the cutoff $T$ that the game is given, the baseline the
+# authors describe — and there the game is more helpful at every budget of the grid, on every
+# pool, and most of its gain comes from borderline answers (07.5), as the paper says. The claim
+# line also carries the other comparison, as its control: **at the same realised risk** the
+# filter, traced over its cutoffs, is about as helpful — slightly more, by the margins printed
+# above (the game is behind at every budget inside the filter's range, on every pool). On the
+# scores the methods read, the game cannot lose at equal budget — the filter's pick is a
+# feasible point of the LP — so the claim is measured on the true scores, where it could.
+# The game's advantage is that it spends the budget it is given, on every prompt, exactly; a filter with a per-task tuned cutoff buys the same trade-off
 # on average across prompts. Whether real probe scores, with their human-judged borderline
 # answers, behave differently is what the paper's benchmarks measure and this simulation cannot.
 
@@ -1537,9 +1598,14 @@ print(
 # - **What is tested** is the paper's formulation: the reduction of the game to the budgeted LP
 #   and its threshold $\beta \ge \lambda^\star$ (07.1–07.2, our derivation of "$\beta$ large
 #   enough"), the $T - 2\varepsilon$ rule (07.3), and the comparison with a threshold filter
-#   (07.4–07.5). The first three are theorems and hold exactly; 07.4–07.5 reproduce the paper's
-#   comparison and its mechanism at the same *budget*, but at the same *realised risk* the game
-#   does not beat the filter in our simulator (by up to 0.011 it is worse).
+#   (07.4–07.5). The first three are theorems and hold exactly, each with its control failing
+#   (β = λ*/2, β = 1.1 λ*, the LP at $T$). 07.4–07.5 reproduce the paper's comparison and its
+#   mechanism at the same *budget*, on each of 5 independently simulated pools, but at the same
+#   *realised risk* — the control of 07.4 — the game does not beat the filter in our simulator
+#   (it is behind by 0.002 to 0.011 on every pool). On the read scores the game cannot lose at
+#   equal budget (the filter's pick is feasible for the LP), so 07.4 is measured on the true
+#   scores, where it could; that it holds there says the probe noise does not undo the game's
+#   extra helpfulness, not that the game buys helpfulness more cheaply than a tuned filter.
 # - **Penalty version.** We follow the hinge penalty of the ICML-era description; the sigmoid
 #   penalty of an earlier version is not implemented. $T$ is fixed here; the paper tunes it per
 #   task on a development set.

@@ -577,10 +577,16 @@ def token_sum_scores(
     G = torch.randn(len(vocab), d, generator=generator, device=generator.device)
 
     def embed(toks: list[list[str]]) -> torch.Tensor:
+        # word counts (repeats counted), built with one scatter-add instead of a Python
+        # loop of tensor updates: the same integer counts, so the same scores
+        rows = torch.tensor([i for i, t in enumerate(toks) for _ in t], dtype=torch.long)
+        cols = torch.tensor([vocab[w] for t in toks for w in t], dtype=torch.long)
         C = torch.zeros(len(toks), len(vocab), device=G.device)
-        for i, t in enumerate(toks):
-            for w in t:
-                C[i, vocab[w]] += 1.0
+        C.index_put_(
+            (rows.to(G.device), cols.to(G.device)),
+            torch.ones(len(rows), device=G.device),
+            accumulate=True,
+        )
         z = C @ G
         return z / z.norm(dim=1, keepdim=True).clamp_min(1e-12) if normalise else z
 
