@@ -28,11 +28,7 @@ NOT_YET: dict[str, dict[str, str]] = {
     "test_every_reproduction_carries_its_evidence": {
         stem: _FIRST_EDITION
         for stem in (
-            "01-med",
-            "02-hmm-bandits",
-            "07-safety-game",
             "08-hrc-dsppo",
-            "10-asir",
             "11-any2any",
             "12-agent-jit",
             "15-scale",
