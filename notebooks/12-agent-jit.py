@@ -545,7 +545,7 @@ print(
 # identity) is repeated over independent seeds — five where a run takes under a second, three
 # for the scheduler, whose run takes about three — and holds only if its **worst** seed passes.
 #
-# ### 12.1 · The static checker flags exactly the plans that fail (jit-protocol)
+# ### 12.1 · The static checker flags exactly the plans that fail
 #
 # *Claim* (the paper's protocol; {prf:ref}`agent-jit-prop-exact`): checking each candidate plan against
 # the tools' contracts catches the ordering and navigation errors that make it fail in the
@@ -645,7 +645,7 @@ icml26.claim(
 # `back_to_store()` is dropped: the first iteration succeeds, the second would open an item from
 # an item page. The check is right to flag it — the plan is wrong for every store with two items.
 #
-# ### 12.2 · Valid-plan probability and pass@k follow the closed form (jit-pass-at-k)
+# ### 12.2 · Valid-plan probability and pass@k follow the closed form
 #
 # *Claim* ({prf:ref}`agent-jit-prop-passk`): without repair, a sampled chain plan of length $L$ is
 # valid with probability $(1-\varepsilon_o)^{L-1}$ and pass@$k$ is $1-(1-p)^k$. The formulas are
@@ -711,7 +711,10 @@ icml26.claim(
 # 0.175$ is the one at which {eq}`agent-jit-eq-valid` gives the paper's 9 %
 # ($(1-0.175)^{18} = 0.031$, pass@3 $= 0.091$), so the "before" number is calibrated; the
 # "after" number is not — it depends on the repair model ($r = 0.7$ per error and round, every
-# violation reported). The ablation without feedback is the first round of the same trials:
+# violation reported). That the checker reports every violation, not only the first, was
+# settled knowing that with the first only pass@3 falls to about 0.57 (Exercise
+# {ref}`agent-jit-ex-repair`); the paper's protocol returns "errors" to the model without
+# saying how many per round. The ablation without feedback is the first round of the same trials:
 # a trial passes without repair when one of its three first drafts is already valid.
 
 # %%
@@ -764,6 +767,7 @@ icml26.claim(
     at_least=0.9,
     control=no_repair,
     control_label="no repair",
+    tuned="every violation reported per round (first one only: about 0.57)",
 )
 
 # %% [markdown]
@@ -804,19 +808,22 @@ ax.legend(loc="center right")
 plt.show()
 
 # %% [markdown]
-# ### 12.4–12.6 · The cost model ranks candidate plans (jit-cost-ranking)
+# ### 12.4–12.6 · The cost model ranks candidate plans
 #
 # *Claim* (the paper: among valid candidates the cheapest by $C(P)$ is chosen; best and worst
 # valid candidates differ 5.3× in latency, 11.7 s vs 61.7 s): {eq}`agent-jit-eq-cost` ranks candidates
 # by their latency even though it assumes ten iterations per loop. For the 37 tasks "order the
 # cheapest item" we draw a true number of items $t \in \{1..20\}$, per-tool latencies (median
 # uniform on [0.3, 1.5] s; the menu read costs three of them; a model call has median 3 s), and
-# 8 distinct candidates from: browse the items in a loop or read the menu; judge each item by a
-# model call inside the loop or once after it; 0–2 redundant read-only calls. The latency of a
+# 8 distinct candidates from: browse the items in a loop or read the menu; judge the items by
+# one model call after the loop, with or without a model call per item inside it; 0–2
+# redundant read-only calls. The latency of a
 # candidate is its exact expected latency in the shop with $t$ items (counts of executed calls
-# times mean latencies, {prf:ref}`agent-jit-prop-cost` with $t$ for $\gamma$). Following the corrected
-# design, the statistic is the **median within-task** Spearman correlation (a pooled correlation
-# across tasks mixes tasks of different sizes, which no cost model of one task addresses).
+# times mean latencies, {prf:ref}`agent-jit-prop-cost` with $t$ for $\gamma$). The statistic
+# is the **median within-task** Spearman correlation (a pooled correlation across tasks mixes
+# tasks of different sizes, which no cost model of one task addresses). Each seed draws 37 new
+# tasks; the controls are a planner without a cost model (candidates in the order written, the
+# first valid one run) and, for the spread, candidates that never call the model in a loop.
 
 # %%
 SIGMA = 0.5
@@ -1022,7 +1029,7 @@ plt.show()
 # the two differ. And the spread of 12.6 comes mostly from browsing against reading the menu;
 # candidates that never call the model inside a loop spread 2.6–3.7×, around the threshold.
 #
-# ### 12.7–12.8 · JIT-Planner against the agent loop (jit-speedup)
+# ### 12.7–12.8 · JIT-Planner against the agent loop
 #
 # *Claim* (the paper's Table 1, mean over three models: Browser-Use 122.1 s and 65.7 % success,
 # JIT-Planner 11.7 s and 93.7 %, i.e. 10.4× faster and 28 points more accurate): compiling the
@@ -1309,7 +1316,7 @@ plt.show()
 # removes all the loop's per-element calls, while the real Browser-Use still reasons at length
 # over each cached step.
 #
-# ### 12.9 · Beyond Amdahl's bound: coarse tools, not only fewer model calls (jit-amdahl)
+# ### 12.9 · Beyond Amdahl's bound: coarse tools, not only fewer model calls
 #
 # First, arithmetic on the paper's own numbers ({prf:ref}`agent-jit-prop-amdahl` applied to
 # Table 1 and its 73 % LLM share): removing model calls alone allows at most
@@ -1391,7 +1398,7 @@ icml26.claim(
 )
 
 # %% [markdown]
-# ### 12.10–12.12 · Monte Carlo scheduling: no strategy wins everywhere (jit-scheduler)
+# ### 12.10–12.12 · Monte Carlo scheduling: no strategy wins everywhere
 #
 # *Claim* (the paper: JIT-Scheduler 109.9 s vs OpenAI CUA 258.7 s; the fixed strategies
 # serial/parallel/hedge take 129.6/148.5/98.4 s with Gemini 2.5 Pro and 157.3/166.2/130.3 s with
@@ -1583,7 +1590,7 @@ plt.show()
 # fitted model ({ref}`agent-jit-ex-misfit`). Summed over the mix they cost 1–2 % (12.10), a
 # third of what the plug-in scheduler without Monte Carlo loses.
 #
-# ### 12.13 · The order-statistic integrals behind hedging (jit-hedge-formula)
+# ### 12.13 · The order-statistic integrals behind hedging
 #
 # *Claim* ({prf:ref}`agent-jit-prop-order`): $\mathbb E[\min]$ and $\mathbb E[\max]$ of $n$ i.i.d.
 # stalled lognormals are the integrals {eq}`agent-jit-eq-order`. Quadrature (`scipy.integrate.quad`)
