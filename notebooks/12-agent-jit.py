@@ -1312,8 +1312,8 @@ plt.show()
 
 # %% [markdown]
 # The toy reproduces the *shape* of Table 1: the loop's time is mostly model calls, caching
-# tools inside the loop removes the element-level steps, and JIT removes nearly all model calls
-# and most action time. It does not reproduce the absolute numbers (the toy's tasks and the
+# tools inside the loop removes the element-level steps, and JIT removes most of the model
+# time and about two thirds of the action time. It does not reproduce the absolute numbers (the toy's tasks and the
 # paper's differ), nor the paper's modest 1.5× for Browser-Use + cache: in the toy, a cached tool
 # removes all the loop's per-element calls, while the real Browser-Use still reasons at length
 # over each cached step.
@@ -1328,9 +1328,9 @@ plt.show()
 # measured. This is a consequence of the printed numbers, so the cell below asserts it
 # rather than testing it as a claim.
 #
-# *Claim* (the paper's explanation of its speed-up: "fewer model calls **and** fewer, coarser
-# actions"): in the simulation of 12.7, JIT-Planner's speed-up exceeds the bound $1/(1-s)$
-# for removing model calls alone. The control runs the same plans with cached tools that
+# *Claim* (what the paper's numbers imply, with its synthesised coarse tools: the speed-up
+# comes from fewer model calls **and** fewer, coarser actions): in the simulation of 12.7,
+# JIT-Planner's speed-up exceeds the bound $1/(1-s)$ for removing model calls alone. The control runs the same plans with cached tools that
 # replay every element; by {prf:ref}`agent-jit-prop-amdahl` it cannot exceed the bound, so it
 # must fail.
 
@@ -1414,8 +1414,9 @@ icml26.claim(
 # seed draws a new task mix of 200 tasks, new offline samples and new Monte Carlo draws.
 #
 # The paper's own numbers do not show selection beating every fixed strategy on latency: with
-# Gemini 2.5 Pro, always hedging (98.4 s) was faster than the scheduler (109.9 s), which also
-# weighs accuracy. Claim 12.11 therefore tests the mechanism on latency alone. The controls:
+# Gemini 2.5 Pro, always hedging (98.4 s) was faster than the scheduler (109.9 s), and the
+# fastest fixed strategy is not always the most accurate. Claim 12.11 therefore tests the
+# mechanism on latency alone. The controls:
 # for 12.10 the scheduler without Monte Carlo, which plugs every element's fitted mean into
 # {eq}`agent-jit-eq-d3` (so a hedge never looks faster than one serial run); for 12.11 a
 # strategy drawn at random per task; for 12.12 a parallel spin-up of $\delta_p = 0$. The hedge
@@ -1970,7 +1971,7 @@ print(
 #   which plugs in the fitted means, also beats the best fixed strategy by 2–3 %; so 12.11
 #   shows that per-task selection pays on this mix, and 12.10 shows what Monte Carlo adds
 #   (1–2 % above the oracle instead of 6–7 %). In the paper, always hedging was faster than
-#   the scheduler with Gemini 2.5 Pro, which weighs accuracy too; the toy measures latency only.
+#   the scheduler with Gemini 2.5 Pro; the toy measures latency only, not accuracy.
 # * **Speed-up numbers are the toy's.** 12.7 measures a ratio of means on the toy's tasks; the
 #   paper's per-model ratios (9.7×, 14×, 9.2×; mean of ratios 11.0×) and its 10.4× (a ratio of
 #   means) are printed in 12.9 but are not what the simulation reproduces.
