@@ -310,6 +310,11 @@ def stream(offset: int) -> np.random.Generator:
     return np.random.default_rng(SEED + offset)
 
 
+def seeded(experiment: int, seed: int) -> np.random.Generator:
+    """The stream of one seed of a repeated experiment (independent of `stream`)."""
+    return np.random.default_rng((SEED, experiment, seed))
+
+
 # %% tags=["parameters", "hide-input"]
 N_PROTOCOL_PLANS = icml26.pick(
     ci=2000, paper=20000
@@ -325,12 +330,15 @@ CANDIDATES_K = 3  # k plans sampled in parallel
 PASSK_LENGTHS = [3, 7, 11, 15, 19]  # L of the chain tasks (12.2)
 PASSK_SAMPLES = icml26.pick(ci=3000, paper=30000)  # drafts per length
 PASSK_TRIALS = icml26.pick(
-    ci=600, paper=10000
-)  # repaired pass@3 trials at L = 19 (12.3)
+    ci=240, paper=2000
+)  # repaired pass@3 trials at L = 19, per seed (12.3)
+SEEDS = 5  # seeds of a reproduction whose run takes under a second
+SEEDS_SLOW = 3  # seeds of the scheduler (12.10–12.12), about 3 s per run
 N_TASKS, RUNS = 37, 3  # the paper's 37 tasks, 3 runs each
 RANK_CANDIDATES = 8  # candidate plans per task (12.4–12.6)
 GAMMA, C_TOOL, C_EVAL = 10.0, 1.0, 3.0
 LLM_SHARE = 0.73  # the paper's share of LLM time in Browser-Use
+PLAN_FACTOR = 2.0  # a plan-writing call / a step call (medians 6 s and 3 s)
 STEP_FAIL = 0.02  # unrecoverable error per step of the agent loop
 P_STALL_RUN = 0.1  # stall probability of UI elements in 12.7
 SCHED_TASKS = icml26.pick(ci=200, paper=1000)  # scheduler task mix (12.10–12.12)
@@ -531,7 +539,13 @@ print(
 # %% [markdown]
 # ## Experiments
 #
-# ### 12.1 · The static checker flags exactly the plans that fail (jit-protocol)
+# Each claim cell names, on its `# fails if:` line, the broken variant, the ablation or the
+# baseline it runs as its control; the control must fail the threshold, or the claim line says
+# NOT DISCRIMINATING. A reproduction (a statement about the toy's behaviour, not an exact
+# identity) is repeated over independent seeds — five where a run takes under a second, three
+# for the scheduler, whose run takes about three — and holds only if its **worst** seed passes.
+#
+# ### 12.1 · The static checker flags exactly the plans that fail
 #
 # *Claim* (the paper's protocol; {prf:ref}`agent-jit-prop-exact`): checking each candidate plan against
 # the tools' contracts catches the ordering and navigation errors that make it fail in the
@@ -593,6 +607,7 @@ tp, fp, fn = (
     int((~flag & fails).sum()),
 )
 fn_loose = int((~flag_loose & fails).sum())
+wrong_loose = int((flag_loose != fails).sum())  # the control: static ≠ run time
 fp_one = int((flag & ~fails_one).sum())
 print(
     f"{N_PROTOCOL_PLANS} plans: {int(fails.sum())} fail at run time, {int(flag.sum())} "
@@ -612,16 +627,17 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the checker misses a violation (wrong contract direction, no loop invariant,
-# join taken as a union) or flags valid plans; the controls must show that both can
-# happen
-assert fn_loose > 0 and fp_one > 0
+# fails if: the checker misses a violation (the control: a manifest loosened by
+# deleting two preconditions) or flags valid plans (loops run once, printed above)
+assert fp_one > 0
 icml26.claim(
     "12.1",
     "plans where static verdict ≠ run-time outcome (trips ≥ 2)",
     fp + fn,
     at_most=0,
     kind="theorem",
+    control=wrong_loose,
+    control_label="loosened manifest",
 )
 
 # %% [markdown]
@@ -629,7 +645,7 @@ icml26.claim(
 # `back_to_store()` is dropped: the first iteration succeeds, the second would open an item from
 # an item page. The check is right to flag it — the plan is wrong for every store with two items.
 #
-# ### 12.2 · Valid-plan probability and pass@k follow the closed form (jit-pass-at-k)
+# ### 12.2 · Valid-plan probability and pass@k follow the closed form
 #
 # *Claim* ({prf:ref}`agent-jit-prop-passk`): without repair, a sampled chain plan of length $L$ is
 # valid with probability $(1-\varepsilon_o)^{L-1}$ and pass@$k$ is $1-(1-p)^k$. The formulas are
@@ -639,40 +655,51 @@ icml26.claim(
 
 # %%
 r2 = stream(12)
-z_scores, passk_rows = [], []
-for L in PASSK_LENGTHS:
-    gold = chain(L)
-    valid = np.array(
-        [
-            not jit.check_plan(
-                jit.sample_draft(gold, MANIFEST, r2, EPS_ORDER).plan(), MANIFEST
-            )
-            for _ in range(PASSK_SAMPLES)
-        ]
-    )
-    p = jit.valid_probability(EPS_ORDER, L)
+
+
+def z_scores_of(valid: np.ndarray, p: float) -> list:
+    """z of the valid rate and of pass@3 (triples of drafts) against the closed form."""
     p3 = jit.pass_at_k(p, CANDIDATES_K)
-    groups = valid[: PASSK_SAMPLES - PASSK_SAMPLES % 3].reshape(-1, 3).any(1)
-    z_scores += [
+    groups = valid[: valid.size - valid.size % 3].reshape(-1, 3).any(1)
+    return [
         (valid.mean() - p) / np.sqrt(p * (1 - p) / valid.size),
         (groups.mean() - p3) / np.sqrt(p3 * (1 - p3) / groups.size),
     ]
+
+
+z_scores, z_loose, passk_rows = [], [], []
+for L in PASSK_LENGTHS:
+    gold = chain(L)
+    drafts = [
+        jit.sample_draft(gold, MANIFEST, r2, EPS_ORDER).plan()
+        for _ in range(PASSK_SAMPLES)
+    ]
+    valid = np.array([not jit.check_plan(d, MANIFEST) for d in drafts])
+    p = jit.valid_probability(EPS_ORDER, L)
+    p3 = jit.pass_at_k(p, CANDIDATES_K)
+    groups = valid[: PASSK_SAMPLES - PASSK_SAMPLES % 3].reshape(-1, 3).any(1)
+    z_scores += z_scores_of(valid, p)
+    # the control: the same drafts checked against the loosened manifest of 12.1
+    z_loose += z_scores_of(np.array([not jit.check_plan(d, loose) for d in drafts]), p)
     passk_rows.append((L, valid.mean(), p, groups.mean(), p3))
     print(
         f"L={L:2d}: valid {valid.mean():.3f} (formula {p:.3f}), "
         f"pass@3 {groups.mean():.3f} ({p3:.3f})"
     )
 max_z = float(np.max(np.abs(z_scores)))
+max_z_loose = float(np.max(np.abs(z_loose)))
 
 # %% tags=["claim"]
-# fails if: a swap does not break a contract (checker or manifest too weak), swaps are
-# not independent, or the parser/renderer changes the plan
+# fails if: a swap does not break a contract (the control: the loosened manifest of
+# 12.1), swaps are not independent, or the parser/renderer changes the plan
 icml26.claim(
     "12.2",
     "max |z| of valid rate and pass@3 vs closed form, 5 lengths",
     max_z,
     at_most=4.0,
     kind="theorem",
+    control=max_z_loose,
+    control_label="loosened manifest",
 )
 
 # %% [markdown]
@@ -684,36 +711,46 @@ icml26.claim(
 # 0.175$ is the one at which {eq}`agent-jit-eq-valid` gives the paper's 9 %
 # ($(1-0.175)^{18} = 0.031$, pass@3 $= 0.091$), so the "before" number is calibrated; the
 # "after" number is not — it depends on the repair model ($r = 0.7$ per error and round, every
-# violation reported).
+# violation reported). That the checker reports every violation, not only the first, was
+# settled knowing that with the first only pass@3 falls to about 0.57 (Exercise
+# {ref}`agent-jit-ex-repair`); the paper's protocol returns "errors" to the model without
+# saying how many per round. The ablation without feedback is the first round of the same trials:
+# a trial passes without repair when one of its three first drafts is already valid.
 
 # %%
-r3 = stream(13)
 gold19 = chain(19)
 
 
-def plan_with_repair(rounds: int) -> tuple[bool, int]:
+def plan_with_repair(rounds: int, r: np.random.Generator) -> tuple[bool, int]:
     """k candidates in parallel, each repaired up to `rounds` times.
 
     Returns (any valid, rounds used).
     """
     drafts = [
-        jit.sample_draft(gold19, MANIFEST, r3, EPS_ORDER) for _ in range(CANDIDATES_K)
+        jit.sample_draft(gold19, MANIFEST, r, EPS_ORDER) for _ in range(CANDIDATES_K)
     ]
     for used in range(rounds + 1):
         programs = [jit.parse_plan(jit.render_plan(d.plan())) for d in drafts]
         if any(not jit.check_plan(p, MANIFEST) for p in programs):
             return True, used
         if used < rounds:
-            drafts = [jit.repair(d, r3, FIX_PROB) for d in drafts]
+            drafts = [jit.repair(d, r, FIX_PROB) for d in drafts]
     return False, rounds
 
 
-no_repair = np.mean([plan_with_repair(0)[0] for _ in range(PASSK_TRIALS)])
-with_repair = np.mean([plan_with_repair(REPAIR_ROUNDS)[0] for _ in range(PASSK_TRIALS)])
+with_repair, no_repair = [], []  # pass@3 per seed, with and without feedback
+for s in range(SEEDS):
+    r3 = seeded(3, s)
+    trials = np.array(
+        [plan_with_repair(REPAIR_ROUNDS, r3) for _ in range(PASSK_TRIALS)]
+    )
+    with_repair.append(trials[:, 0].mean())
+    no_repair.append((trials[:, 0] & (trials[:, 1] == 0)).mean())
 p_rep = jit.pass_at_k(jit.valid_probability(EPS_ORDER, 19, FIX_PROB, REPAIR_ROUNDS), 3)
 print(
-    f"pass@3 at L=19: without repair {no_repair:.3f}, "
-    f"with ≤ {REPAIR_ROUNDS} rounds {with_repair:.3f}"
+    f"pass@3 at L=19 over {SEEDS} seeds × {PASSK_TRIALS} trials: without repair "
+    f"{np.mean(no_repair):.2f}, with ≤ {REPAIR_ROUNDS} rounds "
+    f"{np.mean(with_repair):.2f}"
 )
 print(
     f"closed form: {jit.pass_at_k(jit.valid_probability(EPS_ORDER, 19), 3):.3f} and "
@@ -721,21 +758,23 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: violations are not fed back (the ablation: no repair) or the repair rounds
-# are too few for the error rate; the ablation must stay below 0.3
-assert no_repair < 0.3
+# fails if: violations are not fed back (the control: the same drafts without repair)
+# or the repair rounds are too few for the error rate
 icml26.claim(
     "12.3",
     "pass@3 of the 19-call plan with ≤ 2 repair rounds",
-    with_repair,
+    seeds=with_repair,
     at_least=0.9,
+    control=no_repair,
+    control_label="no repair",
+    tuned="every violation reported per round (first one only: about 0.57)",
 )
 
 # %% [markdown]
 # pass@$k$ as a function of $k$, for a short and the long task, with and without repair (lines:
 # {prf:ref}`agent-jit-prop-passk`; dots: the sampled rates of 12.2 and 12.3):
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Repair, not more samples, rescues long plans.", "name": "12-fig-1"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Follow the two L = 19 lines: without repair (dashed) pass@k stays low even at k = 10, while two repair rounds (solid) lift it above 0.9 already at k = 2; the square, measured at k = 3 and averaged over seeds, sits on the solid line. The dotted grey line is the paper's 9 % without the protocol.", "name": "12-fig-1"}}
 ks = np.arange(1, 11)
 fig, ax = plt.subplots(figsize=(6.5, 4))
 for i, (L, rounds) in enumerate([(7, 0), (19, 0), (7, 2), (19, 2)]):
@@ -751,7 +790,11 @@ for L, _, _, g, _ in passk_rows:
     if L in (7, 19):
         ax.plot(3, g, "o", color=icml26.plotting.color(0 if L == 7 else 1))
 ax.plot(
-    3, with_repair, "s", color=icml26.plotting.color(1), label="measured, L = 19, R = 2"
+    3,
+    np.mean(with_repair),
+    "s",
+    color=icml26.plotting.color(1),
+    label="measured, L = 19, R = 2",
 )
 ax.axhline(0.09, color="grey", lw=0.8, ls=":")
 ax.text(7.2, 0.11, "paper, no protocol: 9 %", fontsize=8, color="grey")
@@ -765,19 +808,22 @@ ax.legend(loc="center right")
 plt.show()
 
 # %% [markdown]
-# ### 12.4–12.6 · The cost model ranks candidate plans (jit-cost-ranking)
+# ### 12.4–12.6 · The cost model ranks candidate plans
 #
 # *Claim* (the paper: among valid candidates the cheapest by $C(P)$ is chosen; best and worst
 # valid candidates differ 5.3× in latency, 11.7 s vs 61.7 s): {eq}`agent-jit-eq-cost` ranks candidates
 # by their latency even though it assumes ten iterations per loop. For the 37 tasks "order the
 # cheapest item" we draw a true number of items $t \in \{1..20\}$, per-tool latencies (median
 # uniform on [0.3, 1.5] s; the menu read costs three of them; a model call has median 3 s), and
-# 8 distinct candidates from: browse the items in a loop or read the menu; judge each item by a
-# model call inside the loop or once after it; 0–2 redundant read-only calls. The latency of a
+# 8 distinct candidates from: browse the items in a loop or read the menu; judge the items by
+# one model call after the loop, with or without a model call per item inside it; 0–2
+# redundant read-only calls. The latency of a
 # candidate is its exact expected latency in the shop with $t$ items (counts of executed calls
-# times mean latencies, {prf:ref}`agent-jit-prop-cost` with $t$ for $\gamma$). Following the corrected
-# design, the statistic is the **median within-task** Spearman correlation (a pooled correlation
-# across tasks mixes tasks of different sizes, which no cost model of one task addresses).
+# times mean latencies, {prf:ref}`agent-jit-prop-cost` with $t$ for $\gamma$). The statistic
+# is the **median within-task** Spearman correlation (a pooled correlation across tasks mixes
+# tasks of different sizes, which no cost model of one task addresses). Each seed draws 37 new
+# tasks; the controls are a planner without a cost model (candidates in the order written, the
+# first valid one run) and, for the spread, candidates that never call the model in a loop.
 
 # %%
 SIGMA = 0.5
@@ -814,80 +860,142 @@ def candidate_code(source: str, eval_in_loop: bool, redundant: int) -> str:
     return "\n".join(lines + TAIL)
 
 
-r4 = stream(14)
 space = [(s, e, q) for s in ("browse", "menu") for e in (False, True) for q in range(3)]
-rank_rows = []  # per task: trips, costs, latencies
-for _task in range(N_TASKS):
-    trips = int(r4.integers(1, 21))
-    mean_lat = {n: r4.uniform(0.3, 1.5) * MEAN_FACTOR for n in MANIFEST}
-    mean_lat["read_menu"] = sum(r4.uniform(0.3, 1.5, 3)) * MEAN_FACTOR
-    mean_lat["ai_eval"] = 3.0 * MEAN_FACTOR
-    picks = r4.choice(len(space), RANK_CANDIDATES, replace=False)
-    costs, lats = [], []
-    for j in picks:
-        plan = jit.parse_plan(candidate_code(*space[j]))
-        assert not jit.check_plan(plan, MANIFEST)
-        run = jit.run_plan(plan, trips)
-        costs.append(jit.plan_cost(plan, MANIFEST, GAMMA, C_TOOL, C_EVAL))
-        lats.append(sum(c * mean_lat[n] for n, c in run.counts.items()))
-    rank_rows.append((trips, np.array(costs), np.array(lats)))
+flat = [j for j, (_, e, _) in enumerate(space) if not e]  # no model call in a loop
 
-rhos = np.array([scipy.stats.spearmanr(c, lat_).statistic for _, c, lat_ in rank_rows])
-argmin_ratio = np.array([lat_[np.argmin(c)] / lat_.min() for _, c, lat_ in rank_rows])
-spread = np.array([lat_.max() / lat_.min() for _, _, lat_ in rank_rows])
-trips_all = np.array([t for t, _, _ in rank_rows])
-all_c = np.concatenate([c for _, c, _ in rank_rows])
-all_l = np.concatenate([lat_ for _, _, lat_ in rank_rows])
+
+def rank_experiment(r: np.random.Generator) -> list:
+    """37 tasks: (trips, C(P), latency, call count, latency of the flat candidates)."""
+    rows = []
+    for _task in range(N_TASKS):
+        trips = int(r.integers(1, 21))
+        mean_lat = {n: r.uniform(0.3, 1.5) * MEAN_FACTOR for n in MANIFEST}
+        mean_lat["read_menu"] = sum(r.uniform(0.3, 1.5, 3)) * MEAN_FACTOR
+        mean_lat["ai_eval"] = 3.0 * MEAN_FACTOR
+        picks = r.choice(len(space), RANK_CANDIDATES, replace=False)
+        plans = {j: jit.parse_plan(candidate_code(*space[j])) for j in {*picks, *flat}}
+        lat = {}
+        for j, plan in plans.items():
+            assert not jit.check_plan(plan, MANIFEST)
+            run = jit.run_plan(plan, trips)
+            lat[j] = sum(c * mean_lat[n] for n, c in run.counts.items())
+        costs = [
+            jit.plan_cost(plans[j], MANIFEST, GAMMA, C_TOOL, C_EVAL) for j in picks
+        ]
+        calls = [jit.plan_cost(plans[j], MANIFEST, 1.0, 1.0, 1.0) for j in picks]
+        rows.append(
+            (
+                trips,
+                np.array(costs),
+                np.array([lat[j] for j in picks]),
+                np.array(calls),
+                np.array([lat[j] for j in flat]),
+            )
+        )
+    return rows
+
+
+def rank_stats(rows: list) -> dict:
+    """Per task: Spearman ρ, argmin-C / fastest, worst / best, and the controls."""
+
+    def rho(x, y):
+        return scipy.stats.spearmanr(x, y).statistic
+
+    return {
+        "rho": np.array([rho(c, lat_) for _, c, lat_, _, _ in rows]),
+        "rho written": np.array(
+            [rho(np.arange(lat_.size), lat_) for _, _, lat_, _, _ in rows]
+        ),
+        "rho calls": np.array([rho(n, lat_) for _, _, lat_, n, _ in rows]),
+        "argmin": np.array(
+            [lat_[np.argmin(c)] / lat_.min() for _, c, lat_, _, _ in rows]
+        ),
+        "first": np.array([lat_[0] / lat_.min() for _, _, lat_, _, _ in rows]),
+        "spread": np.array([lat_.max() / lat_.min() for _, _, lat_, _, _ in rows]),
+        "spread flat": np.array([f.max() / f.min() for *_, f in rows]),
+        "trips": np.array([t for t, *_ in rows]),
+    }
+
+
+rows_per_seed = [rank_experiment(seeded(4, s)) for s in range(SEEDS)]
+per_seed = [rank_stats(rows) for rows in rows_per_seed]
+rank_rows = rows_per_seed[0]  # seed 0, for the figure
+st = per_seed[0]
+all_c = np.concatenate([c for _, c, _, _, _ in rank_rows])
+all_l = np.concatenate([lat_ for _, _, lat_, _, _ in rank_rows])
 pooled = scipy.stats.spearmanr(all_c, all_l).statistic
+rhos, argmin_ratio, spread = st["rho"], st["argmin"], st["spread"]
 print(
-    f"within-task Spearman: median {np.median(rhos):.2f}, minimum {rhos.min():.2f} "
-    f"(at t = {trips_all[rhos.argmin()]} items); pooled over tasks {pooled:.2f}"
-)
-print(
-    f"latency of the argmin-C plan / fastest: mean {argmin_ratio.mean():.3f}, "
-    f"max {argmin_ratio.max():.3f}"
+    f"seed 0: within-task Spearman median {np.median(rhos):.2f}, minimum "
+    f"{rhos.min():.2f} (t = {st['trips'][rhos.argmin()]} items); pooled {pooled:.2f}"
 )
 slow = argmin_ratio > 1.1
 print(
-    f"tasks where the argmin-C plan is > 10 % slower than the fastest: {slow.sum()} "
-    f"(items per loop t = {sorted(trips_all[slow].tolist())})"
+    f"seed 0: argmin-C plan > 10 % slower than the fastest on {slow.sum()} tasks "
+    f"(t = {sorted(st['trips'][slow].tolist())})"
 )
 print(
-    f"worst / best candidate latency: median {np.median(spread):.1f}, range "
-    f"{spread.min():.1f}–{spread.max():.1f} (paper 61.7 s / 11.7 s = 5.3)"
+    f"seed 0: worst / best median {np.median(spread):.1f} (paper 61.7 s / 11.7 s = 5.3)"
 )
 
+
+def per_seed_of(key: str, reduce) -> np.ndarray:
+    return np.array([reduce(x[key]) for x in per_seed])
+
+
+for label, key, reduce in [
+    ("median ρ, C(P)", "rho", np.median),
+    ("median ρ, order written", "rho written", np.median),
+    ("median ρ, call count", "rho calls", np.median),
+    ("max argmin-C / fastest", "argmin", np.max),
+    ("mean argmin-C / fastest", "argmin", np.mean),
+    ("max first / fastest", "first", np.max),
+    ("median worst / best", "spread", np.median),
+    ("same, no call in a loop", "spread flat", np.median),
+]:
+    print(f"{label:26s}" + " ".join(f"{v:5.2f}" for v in per_seed_of(key, reduce)))
+
 # %% tags=["claim"]
-# fails if: γ^d misstates the trip counts badly (true counts 1–20) or C_eval/C_tool is
-# far from the real latency ratio; the pooled correlation (printed above) is the wrong
-# measure
+# fails if: C(P) does not order the candidates by latency (the control: no cost model,
+# the candidates in the order the planner wrote them)
 icml26.claim(
     "12.4",
     "median within-task Spearman ρ(C(P), latency), 37 tasks",
-    np.median(rhos),
+    seeds=per_seed_of("rho", np.median),
     at_least=0.8,
+    control=per_seed_of("rho written", np.median),
+    control_label="order written",
 )
 
 # %% tags=["claim"]
-# fails if: the cheapest plan by C(P) is not among the fastest (e.g. γ too small to
-# penalise model calls inside loops)
+# fails if: the cheapest plan by C(P) is not among the fastest (the control: no
+# ranking, the first valid candidate is run)
 icml26.claim(
     "12.5",
     "max over tasks of latency(argmin C) / fastest latency",
-    argmin_ratio.max(),
+    seeds=per_seed_of("argmin", np.max),
     at_most=1.1,
+    control=per_seed_of("first", np.max),
+    control_label="first candidate",
 )
 
 # %% tags=["claim"]
-# fails if: the candidates do not differ enough for the choice to matter (paper: 5.3×)
+# fails if: the candidates do not differ enough for the choice to matter (the control:
+# candidates that never call the model inside a loop)
 icml26.claim(
-    "12.6", "median worst/best candidate latency ratio", np.median(spread), at_least=3.0
+    "12.6",
+    "median worst/best candidate latency ratio (paper 5.3)",
+    seeds=per_seed_of("spread", np.median),
+    at_least=3.0,
+    control=per_seed_of("spread flat", np.median),
+    control_label="no model call in a loop",
+    tuned="candidate generator widened after a first one gave 2.1",
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Within a task, cost and latency rise together.", "name": "12-fig-2"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Each grey line joins one task's candidates in order of C(P): the lines rise to the right, and the red circles (the plans C(P) picks) sit at the bottom of their line except on dark-coloured tasks, whose loops run only once or twice.", "name": "12-fig-2"}}
 fig, ax = plt.subplots(figsize=(7, 4.5))
 sc = None
-for t, c, lat_ in rank_rows:
+for t, c, lat_, _, _ in rank_rows:
     o = np.argsort(c)
     ax.plot(c[o], lat_[o], color="grey", lw=0.4, alpha=0.5, zorder=1)
     sc = ax.scatter(
@@ -916,7 +1024,14 @@ plt.show()
 # means very different latencies (the true trip count varies twenty-fold), which is why the
 # pooled correlation is lower; the planner never compares plans of different tasks.
 #
-# ### 12.7–12.8 · JIT-Planner against the agent loop (jit-speedup)
+# Two things the printed table shows beyond the claims. A plain count of calls ($\gamma = 1$,
+# $C_{eval} = C_{tool}$) also ranks these candidates with a median $\rho$ of 0.82–0.93, so 12.4
+# shows that $C(P)$ orders the candidates, not that the factor $\gamma = 10$ is needed: the
+# candidates rarely trade calls at depth 0 against calls inside a loop, the only case in which
+# the two differ. And the spread of 12.6 comes mostly from browsing against reading the menu;
+# candidates that never call the model inside a loop spread 2.6–3.7×, around the threshold.
+#
+# ### 12.7–12.8 · JIT-Planner against the agent loop
 #
 # *Claim* (the paper's Table 1, mean over three models: Browser-Use 122.1 s and 65.7 % success,
 # JIT-Planner 11.7 s and 93.7 %, i.e. 10.4× faster and 28 points more accurate): compiling the
@@ -926,48 +1041,43 @@ plt.show()
 #
 # * **agent loop**: every tool stands for 1–5 UI elements (on average 2.9 per tool, $n \approx 3L$
 #   steps); each step is one model call and one element action; each step fails unrecoverably
-#   with probability 0.02. The model's medians are our assumption (3 s per step,
-#   6 s to write a plan), and the UI latencies are scaled so that **73 %** of the loop's
-#   expected latency is inference (calibration A); calibration B keeps the UI latencies and
-#   raises the model's median instead;
-# * **loop + cached tools**: the same loop over the $L$ cached tools;
+#   with probability 0.02. The model's medians were fixed before any run (3 s per step, 6 s
+#   to write a plan), and the UI latencies are scaled so that **73 %** of the loop's expected
+#   latency is inference;
+# * **loop + cached tools**: the same loop over the $L$ cached tools (the paper's
+#   "Browser-Use + cache", the baseline of 12.7);
 # * **JIT-Planner**: $k = 3$ plans written in parallel (a code-writing call, median twice a step
 #   call), checked, up to two repair rounds, then the $L$ cached tools, each as one coarse action
-#   (the latency of about one element; the corrected design — a macro that replays all of its
-#   elements would leave the action time unchanged, and {prf:ref}`agent-jit-prop-amdahl` would cap the
-#   speed-up at 3.7×).
+#   (the latency of about one element). A cached tool that replays all of its elements would
+#   leave the action time unchanged; that variant is the control of 12.9.
 #
 # Element latencies are lognormal ($\sigma_{\log} = 0.5$, medians uniform on [0.3, 1.5] s before
-# the calibration's scaling) with stalls ($p_{st} = 0.1$, ×10). The claims use calibration A.
+# the scaling) with stalls ($p_{st} = 0.1$, ×10). Each seed draws new element medians, task
+# lengths and latencies. Reaching the 73 % share by slowing the model instead of speeding up
+# the UI changes only the unit of time (every latency is a median times the same random
+# factor), so the speed-up is the same draw for draw; the cell asserts it on one seed.
+
 
 # %%
-r5 = stream(15)
-el_raw = {n: r5.uniform(0.3, 1.5, max(t.elements, 1)) for n, t in MANIFEST.items()}
-act_mean = (1 + 9 * P_STALL_RUN) * MEAN_FACTOR  # mean / median of a stalled element
-task_L = r5.integers(3, 20, N_TASKS)
-steps = [m for L in task_L for n in ORDER_FLOW[:L] for m in el_raw[n.split("(")[0]]]
-mean_act = np.mean(steps) * act_mean  # mean action latency of a loop step, unscaled
-# Calibration A (the chapter's): model calls have our assumed medians (3 s per
-# step, 6 s per plan); the UI latencies are scaled so that 73 % of the loop's latency is
-# inference. Calibration B: the UI latencies stay as drawn and the model's median is
-# raised instead.
-CALIBRATIONS = {
-    "A": (3.0, 3.0 * MEAN_FACTOR * (1 - LLM_SHARE) / LLM_SHARE / mean_act),
-    "B": (LLM_SHARE / (1 - LLM_SHARE) * mean_act / MEAN_FACTOR, 1.0),
-}
+def speedup_experiment(r: np.random.Generator, slow_model: bool = False) -> dict:
+    """37 tasks × 3 runs of the agent loop, the loop over cached tools and JIT-Planner.
 
-
-def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict:
-    """37 tasks × 3 runs of each strategy.
-
-    The strategies: the agent loop, the loop over cached tools, and JIT-Planner.
+    Rows are (LLM time, action time, success); JIT's rows add the repair round of its
+    first valid plan, its action time if its tools replayed every element, and its LLM
+    time per unit of PLAN_FACTOR. 73 % LLM share by faster UI, or by a slower model.
     """
+    el_raw = {n: r.uniform(0.3, 1.5, max(t.elements, 1)) for n, t in MANIFEST.items()}
+    act_mean = (1 + 9 * P_STALL_RUN) * MEAN_FACTOR  # mean / median, stalled element
+    task_L = r.integers(3, 20, N_TASKS)
+    steps = [m for L in task_L for n in ORDER_FLOW[:L] for m in el_raw[n.split("(")[0]]]
+    ratio = LLM_SHARE / (1 - LLM_SHARE) * np.mean(steps) * act_mean / MEAN_FACTOR
+    llm_median, el_scale = (ratio, 1.0) if slow_model else (3.0, 3.0 / ratio)
     el_median = {n: el_scale * v for n, v in el_raw.items()}
 
-    def llm(size: int, factor: float = 1.0) -> np.ndarray:
-        return jit.draw_latencies(
-            np.array([llm_median * factor]), [SIGMA], [0.0], (size,), r
-        )[:, 0]
+    def llm(size: int) -> np.ndarray:
+        return jit.draw_latencies(np.array([llm_median]), [SIGMA], [0.0], (size,), r)[
+            :, 0
+        ]
 
     def act(medians: np.ndarray) -> float:
         n = medians.size
@@ -975,40 +1085,30 @@ def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict
             medians, np.full(n, SIGMA), np.full(n, P_STALL_RUN), (1,), r
         ).sum()
 
-    def run_loop(tools: list, cached: bool) -> tuple[float, float, bool]:
-        """(LLM time, action time, success) of the step-by-step agent."""
+    def run_loop(tools: list, cached: bool) -> tuple:
         parts = [
             el_median[t].mean(keepdims=True) if cached else el_median[t] for t in tools
         ]
         med = np.concatenate(parts)
-        return (
-            llm(med.size).sum(),
-            act(med),
-            bool(r.random() < (1 - STEP_FAIL) ** med.size),
-        )
+        ok = bool(r.random() < (1 - STEP_FAIL) ** med.size)
+        return llm(med.size).sum(), act(med), ok
 
-    def run_jit(L: int) -> tuple[float, float, bool]:
-        """JIT-Planner on the first L steps of the flow.
-
-        Returns (LLM time, action time, success).
-        """
+    def run_jit(L: int) -> tuple:
         drafts = [
             jit.sample_draft(chain(L), MANIFEST, r, EPS_ORDER)
             for _ in range(CANDIDATES_K)
         ]
-        t_llm = 0.0
-        for _ in range(REPAIR_ROUNDS + 1):
-            t_llm += llm(CANDIDATES_K, factor=2.0).max()  # k plans written in parallel
+        unit = 0.0  # LLM time with a plan call as long as a step call
+        for used in range(REPAIR_ROUNDS + 1):
+            unit += llm(CANDIDATES_K).max()  # k plans written in parallel
             valid = [d.plan() for d in drafts if not jit.check_plan(d.plan(), MANIFEST)]
             if valid:
                 plan = min(valid, key=lambda p: jit.plan_cost(p, MANIFEST, GAMMA))
-                return (
-                    t_llm,
-                    act(np.array([el_median[c.name].mean() for c in plan])),
-                    True,
-                )
+                coarse = act(np.array([el_median[c.name].mean() for c in plan]))
+                replay = act(np.concatenate([el_median[c.name] for c in plan]))
+                return PLAN_FACTOR * unit, coarse, True, used, replay, unit
             drafts = [jit.repair(d, r, FIX_PROB) for d in drafts]
-        return t_llm, 0.0, False
+        return PLAN_FACTOR * unit, 0.0, False, REPAIR_ROUNDS + 1, 0.0, unit
 
     out = {"agent loop": [], "loop + cached tools": [], "JIT-Planner": []}
     for L in np.repeat(task_L, RUNS):
@@ -1016,74 +1116,97 @@ def simulate(llm_median: float, el_scale: float, r: np.random.Generator) -> dict
         out["agent loop"].append(run_loop(tools, cached=False))
         out["loop + cached tools"].append(run_loop(tools, cached=True))
         out["JIT-Planner"].append(run_jit(int(L)))
-    return {k: np.array(v, dtype=float) for k, v in out.items()}
+    res_ = {k: np.array(v, dtype=float) for k, v in out.items()}
+    return {"runs": res_, "llm_median": llm_median, "el_median": el_median}
 
 
-runs = {
-    c: simulate(*CALIBRATIONS[c], stream(15 + i)) for i, c in enumerate(CALIBRATIONS)
-}
-res = runs["A"]
-for c, (llm_med, scale_) in CALIBRATIONS.items():
-    print(
-        f"calibration {c}: model median {llm_med:.2f} s per step, UI latencies "
-        f"×{scale_:.2f}"
-    )
-    for k, v in runs[c].items():
-        tot = v[:, 0] + v[:, 1]
-        print(
-            f"  {k:20s} mean {tot.mean():6.1f} s  (LLM {v[:, 0].mean():5.1f} s, "
-            "actions "
-            f"{v[:, 1].mean():5.1f} s, LLM share {v[:, 0].sum() / tot.sum():.2f}), "
-            f"success {v[:, 2].mean():.2f}"
-        )
+def speedup_of(res_: dict, factor: float = PLAN_FACTOR, replay: bool = False) -> float:
+    """Ratio of mean latencies, agent loop / JIT-Planner (plan call = factor steps)."""
+    j = res_["JIT-Planner"]
+    jit_total = factor * j[:, 5] + (j[:, 4] if replay else j[:, 1])
+    return res_["agent loop"][:, :2].sum(1).mean() / jit_total.mean()
 
 
-def speedup_of(r_: dict) -> float:
-    return (
-        r_["agent loop"][:, :2].sum(1).mean() / r_["JIT-Planner"][:, :2].sum(1).mean()
-    )
-
-
+experiments = [speedup_experiment(seeded(7, s)) for s in range(SEEDS)]
+runs = [e["runs"] for e in experiments]
+slow_model = speedup_experiment(seeded(7, 0), slow_model=True)["runs"]
+icml26.checks.agree(
+    "speed-up, faster UI vs slower model",
+    speedup_of(slow_model),
+    speedup_of(runs[0]),
+    atol=1e-9,
+)
+res = runs[0]
 loop_tot = res["agent loop"][:, :2].sum(1)
-speedup = speedup_of(res)
-success_gain = res["JIT-Planner"][:, 2].mean() - res["agent loop"][:, 2].mean()
-act_cut = res["agent loop"][:, 1].mean() / res["JIT-Planner"][:, 1].mean()
-print(
-    f"speed-up (ratio of means): A {speedup:.1f}×, B {speedup_of(runs['B']):.1f}×; "
-    f"action time cut (A) {act_cut:.1f}×"
+llm_median, el_median = experiments[0]["llm_median"], experiments[0]["el_median"]
+print(f"seed 0: model median {llm_median:.2f} s per step")
+print("  mean latency (s)     total    LLM  actions  LLM share  success")
+for k, v in res.items():
+    tot = v[:, 0] + v[:, 1]
+    print(
+        f"  {k:19s} {tot.mean():6.1f} {v[:, 0].mean():6.1f} {v[:, 1].mean():8.1f} "
+        f"{v[:, 0].sum() / tot.sum():10.2f} {v[:, 2].mean():8.2f}"
+    )
+
+
+def loop_ok(r_: dict) -> float:
+    return r_["agent loop"][:, 2].mean()
+
+
+speedups = np.array([speedup_of(r_) for r_ in runs])
+cache_speedups = np.array(
+    [
+        r_["agent loop"][:, :2].sum(1).mean()
+        / r_["loop + cached tools"][:, :2].sum(1).mean()
+        for r_ in runs
+    ]
 )
-boot = stream(20)  # bootstrap over the 37 tasks (3 runs each) of the ratio of means
-per_task = {k: v[:, :2].sum(1).reshape(N_TASKS, RUNS).mean(1) for k, v in res.items()}
-idx = boot.integers(0, N_TASKS, (2000, N_TASKS))
-ratios = per_task["agent loop"][idx].mean(1) / per_task["JIT-Planner"][idx].mean(1)
-print(
-    f"bootstrap 90 % interval of the speed-up over tasks: "
-    f"[{np.quantile(ratios, 0.05):.1f}, {np.quantile(ratios, 0.95):.1f}]"
+replay_speedups = np.array([speedup_of(r_, replay=True) for r_ in runs])
+success_gain = np.array([r_["JIT-Planner"][:, 2].mean() - loop_ok(r_) for r_ in runs])
+no_repair_gain = np.array(  # the ablation: only plans valid before any repair count
+    [(r_["JIT-Planner"][:, 3] == 0).mean() - loop_ok(r_) for r_ in runs]
 )
-llm_median, el_median = (
-    CALIBRATIONS["A"][0],
-    {n: CALIBRATIONS["A"][1] * v for n, v in el_raw.items()},
+act_cut = np.array(
+    [r_["agent loop"][:, 1].mean() / r_["JIT-Planner"][:, 1].mean() for r_ in runs]
 )
+print("per seed: speed-up    " + " ".join(f"{x:5.2f}" for x in speedups))
+print("  loop + cached tools " + " ".join(f"{x:5.2f}" for x in cache_speedups))
+print("  success gain        " + " ".join(f"{x:+5.2f}" for x in success_gain))
+print("  same, no repair     " + " ".join(f"{x:+5.2f}" for x in no_repair_gain))
+print("sensitivity to the plan call / step call ratio (2 was fixed before running):")
+for f in (1.0, 1.5, 2.0, 2.5, 3.0):
+    sp = [speedup_of(r_, f) for r_ in runs]
+    print(f"  {f:3.1f}: speed-up mean {np.mean(sp):.2f}, worst seed {min(sp):.2f}")
 
 # %% tags=["claim"]
-# fails if: cached tools replay every element (action time unchanged; Amdahl caps the
-# speed-up at 3.7×) or planning and repair calls cost as much as the loop's calls
+# fails if: the plan is not what saves the time (the control: the loop over the same
+# cached tools, the paper's Browser-Use + cache)
 icml26.claim(
-    "12.7", "agent-loop latency / JIT-Planner latency (means)", speedup, at_least=5.0
+    "12.7",
+    "agent-loop / JIT-Planner latency (means; plan call = 2 step calls, fixed before)",
+    seeds=speedups,
+    at_least=5.0,
+    control=cache_speedups,
+    control_label="loop + cached tools",
 )
 
 # %% tags=["claim"]
 # fails if: repair cannot make long plans valid, so JIT fails more often than the loop's
-# per-step errors (0.02 per step) make the loop fail
+# per-step errors make the loop fail (the control: JIT without repair)
 icml26.claim(
-    "12.8", "JIT-Planner success − agent-loop success", success_gain, at_least=0.0
+    "12.8",
+    "JIT-Planner success − agent-loop success",
+    seeds=success_gain,
+    at_least=0.0,
+    control=no_repair_gain,
+    control_label="JIT without repair",
 )
 
 # %% [markdown]
 # The figure shows one task of 12 steps as a timeline (top: what each agent does, in order), and
 # the latency distributions and their decomposition over all runs beside the paper's means.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "One 12-step task: a model call per element vs one plan and coarse tools. Latency per run.", "name": "12-fig-3"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Top: in one 12-step task the loop alternates model calls and clicks for its whole length, while JIT-Planner spends one plan-writing call and then runs twelve short cached tools. Bottom left: the three latency distributions over all runs barely overlap. Bottom right: JIT removes most of the model time and part of the action time; the paper's bars (hatched and grey) fall in the same order, loop > loop + cache > JIT.", "name": "12-fig-3"}}
 fig = plt.figure(figsize=(7.5, 7))
 gs = fig.add_gridspec(2, 2, height_ratios=[1, 1.3])
 ax0 = fig.add_subplot(gs[0, :])
@@ -1189,20 +1312,27 @@ plt.show()
 
 # %% [markdown]
 # The toy reproduces the *shape* of Table 1: the loop's time is mostly model calls, caching
-# tools inside the loop removes the element-level steps, and JIT removes nearly all model calls
-# and most action time. It does not reproduce the absolute numbers (the toy's tasks and the
+# tools inside the loop removes the element-level steps, and JIT removes most of the model
+# time and about two thirds of the action time. It does not reproduce the absolute numbers (the toy's tasks and the
 # paper's differ), nor the paper's modest 1.5× for Browser-Use + cache: in the toy, a cached tool
 # removes all the loop's per-element calls, while the real Browser-Use still reasons at length
 # over each cached step.
 #
-# ### 12.9 · Amdahl's law on the paper's own numbers (jit-amdahl)
+# ### 12.9 · Beyond Amdahl's bound: coarse tools, not only fewer model calls
 #
-# *Claim* ({prf:ref}`agent-jit-prop-amdahl` applied to the paper's Table 1 and its 73 % LLM share):
-# removing model calls alone allows at most $1/(1-0.73) = 3.70\times$; the reported 10.4× is
-# therefore only possible if the action time itself fell, by at least
-# $0.27 \cdot 122.1 / 11.73 = 2.81\times$. The paper's speed-up is "fewer model calls **and**
-# fewer, coarser actions". The 73 % is assumed to apply to the three-model mean; the paper's
-# text does not say on which model it was measured.
+# First, arithmetic on the paper's own numbers ({prf:ref}`agent-jit-prop-amdahl` applied to
+# Table 1 and its 73 % LLM share): removing model calls alone allows at most
+# $1/(1-0.73) = 3.70\times$; the reported 10.4× is therefore only possible if the action time
+# itself fell, by at least $0.27 \cdot 122.1 / 11.73 = 2.81\times$. The 73 % is assumed to
+# apply to the three-model mean; the paper's text does not say on which model it was
+# measured. This is a consequence of the printed numbers, so the cell below asserts it
+# rather than testing it as a claim.
+#
+# *Claim* (what the paper's numbers imply, with its synthesised coarse tools: the speed-up
+# comes from fewer model calls **and** fewer, coarser actions): in the simulation of 12.7,
+# JIT-Planner's speed-up exceeds the bound $1/(1-s)$ for removing model calls alone. The control runs the same plans with cached tools that
+# replay every element; by {prf:ref}`agent-jit-prop-amdahl` it cannot exceed the bound, so it
+# must fail.
 
 # %%
 table1 = {  # (latency s, success %) from the paper's Table 1 (arXiv v2)
@@ -1242,25 +1372,35 @@ print(
     f"Amdahl bound for removing LLM time alone: {bound:.2f}×; "
     f"implied action-time cut ≥ {implied_cut:.2f}×"
 )
-print(f"this chapter's simulation: action time cut {act_cut:.1f}×")
+print(
+    f"this chapter's simulation: action time cut {act_cut.mean():.1f}× (mean of seeds)"
+)
+print(
+    "speed-up per seed, tools replaying every element: "
+    + " ".join(f"{x:.2f}" for x in replay_speedups)
+)
 print(
     f"JIT-Scheduler vs OpenAI CUA: 258.7 / 109.9 = {258.7 / 109.9:.2f}× "
     "(v2 abstract 2.4×, ICML abstract 2.6×)"
 )
 
+assert bu[0] / jp[0] > bound  # 10.4× is more than removing model calls allows
+assert implied_cut > 2.8  # so the paper's action time fell at least 2.8×
+
 # %% tags=["claim"]
-# fails if: the paper's numbers were consistent with removing model calls alone
-# (speed-up ≤ 1/(1 − 0.73)); the measured value is the action-time cut the numbers force
-assert bu[0] / jp[0] > bound
+# fails if: the speed-up comes from removing model calls alone (the control: cached
+# tools that replay every element, capped at 1/(1 − s) by Amdahl's law)
 icml26.claim(
     "12.9",
-    "action-time cut implied by Table 1 and the 73 % LLM share",
-    implied_cut,
-    at_least=2.8,
+    "JIT-Planner speed-up over the loop / Amdahl bound 1/(1 − 0.73)",
+    seeds=speedups / bound,
+    at_least=1.0,
+    control=replay_speedups / bound,
+    control_label="tools replay every element",
 )
 
 # %% [markdown]
-# ### 12.10–12.12 · Monte Carlo scheduling: no strategy wins everywhere (jit-scheduler)
+# ### 12.10–12.12 · Monte Carlo scheduling: no strategy wins everywhere
 #
 # *Claim* (the paper: JIT-Scheduler 109.9 s vs OpenAI CUA 258.7 s; the fixed strategies
 # serial/parallel/hedge take 129.6/148.5/98.4 s with Gemini 2.5 Pro and 157.3/166.2/130.3 s with
@@ -1270,84 +1410,150 @@ icml26.claim(
 # sees 200 offline samples per element, fits a single lognormal to each (maximum likelihood with
 # location 0: the stall component is *not* modelled) and draws $M = 2000$ latencies with common
 # random numbers. The true expected latency of every strategy comes from 5,000 draws of the true
-# stalled distributions; "realised" is the true expected latency of the chosen strategy.
+# stalled distributions; "realised" is the true expected latency of the chosen strategy. Each
+# seed draws a new task mix of 200 tasks, new offline samples and new Monte Carlo draws.
+#
+# The paper's own numbers do not show selection beating every fixed strategy on latency: with
+# Gemini 2.5 Pro, always hedging (98.4 s) was faster than the scheduler (109.9 s), and the
+# fastest fixed strategy is not always the most accurate. Claim 12.11 therefore tests the
+# mechanism on latency alone. The controls:
+# for 12.10 the scheduler without Monte Carlo, which plugs every element's fitted mean into
+# {eq}`agent-jit-eq-d3` (so a hedge never looks faster than one serial run); for 12.11 a
+# strategy drawn at random per task; for 12.12 a parallel spin-up of $\delta_p = 0$. The hedge
+# overhead $\delta_h = 4$ s was chosen after $\delta_h = 1$ s had left serial best on about
+# 1 % of the tasks; the cell prints the sweep.
+
 
 # %%
-r6 = stream(16)
-offline = jit.draw_latencies(mix.median, mix.sigma, mix.p_stall, (OFFLINE_SAMPLES,), r6)
-fit_med, fit_sig = jit.fit_lognormal(offline.T)
-t0 = time.perf_counter()
-est = jit.mc_strategy_means(
-    fit_med,
-    fit_sig,
-    np.zeros_like(fit_med),
-    sched,
-    DELTA_P,
-    DELTA_H,
-    M_SELECT,
-    r6,
-    n_hedge=N_HEDGE,
-)
-t_select = time.perf_counter() - t0
-truth = jit.mc_strategy_means(
-    mix.median,
-    mix.sigma,
-    mix.p_stall,
-    sched,
-    DELTA_P,
-    DELTA_H,
-    M_ORACLE,
-    stream(17),
-    n_hedge=N_HEDGE,
-)
-chosen = est.argmin(1)
+def schedule_experiment(r: np.random.Generator) -> dict:
+    """One task mix: offline fits, MC estimates, true means, plug-in estimates."""
+    mix_ = jit.random_schedule(SCHED_TASKS, r)
+    sch, dp = mix_.schedule, 3.0 * np.sqrt(mix_.m)
+    offline_ = jit.draw_latencies(
+        mix_.median, mix_.sigma, mix_.p_stall, (OFFLINE_SAMPLES,), r
+    )
+    f_med, f_sig = jit.fit_lognormal(offline_.T)
+    t0 = time.perf_counter()
+    est_ = jit.mc_strategy_means(
+        f_med, f_sig, np.zeros_like(f_med), sch, dp, DELTA_H, M_SELECT, r,
+        n_hedge=N_HEDGE,
+    )  # fmt: skip
+    t_sel = time.perf_counter() - t0
+    truth_ = jit.mc_strategy_means(
+        mix_.median, mix_.sigma, mix_.p_stall, sch, dp, DELTA_H, M_ORACLE, r,
+        n_hedge=N_HEDGE,
+    )  # fmt: skip
+    mean_el = f_med * np.exp(f_sig**2 / 2)  # the ablation: fitted means, no draws
+    plug_ = jit.strategy_latencies(
+        np.broadcast_to(mean_el, (1, N_HEDGE, mean_el.size)), sch, dp, DELTA_H
+    )[0]
+    return {
+        "mix": mix_, "offline": offline_, "fit": (f_med, f_sig), "est": est_,
+        "truth": truth_, "plug": plug_, "dp": dp, "t_select": t_sel,
+    }  # fmt: skip
+
+
+def schedule_stats(e: dict, delta_h: float = DELTA_H) -> dict:
+    """Realised / oracle, best fixed / realised, oracle shares; the hedge's mean moves
+    with δ_h one for one, so other overheads need no new draws."""
+    shift = np.array([0.0, 0.0, delta_h - DELTA_H])
+    truth_, est_, plug_ = e["truth"] + shift, e["est"] + shift, e["plug"] + shift
+    rows = np.arange(len(truth_))
+    oracle_ = truth_.min(1).sum()
+    realised_ = truth_[rows, est_.argmin(1)].sum()
+    plugged = truth_[rows, plug_.argmin(1)].sum()
+    no_spinup = truth_ - np.stack([0 * e["dp"], e["dp"], 0 * e["dp"]], axis=1)
+    one = e["mix"].m == 1  # one sub-task without spin-up: parallel is serial, exactly
+    no_spinup[one, 1] = no_spinup[one, 0]  # (ties go to serial, not to round-off)
+    return {
+        "ratio": realised_ / oracle_,
+        "plug ratio": plugged / oracle_,
+        "fixed": truth_.sum(0).min() / realised_,
+        "fixed plug": truth_.sum(0).min() / plugged,
+        "fixed random": truth_.sum(0).min() / truth_.mean(1).sum(),
+        "share": np.bincount(truth_.argmin(1), minlength=3) / len(truth_),
+        "share no spin-up": np.bincount(no_spinup.argmin(1), minlength=3) / len(truth_),
+    }
+
+
+sched_runs = [schedule_experiment(seeded(10, s)) for s in range(SEEDS_SLOW)]
+sched_stats = [schedule_stats(e) for e in sched_runs]
+
+
+def sched_seeds(key: str, reduce=lambda x: x) -> np.ndarray:
+    return np.array([reduce(x[key]) for x in sched_stats])
+
+
+e0 = sched_runs[0]  # seed 0, for the figures and the cross-check
+mix_s, offline, (fit_med, fit_sig) = e0["mix"], e0["offline"], e0["fit"]
+truth, chosen = e0["truth"], e0["est"].argmin(1)
 best = truth.argmin(1)
-realised = truth[np.arange(sched.n_tasks), chosen].sum()
-oracle = truth.min(1).sum()
-fixed = truth.sum(0)
-share = np.bincount(best, minlength=3) / sched.n_tasks
-for s, tot, sh in zip(jit.STRATEGIES, fixed, share, strict=True):
-    print(f"always {s:8s}: total {tot:7.0f} s, oracle's choice on {sh:.1%} of tasks")
-print(
-    f"MC selection: {realised:.0f} s; per-task oracle {oracle:.0f} s; agreement with "
-    "the "
-    f"oracle's choice on {(chosen == best).mean():.1%} of tasks"
-)
+for s_, tot, sh in zip(
+    jit.STRATEGIES, truth.sum(0), sched_stats[0]["share"], strict=True
+):
+    print(f"seed 0, always {s_:8s}: total {tot:7.0f} s, oracle's choice on {sh:.1%}")
+print(f"seed 0: MC agrees with the oracle's choice on {(chosen == best).mean():.1%}")
+for label, key, reduce in [
+    ("realised / oracle, MC", "ratio", None),
+    ("realised / oracle, plug-in", "plug ratio", None),
+    ("best fixed / MC", "fixed", None),
+    ("best fixed / plug-in", "fixed plug", None),
+    ("best fixed / random choice", "fixed random", None),
+    ("smallest oracle share", "share", np.min),
+    ("same, δ_p = 0", "share no spin-up", np.min),
+]:
+    vals = sched_seeds(key, reduce or (lambda x: x))
+    print(f"{label:27s}" + " ".join(f"{v:6.3f}" for v in vals))
+print("δ_h   oracle shares, seed 0      worst seed:")
+print("      serial parallel hedge   smallest share  realised / oracle")
+for dh in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0):
+    sts = [schedule_stats(e, dh) for e in sched_runs]
+    sh = "".join(f"{x:7.3f}" for x in sts[0]["share"])
+    worst_share = min(x["share"].min() for x in sts)
+    worst_ratio = max(x["ratio"] for x in sts)
+    print(f"{dh:3.0f} s {sh}   {worst_share:14.3f}  {worst_ratio:17.3f}")
 
 # %% tags=["nbval-ignore-output"]
 print(
-    f"MC selection for {sched.n_tasks} tasks × 3 strategies × {M_SELECT} draws: "
-    f"{t_select:.2f} s"
+    f"MC selection for {SCHED_TASKS} tasks × 3 strategies × {M_SELECT} draws: "
+    f"{e0['t_select']:.2f} s"
 )
 
 # %% tags=["claim"]
-# fails if: too few draws, tails fitted badly, or no common random numbers, so noise
-# decides
+# fails if: the selector's latency model misses the tails (the control: no Monte Carlo,
+# every element at its fitted mean), too few draws, or no common random numbers
 icml26.claim(
     "12.10",
     "realised / oracle expected latency, MC-selected strategy",
-    realised / oracle,
+    seeds=sched_seeds("ratio"),
     at_most=1.02,
+    control=sched_seeds("plug ratio"),
+    control_label="plug-in means",
 )
 
 # %% tags=["claim"]
-# fails if: one fixed strategy is as good as selecting per task (then selection is
-# pointless)
+# fails if: selecting per task is no better than an uninformed choice (the control: a
+# strategy drawn at random per task)
 icml26.claim(
     "12.11",
     "best fixed strategy total / MC-selection total",
-    fixed.min() / realised,
+    seeds=sched_seeds("fixed"),
     at_least=1.0,
+    control=sched_seeds("fixed random"),
+    control_label="random choice",
 )
 
 # %% tags=["claim"]
-# fails if: the task mix lets one strategy dominate (e.g. no spin-up cost for parallel,
-# δ_h so small that hedging always wins)
+# fails if: the task mix lets one strategy dominate (the control: no spin-up cost for
+# parallel browsers, δ_p = 0)
 icml26.claim(
     "12.12",
-    "smallest share of tasks on which a strategy is best",
-    share.min(),
+    "smallest share of tasks on which a strategy is best (δ_h = 4 s)",
+    seeds=sched_seeds("share", np.min),
     at_least=0.1,
+    control=sched_seeds("share no spin-up", np.min),
+    control_label="δ_p = 0",
+    tuned="δ_h = 4 s, after δ_h = 1 s left serial best on about 1 % of tasks",
 )
 
 # %% [markdown]
@@ -1355,13 +1561,13 @@ icml26.claim(
 # the runner-up (height), and where the Monte Carlo scheduler disagrees (crosses), as the number
 # of independent sub-tasks $m$ and the stall probability vary.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Serial wins short tasks, parallel wide ones, hedging stalled ones.", "name": "12-fig-4"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Read each panel by colour: without stalls (left) serial wins at one or two sub-tasks and parallel beyond; with stalls, hedging takes the tasks with few sub-tasks. The crosses, where the Monte Carlo choice differs from the oracle's, cluster at p_st = 0.1.", "name": "12-fig-4"}}
 fig, axes = plt.subplots(1, 3, figsize=(7.5, 3.4), sharey=True)
 cols = [icml26.plotting.color(i) for i in range(3)]
 for ax, p in zip(axes, (0.0, 0.1, 0.3), strict=True):
-    sel = mix.p_st == p
+    sel = mix_s.p_st == p
     jitter = stream(18).uniform(-0.3, 0.3, sel.sum())
-    xs_ = mix.m[sel] + jitter
+    xs_ = mix_s.m[sel] + jitter
     srt = np.sort(truth[sel], axis=1)
     gap = srt[:, 1] / srt[:, 0] - 1  # margin of the best strategy over the runner-up
     for s in range(3):
@@ -1381,14 +1587,14 @@ plt.show()
 # Serial wins where there are few sub-tasks and no stalls (no overhead to pay), parallel where many
 # independent sub-tasks amortise the spin-up $\delta_p = 3\sqrt m$ s, hedging where stalls make the
 # tail heavy and $n = 3$ copies make a stall of all of them unlikely. The scheduler's mistakes
-# (crosses) are not only near-ties: most sit at $p_{st} = 0.1$, with margins up to about 20 %,
+# (crosses) are not only near-ties: most sit at $p_{st} = 0.1$, with margins up to about 25 %,
 # where a single lognormal fitted to samples with a rare stall mode misjudges what hedging
-# saves. More draws ({prf:ref}`agent-jit-prop-select`) would not remove them all: with the true
-# distributions in place of the fits, the selection matched the oracle in our trial runs
-# (ratio 1.000), so they come mostly from the fitted model ({ref}`agent-jit-ex-misfit`).
-# Summed over the mix they cost about 1 % (12.10).
+# saves; at $p_{st} = 0.3$ the few crosses are near-ties. More draws
+# ({prf:ref}`agent-jit-prop-select`) would not remove the first kind: they come from the
+# fitted model ({ref}`agent-jit-ex-misfit`). Summed over the mix they cost 1–2 % (12.10), a
+# third of what the plug-in scheduler without Monte Carlo loses.
 #
-# ### 12.13 · The order-statistic integrals behind hedging (jit-hedge-formula)
+# ### 12.13 · The order-statistic integrals behind hedging
 #
 # *Claim* ({prf:ref}`agent-jit-prop-order`): $\mathbb E[\min]$ and $\mathbb E[\max]$ of $n$ i.i.d.
 # stalled lognormals are the integrals {eq}`agent-jit-eq-order`. Quadrature (`scipy.integrate.quad`)
@@ -1397,7 +1603,7 @@ plt.show()
 
 # %%
 r7 = stream(19)
-rel_err, curves = [], {}
+rel_err, rel_err_swapped, curves = [], [], {}
 for p in (0.0, 0.1, 0.3):
     for n in (2, 3, 5):
         x = jit.draw_latencies(
@@ -1405,6 +1611,11 @@ for p in (0.0, 0.1, 0.3):
         )
         q_min, q_max = jit.order_statistic_means(1.0, SIGMA, n, p)
         rel_err += [abs(x.min(1).mean() / q_min - 1), abs(x.max(1).mean() / q_max - 1)]
+        # the control: the two integrands swapped
+        rel_err_swapped += [
+            abs(x.min(1).mean() / q_max - 1),
+            abs(x.max(1).mean() / q_min - 1),
+        ]
     curves[p] = [jit.order_statistic_means(1.0, SIGMA, n, p) for n in range(1, 9)]
 print(f"largest relative error, MC vs quadrature: {max(rel_err):.2%}")
 
@@ -1417,9 +1628,11 @@ icml26.claim(
     max(rel_err),
     at_most=0.01,
     kind="theorem",
+    control=max(rel_err_swapped),
+    control_label="integrands swapped",
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Hedging cuts stalls; parallel waits for them. True p_st = …: one lognormal.", "name": "12-fig-5"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: the solid lines (E[min], hedging) fall with n, steepest from n = 1 to 2 when stalls are likely, while the dashed lines (E[max], waiting for n parallel pieces) rise. Right: the stall mode at ten times the median is a second bump in the offline samples, which the single fitted lognormal smears into a wide tail.", "name": "12-fig-5"}}
 fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(7.5, 3.6))
 ns = np.arange(1, 9)
 for i, p in enumerate(curves):
@@ -1446,7 +1659,7 @@ ax0.set(
 )
 ax0.legend(fontsize=7)
 x_off = offline[
-    :, np.argmax(mix.p_stall)
+    :, np.argmax(mix_s.p_stall)
 ]  # an element with stalls: 200 offline samples
 grid = np.logspace(-1.5, 1.7, 300)
 ax1.hist(
@@ -1456,7 +1669,7 @@ ax1.hist(
     alpha=0.5,
     label="offline samples",
 )
-i_el = np.argmax(mix.p_stall)
+i_el = np.argmax(mix_s.p_stall)
 ax1.plot(
     grid,
     scipy.stats.lognorm.pdf(grid, fit_sig[i_el], scale=fit_med[i_el]),
@@ -1466,7 +1679,7 @@ ax1.set(
     xscale="log",
     xlabel="element latency (s)",
     ylabel="density",
-    title=f"True p_st = {mix.p_stall[i_el]}: one lognormal",
+    title=f"True p_st = {mix_s.p_stall[i_el]}: one lognormal",
 )
 ax1.legend(fontsize=7)
 plt.show()
@@ -1722,29 +1935,43 @@ print(
 #   violations and every loop runs at least twice; real pages fail for other reasons (timeouts,
 #   changed layouts), which no static check catches.
 # * **The cost ranking is within a task, and fails where loops are short.** Pooled over tasks
-#   the correlation is lower (printed in 12.4; our trial runs measured 0.63, below a pooled
-#   threshold of 0.8, which is why the claim is stated per task). Claim 12.5 is **not
-#   reproduced** in its strict form "on every task": on the few tasks printed in 12.4, all with
-#   one or two items per loop, the plan with the least $C(P)$ reads the whole menu (three elements'
-#   worth of scrolling) where browsing the items is faster, and it is up to 30 % slower than
-#   the fastest candidate. Averaged over tasks it is within about 1 % of the fastest. This is the
-#   failure mode of {prf:ref}`agent-jit-prop-cost` that the trip counts 1–20 were chosen to probe:
-#   $\gamma = 10$ charges a loop ten iterations when it runs once ({ref}`agent-jit-ex-cost`).
-# * **The 5× speed-up is met only narrowly (12.7).** With our assumed model latencies
-#   (3 s per step, 6 s to write a plan), JIT-Planner spends more than half of its time writing
-#   plans: three candidates in parallel, waiting for the slowest, plus repair rounds. The
-#   loop/JIT ratio is close to 5 in both calibrations (A: the 73 % share reached by faster UI
-#   actions; B: by slower model calls), and the bootstrap interval over tasks printed in 12.7
-#   contains 5, so the verdict of 12.7 could flip with another draw of the 37 tasks. The paper's
-#   JIT-Planner takes 11.7 s in all, so its plan generation must be much cheaper relative to a
-#   loop step than our assumed 2 : 1, a ratio the available text does not give. The mechanism is
-#   reproduced robustly: the model's share falls from 73 % to about 55 %, and the action time
-#   falls about 3×, as Amdahl's law on the paper's numbers requires (12.9).
+#   the correlation is lower (0.63 on seed 0 of 12.4, below a pooled threshold of 0.8, which is
+#   why the claim is stated per task). Claim 12.5 is **not reproduced** in its strict form "on
+#   every task": on a few tasks per seed, all with one or two items per loop, the plan with the
+#   least $C(P)$ reads the whole menu (three elements' worth of scrolling) where browsing the
+#   items is faster, and it is up to 30 % slower than the fastest candidate. Averaged over tasks
+#   it is within about 2 % of the fastest on every seed, and running the first valid candidate
+#   instead is up to ten times slower. This is the failure mode of
+#   {prf:ref}`agent-jit-prop-cost` that the trip counts 1–20 were chosen to probe: $\gamma = 10$
+#   charges a loop ten iterations when it runs once ({ref}`agent-jit-ex-cost`).
+# * **What the ranking claims do not test.** A plain call count orders these candidates almost
+#   as well as $C(P)$ (printed in 12.4), so 12.4 does not show that $\gamma = 10$ is the right
+#   trip-count factor; the candidates would have to trade top-level calls against calls inside
+#   loops. The 5.3× spread of 12.6 is a property of the candidates we generate: the generator
+#   was widened after a first one gave 2.1, and is marked as tuned.
+# * **The 5× speed-up is not reproduced (12.7).** The loop/JIT ratio is 4.7–5.1 over five
+#   seeds (mean 4.9), so the worst seed misses the threshold. The margin depends on one setting
+#   fixed before running, the length of a plan-writing call relative to a step call (2:1, from
+#   the assumed medians of 6 s and 3 s): at 1.5:1 every seed passes (worst 5.5), at 2.5:1 the
+#   mean is 4.4. JIT-Planner spends more than half of its time writing plans (three candidates in
+#   parallel, waiting for the slowest, plus repair rounds); the paper's JIT-Planner takes 11.7 s
+#   in all, so its plan generation must be much cheaper relative to a loop step than our 2:1, a
+#   ratio the available text does not give. How the 73 % share is reached does not matter: a
+#   slower model instead of faster clicks changes only the unit of time, and the speed-up is the
+#   same draw for draw (asserted in 12.7). The mechanism is reproduced on every seed: the
+#   model's share falls from 73 % to about 55 %, the action time falls about 3×, and the
+#   speed-up exceeds the Amdahl bound for removing model calls alone by 28–37 %, which cached
+#   tools that replay every element cannot do (12.9).
 # * **The scheduler's input is idealised.** The element sequences $U_\sigma$ are known exactly;
 #   the paper has the LLM predict them, and mispredictions are not simulated. The task mix was
-#   designed by us; with $\delta_h = 1$ s instead of 4 s, hedging takes over and serial is the best
-#   choice on only 0.5–2 % of the tasks in our trial runs, so
-#   the "no universal winner" part of 12.12 depends on the overheads.
+#   built by us, and the hedge overhead $\delta_h = 4$ s was chosen after seeing that with
+#   $\delta_h = 1$ s hedging takes over and serial is best on only 0.5–1 % of the tasks (12.12
+#   fails there; from 2 s on it holds, with the worst seed at 0.105, close to the threshold).
+#   12.10 holds at every $\delta_h$ of the sweep. A scheduler without Monte Carlo,
+#   which plugs in the fitted means, also beats the best fixed strategy by 2–3 %; so 12.11
+#   shows that per-task selection pays on this mix, and 12.10 shows what Monte Carlo adds
+#   (1–2 % above the oracle instead of 6–7 %). In the paper, always hedging was faster than
+#   the scheduler with Gemini 2.5 Pro; the toy measures latency only, not accuracy.
 # * **Speed-up numbers are the toy's.** 12.7 measures a ratio of means on the toy's tasks; the
 #   paper's per-model ratios (9.7×, 14×, 9.2×; mean of ratios 11.0×) and its 10.4× (a ratio of
 #   means) are printed in 12.9 but are not what the simulation reproduces.
@@ -1822,7 +2049,7 @@ print(
 # Construct two valid plans $P_1$, $P_2$ for "order the cheapest item" such that $C(P_1) <
 # C(P_2)$ with $\gamma = 10$, but $P_1$ is slower when the store has one item ($t = 1$). State
 # the condition on the mean latencies of the tools under which this happens, and compare with
-# the two tasks on which claim 12.5 fails.
+# the tasks on which claim 12.5 fails.
 # ````
 #
 # ````{solution} agent-jit-ex-cost
@@ -1849,11 +2076,13 @@ print(
 #   ({prf:ref}`agent-jit-prop-exact`, 12.1).
 # * With all violations fed back, a few repair rounds turn a 9 % pass@3 on a 19-step plan into
 #   more than 90 %, as {eq}`agent-jit-eq-valid` predicts (12.2–12.3).
-# * $C(P)$ with $\gamma = 10$ ranks candidates within a task (median Spearman 12.4) and picks a
-#   near-fastest plan (12.5); it is a ranking heuristic, not a latency predictor.
+# * $C(P)$ with $\gamma = 10$ ranks candidates within a task (12.4) and picks a plan within a
+#   few per cent of the fastest on average, but not on every task (12.5, not reproduced where
+#   loops run once); it is a ranking heuristic, not a latency predictor.
 # * Amdahl's law on the paper's numbers: removing model calls allows 3.7×; the reported 10.4×
-#   implies action time fell at least 2.8× — coarse cached tools matter as much as the plan
-#   (12.7–12.9).
+#   implies action time fell at least 2.8×. In the toy, coarse cached tools are what lift the
+#   speed-up past that bound (12.9); the 5× of 12.7 is missed narrowly when writing a plan
+#   costs two loop steps.
 # * Monte Carlo scheduling with common random numbers on fitted latencies comes within 2 % of the
 #   per-task oracle and beats every fixed strategy; serial, parallel and hedged execution each win
 #   somewhere (12.10–12.13).

@@ -240,6 +240,14 @@ def test_order_statistics_against_monte_carlo(p: float, n: int) -> None:
         assert e_min == pytest.approx(np.exp(0.125), rel=1e-6) and e_min == pytest.approx(e_max)
 
 
+@pytest.mark.parametrize("p", [0.1, 0.3])
+def test_order_statistics_of_one_stalled_element_is_its_mean(p: float) -> None:
+    """n = 1: both integrals are the mean of the mixture, (1 − p + 10 p) · m · e^(σ²/2)."""
+    e_min, e_max = jit.order_statistic_means(2.0, 0.5, 1, p)
+    want = (1 - p + 10 * p) * 2.0 * np.exp(0.125)
+    assert e_min == pytest.approx(want, rel=1e-6) and e_max == pytest.approx(want, rel=1e-6)
+
+
 # --- the scheduler ----------------------------------------------------------------------------
 
 

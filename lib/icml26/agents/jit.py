@@ -12,6 +12,7 @@ quadrature).
 from __future__ import annotations
 
 import ast
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -672,7 +673,7 @@ def order_statistic_means(
 ) -> tuple[float, float]:
     """``(E[min], E[max])`` of ``n`` i.i.d. stalled lognormals by quadrature of
     ``∫ (1 − F)^n`` and ``∫ (1 − F^n)`` (:prf:ref:`agent-jit-prop-order`, chapter 12)."""
-    from scipy import integrate, stats
+    from scipy import integrate, special
 
     median = checks.real("median", median, low=0.0, strict=True)
     sigma = checks.real("sigma", sigma, low=0.0, strict=True)
@@ -681,8 +682,10 @@ def order_statistic_means(
     stall_factor = checks.real("stall_factor", stall_factor, low=1.0)
 
     def cdf(x: float) -> float:
-        a = stats.norm.cdf(np.log(x / median) / sigma)
-        b = stats.norm.cdf(np.log(x / (median * stall_factor)) / sigma)
+        if x <= 0.0:
+            return 0.0
+        a = special.ndtr(math.log(x / median) / sigma)
+        b = special.ndtr(math.log(x / (median * stall_factor)) / sigma)
         return (1 - p_stall) * a + p_stall * b
 
     top = median * stall_factor * np.exp(12 * sigma)
