@@ -30,7 +30,6 @@ NOT_YET: dict[str, dict[str, str]] = {
         for stem in (
             "08-hrc-dsppo",
             "11-any2any",
-            "12-agent-jit",
             "15-scale",
             "16-debiasing",
         )
