@@ -344,15 +344,22 @@ print(
 # The methods differ only in the advantage each token receives
 # ({func}`~icml26.agents.grounding.advantages`):
 #
-# | method | every token gets | the coordinates of a matched box get in addition |
-# |---|---|---|
-# | GRPO (= POLIA without $A^{\text{int}}$) | $A^{\text{ext}}$ | — |
-# | POLIA {eq}`polia-eq-objective` | $A^{\text{ext}}$ | $A^{\text{int}}$ of its object |
-# | w/o $A^{\text{ext}}$ (the paper's ablation) | 0 | $A^{\text{int}}$ of its object |
-# | random $s$ (control) | $A^{\text{ext}}$ | $A^{\text{int}}$ with $s \sim U(0,1)$, unrelated to the box |
-# | spread | $A^{\text{ext}} + \sum_o A^{\text{int}}_{i,o}$ | — |
-# | released (`POLIAtrainer.py`) | $A^{\text{ext}} - \#\text{unmatched}$ | $A^{\text{int}}$; raw $r$ in groups of one; unmatched boxes get the mean |
-# | released simple (`POLIAtrainer_simple.py`) | $A^{\text{ext}} + \sum_o A^{\text{int}}_{i,o} - \#\text{unmatched}$ (groups ≥ 2) | — |
+# - **GRPO** (= POLIA without $A^{\text{int}}$): every token gets $A^{\text{ext}}$, and
+#   nothing more.
+# - **POLIA** {eq}`polia-eq-objective`: every token gets $A^{\text{ext}}$; the coordinates of
+#   a matched box get, in addition, $A^{\text{int}}$ of its object.
+# - **w/o $A^{\text{ext}}$** (the paper's ablation): every token gets 0; the coordinates of a
+#   matched box get $A^{\text{int}}$ of its object.
+# - **random $s$** (the control): as POLIA, but the coordinates of a matched box get
+#   $A^{\text{int}}$ with $s \sim U(0,1)$, unrelated to the box.
+# - **spread**: every token gets $A^{\text{ext}} + \sum_o A^{\text{int}}_{i,o}$, and nothing
+#   more.
+# - **released** (`POLIAtrainer.py`): every token gets $A^{\text{ext}} - \#\text{unmatched}$;
+#   the coordinates of a matched box get, in addition, $A^{\text{int}}$, with raw $r$ in
+#   groups of one and the mean for unmatched boxes.
+# - **released simple** (`POLIAtrainer_simple.py`): every token gets
+#   $A^{\text{ext}} + \sum_o A^{\text{int}}_{i,o} - \#\text{unmatched}$ (groups ≥ 2), and
+#   nothing more.
 #
 # The random-$s$ control keeps everything of POLIA — the groups, the standardisation, the
 # dependence on $R$ — except the information about where the box is. Training is one update
