@@ -71,3 +71,14 @@ def test_exec_env_pins_threads_and_keeps_outputs_clean():
     assert env["ICML26_PROGRESS"] == "0"
     with pytest.raises(ValueError, match="profile"):
         nbm.exec_env("fast")
+
+
+def test_a_figure_caption_lost_on_one_side_is_a_sync_problem(chapter):
+    """A figure's caption and name live in the cell's ``mystnb`` metadata, in both files: a
+    tool that drops it from one of them (a jupytext filter that keeps only tags) is caught."""
+    figure = '# %% mystnb={"figure": {"caption": "What to look at.", "name": "99-fig"}}\n'
+    chapter.write_text(SOURCE.replace("# %%\n", figure, 1))
+    jupytext.write(nbm.read_py(chapter), nbm.twin(chapter), fmt="ipynb")
+    assert nbm.sync_problem(chapter) is None
+    chapter.write_text(SOURCE)
+    assert "differ at cell 0" in nbm.sync_problem(chapter)

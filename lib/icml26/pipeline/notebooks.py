@@ -12,6 +12,7 @@ what the tests call::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -96,6 +97,8 @@ class InputCell:
     cell_type: str
     source: str
     tags: tuple[str, ...]
+    #: the cell's MyST-NB options (a figure's caption and name), as sorted JSON
+    mystnb: str = ""
 
 
 def input_cells(nb) -> list[InputCell]:
@@ -105,6 +108,7 @@ def input_cells(nb) -> list[InputCell]:
             c.cell_type,
             c.source.strip(),
             tuple(sorted(c.get("metadata", {}).get("tags", []))),
+            json.dumps(c.get("metadata", {}).get("mystnb", {}), sort_keys=True),
         )
         for c in nb.cells
     ]
