@@ -151,8 +151,16 @@
 # $i_t$ from $I_t(\cdot \mid s_t)$ with $s_t$ distributed as $\mathbb{P}(s_t \mid h_t)$; neither
 # draw uses the other, so $\mathbb{P}(i_t, a_t \mid h_t) = \mathbb{P}(i_t \mid h_t)\,\pi(a_t \mid
 # h_t)$. Hence $\mathbb{P}(i_t \mid h_t, a_t) = \mathbb{P}(i_t \mid h_t)$, and the law of total
-# expectation gives $Q(h, a) = \mathbb{E}[\mathbb{E}[G_t \mid h, i_t, a] \mid h, a] = \sum_i
-# \mathbb{P}(i \mid h, a)\, Q(h, i, a) = \sum_i \mathbb{P}(i \mid h)\, Q(h, i, a)$. The second
+# expectation gives
+#
+# $$
+# \begin{aligned}
+# Q(h, a) &= \mathbb{E}[\mathbb{E}[G_t \mid h, i_t, a] \mid h, a] \\
+# &= \sum_i \mathbb{P}(i \mid h, a)\, Q(h, i, a) = \sum_i \mathbb{P}(i \mid h)\, Q(h, i, a).
+# \end{aligned}
+# $$
+#
+# The second
 # identity is the law of total expectation alone. The middle step is where the assumption is
 # used: a signal that depends on the action (for instance "was the action right?") has
 # $\mathbb{P}(i \mid h, a) \ne \mathbb{P}(i \mid h)$ and breaks the first identity.
@@ -208,9 +216,11 @@
 # (a) For every history $h$ (law of total variance),
 #
 # $$
-# \operatorname{Var}(G_t \mid h) = \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big] +
-# \operatorname{Var}_{i \mid h}\big(V(h, i)\big)
-# \ \ge\ \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big],
+# \begin{aligned}
+# \operatorname{Var}(G_t \mid h) &= \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big] +
+# \operatorname{Var}_{i \mid h}\big(V(h, i)\big) \\
+# &\ge \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big],
+# \end{aligned}
 # $$ (informed-critic-eq-totvar)
 #
 # with equality iff $V(h, i)$ does not depend on $i$ (given $h$), for instance when $i$ is
