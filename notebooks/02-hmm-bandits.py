@@ -149,8 +149,13 @@
 # = \Delta(M)$. One step of {eq}`hmm-bandits-eq-filter` is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
 # $d_H(b_t, b'_t) \le \tau(P)\, d_H(b_{t-1}, b'_{t-1})$; iterate. For the total variation, let
 # $m = \min_i p_i/q_i \le 1 \le M = \max_i p_i / q_i$ (both vectors sum to one). Then
-# $\lVert p - q\rVert_{TV} = \sum_i q_i (1 - p_i/q_i)^+ \le 1 - m \le 1 - m/M = 1 - e^{-d_H(p,q)}
-# \le d_H(p, q)$.
+#
+# $$
+# \begin{aligned}
+# \lVert p - q\rVert_{TV} &= \sum_i q_i (1 - p_i/q_i)^+ \le 1 - m \\
+# &\le 1 - m/M = 1 - e^{-d_H(p,q)} \le d_H(p, q).
+# \end{aligned}
+# $$
 # ```
 #
 # Two other rates are computed from $P$ and appear below: $|\lambda_2(P)|$, the second largest

@@ -177,9 +177,11 @@
 # by
 #
 # $$
-# \langle \Delta\theta_\ell, \tau_\ell^{(k)} \rangle = \frac{a_{k,\ell}}{K} + \frac1K \sum_{j
-# \neq k} a_{j,\ell} \langle \tau_\ell^{(j)}, \tau_\ell^{(k)} \rangle, \qquad \mathbb{E} =
-# \frac{a_{k,\ell}}{K}, \quad \operatorname{sd} \le \frac{\max_j a_{j,\ell}}{\sqrt{K d_\ell}}.
+# \begin{aligned}
+# \langle \Delta\theta_\ell, \tau_\ell^{(k)} \rangle &= \frac{a_{k,\ell}}{K} + \frac1K \sum_{j
+# \neq k} a_{j,\ell} \langle \tau_\ell^{(j)}, \tau_\ell^{(k)} \rangle, \\
+# \mathbb{E} &= \frac{a_{k,\ell}}{K}, \quad \operatorname{sd} \le \frac{\max_j a_{j,\ell}}{\sqrt{K d_\ell}}.
+# \end{aligned}
 # $$
 #
 # At equal strengths the per-client signal is a factor $K$ smaller than the shared one: since
