@@ -272,9 +272,17 @@ plt.show()
 #
 # ```{prf:proof}
 # (a) Let $q_S$ separate $S$ with gap $\Delta_S > 0$ for inner products and put the Euclidean
-# query at $w = R\, q_S$. Then $\lVert x_j - w \rVert^2 - \lVert x_i - w \rVert^2 = 2R \langle
-# q_S, x_i - x_j \rangle + \lVert x_j \rVert^2 - \lVert x_i \rVert^2 \ge 2 R \Delta_S - \max_j
-# \lVert x_j \rVert^2 > 0$ for $R$ large, so every selected point is strictly closer.
+# query at $w = R\, q_S$. Then
+#
+# $$
+# \begin{aligned}
+# \lVert x_j - w \rVert^2 - \lVert x_i - w \rVert^2
+# &= 2R \langle q_S, x_i - x_j \rangle + \lVert x_j \rVert^2 - \lVert x_i \rVert^2 \\
+# &\ge 2 R \Delta_S - \max_j \lVert x_j \rVert^2 > 0
+# \end{aligned}
+# $$
+#
+# for $R$ large, so every selected point is strictly closer.
 # (b) Left: cosine scores only see the directions $x_i / \lVert x_i \rVert$, and a cosine query
 # is an inner-product query on these unit vectors. Right (the *homogenising coordinate*): map
 # $x \mapsto \phi(x) = (x, 1)/\lVert (x, 1) \rVert \in \mathbb{R}^{d+1}$ and use the query

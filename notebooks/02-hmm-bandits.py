@@ -132,8 +132,10 @@
 # *same* contexts. Then for every context sequence and every $t \ge 1$,
 #
 # $$
-# d_H(b_t, b'_t) \le \tau(P)^{\,t-1}\, d_H(b_1, b'_1), \qquad
-# \lVert b_t - b'_t \rVert_{TV} \le 1 - e^{-d_H(b_t, b'_t)} \le \tau(P)^{\,t-1} d_H(b_1, b'_1).
+# \begin{aligned}
+# d_H(b_t, b'_t) &\le \tau(P)^{\,t-1}\, d_H(b_1, b'_1), \\
+# \lVert b_t - b'_t \rVert_{TV} &\le 1 - e^{-d_H(b_t, b'_t)} \le \tau(P)^{\,t-1} d_H(b_1, b'_1).
+# \end{aligned}
 # $$
 # ```
 #
@@ -147,8 +149,13 @@
 # = \Delta(M)$. One step of {eq}`hmm-bandits-eq-filter` is normalise $\circ \operatorname{diag}(g(X_t)) \circ P^\top$, so
 # $d_H(b_t, b'_t) \le \tau(P)\, d_H(b_{t-1}, b'_{t-1})$; iterate. For the total variation, let
 # $m = \min_i p_i/q_i \le 1 \le M = \max_i p_i / q_i$ (both vectors sum to one). Then
-# $\lVert p - q\rVert_{TV} = \sum_i q_i (1 - p_i/q_i)^+ \le 1 - m \le 1 - m/M = 1 - e^{-d_H(p,q)}
-# \le d_H(p, q)$.
+#
+# $$
+# \begin{aligned}
+# \lVert p - q\rVert_{TV} &= \sum_i q_i (1 - p_i/q_i)^+ \le 1 - m \\
+# &\le 1 - m/M = 1 - e^{-d_H(p,q)} \le d_H(p, q).
+# \end{aligned}
+# $$
 # ```
 #
 # Two other rates are computed from $P$ and appear below: $|\lambda_2(P)|$, the second largest
@@ -170,9 +177,11 @@
 # g_s(X_t)/g_s(X_t))|$. Then
 #
 # $$
-# d_H(\hat b_t, b_t) \le \tau(\hat P)^{t-1} d_H(\hat b_1, b_1) + \sum_{k=2}^{t}
-# \tau(\hat P)^{t-k} \varepsilon_k \le \tau(\hat P)^{t-1} d_H(\hat b_1, b_1) +
-# \frac{\max_k \varepsilon_k}{1 - \tau(\hat P)}.
+# \begin{aligned}
+# d_H(\hat b_t, b_t) &\le \tau(\hat P)^{t-1} d_H(\hat b_1, b_1) + \sum_{k=2}^{t}
+# \tau(\hat P)^{t-k} \varepsilon_k \\
+# &\le \tau(\hat P)^{t-1} d_H(\hat b_1, b_1) + \frac{\max_k \varepsilon_k}{1 - \tau(\hat P)}.
+# \end{aligned}
 # $$
 # ```
 #
@@ -272,9 +281,11 @@
 # $\hat b_t \in \Delta_N$), and that $\beta_T(\delta) \ge 1$. Then with probability $1 - \delta$,
 #
 # $$
-# R_T \le 2 \sum_{t \le T} \bar\xi_t + \sqrt{8 d T \Bigl(\beta_T(\delta) +
-# \sqrt{\textstyle\sum_{t\le T} \xi_t^2}\Bigr)^2 \log\Bigl(1 + \frac{T L^2}{d\lambda}\Bigr)},
-# \qquad \bar\xi_t = \max_a |\langle \theta_a, b_t - \hat b_t\rangle|.
+# \begin{aligned}
+# R_T &\le 2 \sum_{t \le T} \bar\xi_t + \sqrt{8 d T \Bigl(\beta_T(\delta) +
+# \sqrt{\textstyle\sum_{t\le T} \xi_t^2}\Bigr)^2 \log\Bigl(1 + \frac{T L^2}{d\lambda}\Bigr)}, \\
+# \bar\xi_t &= \max_a |\langle \theta_a, b_t - \hat b_t\rangle|.
+# \end{aligned}
 # $$
 #
 # With $\lVert p - q\rVert_{TV} \le d_H(p, q)$ ({prf:ref}`hmm-bandits-thm-forgetting`) and
@@ -404,10 +415,12 @@
 # is invertible), $w$ the stationary law, and for a stationary chain the moments
 #
 # $$
-# P_{12} = \mathbb{E}[e_{X_t} e_{X_{t+1}}^\top] = B^\top \operatorname{diag}(w) P B, \quad
-# P_{13} = \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top] = M_1 \operatorname{diag}(w) M_3^\top, \quad
-# P_{13}(y) = \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top \mathbb{1}[X_t = y]] = M_1
+# \begin{aligned}
+# P_{12} &= \mathbb{E}[e_{X_t} e_{X_{t+1}}^\top] = B^\top \operatorname{diag}(w) P B, \\
+# P_{13} &= \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top] = M_1 \operatorname{diag}(w) M_3^\top, \\
+# P_{13}(y) &= \mathbb{E}[e_{X_{t-1}} e_{X_{t+1}}^\top \mathbb{1}[X_t = y]] = M_1
 # \operatorname{diag}(w) \operatorname{diag}(B_{\cdot y}) M_3^\top.
+# \end{aligned}
 # $$ (hmm-bandits-eq-moments)
 #
 # The middle context $X_t$ is independent of $X_{t-1}$ and $X_{t+1}$ given $S_t$, which gives the
@@ -2073,8 +2086,17 @@ print(
 # :class: dropdown
 #
 # Let $m = \min_i p_i/q_i$ and $M = \max_i p_i/q_i$. Since $\sum_i p_i = \sum_i q_i = 1$,
-# $m \le 1 \le M$. Then $\lVert p - q\rVert_{TV} = \sum_i (q_i - p_i)^+ = \sum_i q_i (1 -
-# p_i/q_i)^+ \le (1 - m) \sum_i q_i = 1 - m \le 1 - m/M = 1 - e^{-d_H}$. Example: $p = (1 -
+# $m \le 1 \le M$. Then
+#
+# $$
+# \begin{aligned}
+# \lVert p - q\rVert_{TV} &= \sum_i (q_i - p_i)^+ = \sum_i q_i (1 - p_i/q_i)^+
+# \le (1 - m) \sum_i q_i \\
+# &= 1 - m \le 1 - m/M = 1 - e^{-d_H}.
+# \end{aligned}
+# $$
+#
+# Example: $p = (1 -
 # \epsilon^2, \epsilon^2)$, $q = (1 - \epsilon, \epsilon)$: the TV distance is about $\epsilon$
 # but $d_H \approx \log(1/\epsilon) \to \infty$. The Hilbert metric is very sensitive to small
 # probabilities, so the lemma is informative only when the estimated and true beliefs stay away

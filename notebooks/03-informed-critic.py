@@ -151,8 +151,16 @@
 # $i_t$ from $I_t(\cdot \mid s_t)$ with $s_t$ distributed as $\mathbb{P}(s_t \mid h_t)$; neither
 # draw uses the other, so $\mathbb{P}(i_t, a_t \mid h_t) = \mathbb{P}(i_t \mid h_t)\,\pi(a_t \mid
 # h_t)$. Hence $\mathbb{P}(i_t \mid h_t, a_t) = \mathbb{P}(i_t \mid h_t)$, and the law of total
-# expectation gives $Q(h, a) = \mathbb{E}[\mathbb{E}[G_t \mid h, i_t, a] \mid h, a] = \sum_i
-# \mathbb{P}(i \mid h, a)\, Q(h, i, a) = \sum_i \mathbb{P}(i \mid h)\, Q(h, i, a)$. The second
+# expectation gives
+#
+# $$
+# \begin{aligned}
+# Q(h, a) &= \mathbb{E}[\mathbb{E}[G_t \mid h, i_t, a] \mid h, a] \\
+# &= \sum_i \mathbb{P}(i \mid h, a)\, Q(h, i, a) = \sum_i \mathbb{P}(i \mid h)\, Q(h, i, a).
+# \end{aligned}
+# $$
+#
+# The second
 # identity is the law of total expectation alone. The middle step is where the assumption is
 # used: a signal that depends on the action (for instance "was the action right?") has
 # $\mathbb{P}(i \mid h, a) \ne \mathbb{P}(i \mid h)$ and breaks the first identity.
@@ -180,15 +188,29 @@
 #
 # ```{prf:proof}
 # Take one term of {eq}`informed-critic-eq-pg` and condition on $(h_t, a_t)$. The score is a
-# function of $(h_t, a_t)$, so $\mathbb{E}[Q(h_t, i_t, a_t) \nabla \log \pi \mid h_t, a_t] = \nabla
-# \log \pi\; \mathbb{E}[Q(h_t, i_t, a_t) \mid h_t, a_t] = \nabla \log \pi\; Q(h_t, a_t)$, by the
-# law of total expectation ($Q(h, i, a) = \mathbb{E}[G_t \mid h, i, a]$ averaged over $i$ given
+# function of $(h_t, a_t)$, so
+#
+# $$
+# \begin{aligned}
+# \mathbb{E}[Q(h_t, i_t, a_t) \nabla \log \pi \mid h_t, a_t]
+# &= \nabla \log \pi\; \mathbb{E}[Q(h_t, i_t, a_t) \mid h_t, a_t] \\
+# &= \nabla \log \pi\; Q(h_t, a_t),
+# \end{aligned}
+# $$
+#
+# by the law of total expectation ($Q(h, i, a) = \mathbb{E}[G_t \mid h, i, a]$ averaged over $i$ given
 # $(h, a)$), and by {prf:ref}`informed-critic-lem-tower` this average may be taken with
 # $\mathbb{P}(i \mid h)$, the law the critic sees during training. Summing and taking
 # expectations gives the first equality. For the baseline condition on $(h_t, i_t)$ instead:
 # $a_t \sim \pi(\cdot \mid h_t)$ still ({prf:ref}`informed-critic-lem-tower`), so
-# $\mathbb{E}[V(h_t, i_t) \nabla \log \pi(a_t \mid h_t) \mid h_t, i_t] = V(h_t, i_t) \sum_a \nabla
-# \pi(a \mid h_t) = V(h_t, i_t)\, \nabla 1 = 0$.
+#
+# $$
+# \begin{aligned}
+# \mathbb{E}[V(h_t, i_t) \nabla \log \pi(a_t \mid h_t) \mid h_t, i_t]
+# &= V(h_t, i_t) \sum_a \nabla \pi(a \mid h_t) \\
+# &= V(h_t, i_t)\, \nabla 1 = 0.
+# \end{aligned}
+# $$
 # ```
 #
 # Read the proof closely: the first equality needs nothing of $i$ beyond its being a random
@@ -208,9 +230,11 @@
 # (a) For every history $h$ (law of total variance),
 #
 # $$
-# \operatorname{Var}(G_t \mid h) = \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big] +
-# \operatorname{Var}_{i \mid h}\big(V(h, i)\big)
-# \ \ge\ \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big],
+# \begin{aligned}
+# \operatorname{Var}(G_t \mid h) &= \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big] +
+# \operatorname{Var}_{i \mid h}\big(V(h, i)\big) \\
+# &\ge \mathbb{E}_{i \mid h}\big[\operatorname{Var}(G_t \mid h, i)\big],
+# \end{aligned}
 # $$ (informed-critic-eq-totvar)
 #
 # with equality iff $V(h, i)$ does not depend on $i$ (given $h$), for instance when $i$ is
@@ -241,8 +265,16 @@
 # $V_{\mathrm{TD}}(h_t, i_t) = \mathbb{E}[r_t + \gamma V_{\mathrm{TD}}(h_{t+1}, i_{t+1}) \mid
 # h_t, i_t]$. If $G_{t+1} \perp i_t \mid (h_{t+1}, i_{t+1})$ for every $t$ (true for $i = s$, by
 # the Markov property), then $V_{\mathrm{TD}} = V(h, i)$. Otherwise it may differ: with $i_0 = s_0$
-# and later signals pure noise, $V_{\mathrm{TD}}(h_0, i_0) = \mathbb{E}[r_0 + \gamma V(h_1) \mid
-# h_0, s_0] \ne \mathbb{E}[r_0 + \gamma V(h_1, s_0) \mid h_0, s_0] = V(h_0, i_0)$ in general.
+# and later signals pure noise,
+#
+# $$
+# \begin{aligned}
+# V_{\mathrm{TD}}(h_0, i_0) &= \mathbb{E}[r_0 + \gamma V(h_1) \mid h_0, s_0] \\
+# &\ne \mathbb{E}[r_0 + \gamma V(h_1, s_0) \mid h_0, s_0] = V(h_0, i_0)
+# \end{aligned}
+# $$
+#
+# in general.
 # ```
 #
 # ```{prf:proof}

@@ -87,10 +87,12 @@
 # The user's answer model is, for a goal $g = (g_1, \dots, g_K)$,
 #
 # $$
-# P(A = a \mid g, \texttt{ask}(k)) = (1 - \varepsilon)\,\mathbb{1}[a = g_k] + \frac{\varepsilon}{V},
-# \qquad
-# P(\text{yes} \mid g, \texttt{confirm}) =
+# \begin{aligned}
+# P(A = a \mid g, \texttt{ask}(k)) &= (1 - \varepsilon)\,\mathbb{1}[a = g_k] + \frac{\varepsilon}{V},
+# \\
+# P(\text{yes} \mid g, \texttt{confirm}) &=
 # \begin{cases} 1 - \varepsilon & g = g_{\mathrm{MAP}} \\ \varepsilon & \text{else,} \end{cases}
+# \end{aligned}
 # $$ (clarification-eq-user)
 #
 # and `vague` and `no-ask` have the single answer "no, that's all".

@@ -272,8 +272,14 @@
 # ```
 #
 # ```{prf:proof}
-# $r(\rho e) = 2\rho^2\sum_i\pi_i(\rho e)\,e^\top A_i e + 2\rho\sum_i\pi_i(\rho e)\,e^\top(a_i +
-# B^{\mathrm{lvl}}_i u + B^{\mathrm{evt}}_i\dot u) + \lVert\sigma\rVert^2 + 2\alpha\rho^2 - \beta$.
+# $$
+# \begin{aligned}
+# r(\rho e) &= 2\rho^2\sum_i\pi_i(\rho e)\,e^\top A_i e + 2\rho\sum_i\pi_i(\rho e)\,e^\top(a_i +
+# B^{\mathrm{lvl}}_i u + B^{\mathrm{evt}}_i\dot u) \\
+# &\quad + \lVert\sigma\rVert^2 + 2\alpha\rho^2 - \beta.
+# \end{aligned}
+# $$
+#
 # The commands, $a_i$ and $\sigma$ are bounded, so after division by $\rho^2$ only the first and
 # the $2\alpha$ terms survive; $\pi(\rho e) \to \pi^\infty(e)$ because $\tanh(\rho x)$ converges
 # to $\operatorname{sign}(x)$ entrywise (where an argument is exactly $0$ the limit is the value

@@ -320,9 +320,11 @@
 # their cumulative payoffs:
 #
 # $$
-# x_t \propto \exp\Big(\eta_x \sum_{s<t} A y_s\Big), \qquad
-# y_t \propto \exp\Big(-\eta_y \sum_{s<t} A^\top x_s\Big), \qquad
-# \bar x_T = \frac1T \sum_{t=1}^{T} x_t,\ \ \bar y_T = \frac1T \sum_{t=1}^{T} y_t .
+# \begin{aligned}
+# x_t &\propto \exp\Big(\eta_x \sum_{s<t} A y_s\Big), &
+# y_t &\propto \exp\Big(-\eta_y \sum_{s<t} A^\top x_s\Big), \\
+# \bar x_T &= \frac1T \sum_{t=1}^{T} x_t, & \bar y_T &= \frac1T \sum_{t=1}^{T} y_t .
+# \end{aligned}
 # $$ (safety-game-eq-hedge)
 #
 # ```{prf:theorem} No-regret dynamics reach an ε-equilibrium

@@ -229,9 +229,11 @@
 # $U_1,\dots,U_m$; $S(U)=\sum_{e \in U}\ell_e$. For one draw of the element latencies,
 #
 # $$
-# \ell_{\text{serial}} = S(U^{seq}) + \sum_{w=1}^m S(U_w),\qquad
-# \ell_{\text{parallel}} = S(U^{seq}) + \max_{w} S(U_w) + \delta_p,\qquad
-# \ell_{\text{hedge}} = \min_{j=1..n} \ell^{(j)}_{\text{serial}} + \delta_h,
+# \begin{aligned}
+# \ell_{\text{serial}} &= S(U^{seq}) + \sum_{w=1}^m S(U_w), \\
+# \ell_{\text{parallel}} &= S(U^{seq}) + \max_{w} S(U_w) + \delta_p, \\
+# \ell_{\text{hedge}} &= \min_{j=1..n} \ell^{(j)}_{\text{serial}} + \delta_h,
+# \end{aligned}
 # $$ (agent-jit-eq-d3)
 #
 # where the hedge runs $n$ copies of the serial sequence with independent latencies and the
@@ -247,8 +249,10 @@
 # For i.i.d. non-negative $X_1,\dots,X_n$ with cdf $F$,
 #
 # $$
-# \mathbb E\big[\min_j X_j\big]=\int_0^\infty\big(1-F(x)\big)^n\,dx,\qquad
-# \mathbb E\big[\max_j X_j\big]=\int_0^\infty\big(1-F(x)^n\big)\,dx .
+# \begin{aligned}
+# \mathbb E\big[\min_j X_j\big] &= \int_0^\infty\big(1-F(x)\big)^n\,dx, \\
+# \mathbb E\big[\max_j X_j\big] &= \int_0^\infty\big(1-F(x)^n\big)\,dx .
+# \end{aligned}
 # $$ (agent-jit-eq-order)
 #
 # The first decreases and the second increases with $n$; for a lognormal with stalls (a mixture

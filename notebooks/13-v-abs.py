@@ -116,8 +116,10 @@
 # ($H_t = 0$ with a single candidate). The prior and observer weights are
 #
 # $$
-# w_p = \frac{1}{1 + e^{\beta (H_t - \mu)}} = \sigma\big(-\beta(H_t - \mu)\big), \qquad
-# w_o = 1 - w_p, \qquad \beta = 2,\ \mu = 0.5 .
+# \begin{aligned}
+# w_p &= \frac{1}{1 + e^{\beta (H_t - \mu)}} = \sigma\big(-\beta(H_t - \mu)\big), \\
+# w_o &= 1 - w_p, \qquad \beta = 2,\ \mu = 0.5 .
+# \end{aligned}
 # $$ (v-abs-eq-weight)
 # ```
 #
@@ -129,9 +131,11 @@
 # scores the result, and
 #
 # $$
-# S(a) = \frac{w_p F_{\text{pri}}(a \mid v) + w_o F_{\text{obs}}(a \mid v) +
-# w_h F_{\text{heur}}(a \mid v)}{1 + w_h},
-# \qquad G(\text{child}) = G(u) + S(a) .
+# \begin{aligned}
+# S(a) &= \frac{w_p F_{\text{pri}}(a \mid v) + w_o F_{\text{obs}}(a \mid v) +
+# w_h F_{\text{heur}}(a \mid v)}{1 + w_h}, \\
+# G(\text{child}) &= G(u) + S(a) .
+# \end{aligned}
 # $$ (v-abs-eq-score)
 #
 # The $K$ children with the largest $G$ over the whole beam survive. A surviving child in a hole
@@ -190,8 +194,10 @@
 # $R_v(w) = w^2 s_p^2 + (1-w)^2 s_o^2$, minimised at
 #
 # $$
-# w^\star(v) = \frac{s_o^2(v)}{s_p^2(v) + s_o^2(v)}, \qquad
-# R_v(w) - R_v(w^\star) = (w - w^\star(v))^2\,\big(s_p^2(v) + s_o^2(v)\big).
+# \begin{aligned}
+# w^\star(v) &= \frac{s_o^2(v)}{s_p^2(v) + s_o^2(v)}, \\
+# R_v(w) - R_v(w^\star) &= (w - w^\star(v))^2\,\big(s_p^2(v) + s_o^2(v)\big).
+# \end{aligned}
 # $$ (v-abs-eq-fusion)
 #
 # Over a distribution of nodes with $s_p^2 + s_o^2 \equiv s^2$ constant: (a) a fixed weight is

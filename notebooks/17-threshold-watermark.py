@@ -83,9 +83,12 @@
 # its optimiser state kept across rounds) to $\theta_k^{\mathrm{loc}}$ and forms
 #
 # $$
-# \Delta_{k,\ell} = \theta^{\mathrm{loc}}_{k,\ell} - \theta_\ell, \qquad
-# \bar g_k \leftarrow \beta \bar g_k + (1 - \beta)\, \tfrac1L \textstyle\sum_\ell \lVert
-# \Delta_{k,\ell} \rVert, \qquad a_{k,\ell} = c\, \bar g_k\, \lVert \Delta_{k,\ell} \rVert
+# \begin{aligned}
+# \Delta_{k,\ell} &= \theta^{\mathrm{loc}}_{k,\ell} - \theta_\ell, \\
+# \bar g_k &\leftarrow \beta \bar g_k + (1 - \beta)\, \tfrac1L \textstyle\sum_\ell \lVert
+# \Delta_{k,\ell} \rVert, \\
+# a_{k,\ell} &= c\, \bar g_k\, \lVert \Delta_{k,\ell} \rVert
+# \end{aligned}
 # $$ (threshold-watermark-eq-strength)
 #
 # ($\bar g_k = 0$ initially). With a **shared key** $\tau$ the client uploads
@@ -126,9 +129,12 @@
 # $\varepsilon_\ell \in \{\pm1\}^{d_\ell}$, independent across layers. Then
 #
 # $$
-# \mathbb{E}\cos(\theta_\ell, \tau_\ell) = 0, \qquad \operatorname{Var}\cos(\theta_\ell,
-# \tau_\ell) = \frac{1}{d_\ell}, \qquad \sigma_0 := \sqrt{\operatorname{Var} S} =
+# \begin{aligned}
+# \mathbb{E}\cos(\theta_\ell, \tau_\ell) &= 0, \qquad \operatorname{Var}\cos(\theta_\ell,
+# \tau_\ell) = \frac{1}{d_\ell}, \\
+# \sigma_0 := \sqrt{\operatorname{Var} S} &=
 # \frac{\sqrt{\sum_{\ell \in \mathcal L} 1/d_\ell}}{\lvert \mathcal L \rvert},
+# \end{aligned}
 # $$ (threshold-watermark-eq-sigma0)
 #
 # so $z = S / \sigma_0$ has mean $0$ and variance $1$ exactly; and $z_{\mathrm{sign}}$ has mean
@@ -171,9 +177,11 @@
 # by
 #
 # $$
-# \langle \Delta\theta_\ell, \tau_\ell^{(k)} \rangle = \frac{a_{k,\ell}}{K} + \frac1K \sum_{j
-# \neq k} a_{j,\ell} \langle \tau_\ell^{(j)}, \tau_\ell^{(k)} \rangle, \qquad \mathbb{E} =
-# \frac{a_{k,\ell}}{K}, \quad \operatorname{sd} \le \frac{\max_j a_{j,\ell}}{\sqrt{K d_\ell}}.
+# \begin{aligned}
+# \langle \Delta\theta_\ell, \tau_\ell^{(k)} \rangle &= \frac{a_{k,\ell}}{K} + \frac1K \sum_{j
+# \neq k} a_{j,\ell} \langle \tau_\ell^{(j)}, \tau_\ell^{(k)} \rangle, \\
+# \mathbb{E} &= \frac{a_{k,\ell}}{K}, \quad \operatorname{sd} \le \frac{\max_j a_{j,\ell}}{\sqrt{K d_\ell}}.
+# \end{aligned}
 # $$
 #
 # At equal strengths the per-client signal is a factor $K$ smaller than the shared one: since

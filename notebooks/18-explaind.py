@@ -37,10 +37,10 @@
 # |---|---|
 # | $f(x; \theta) \in \mathbb{R}^C$ | **log-softmax** output on input $x$, parameters $\theta$ |
 # | $(x_k, y_k)_{k=1}^{M}$ | training examples |
-# | $\ell_k(\theta) = -f(x_k; \theta)_{y_k}$ | negative log-likelihood of example $k$ |
+# | $\ell_k(\theta)$ | negative log-likelihood of example $k$, $\ell_k(\theta) = -f(x_k; \theta)_{y_k}$ |
 # | $s = 0, \dots, N-1$ | training steps; $\theta_s$ the iterate before step $s$ |
 # | $B_s$, $\lvert B_s\rvert$ | the mini-batch of step $s$ and its size |
-# | $g_s = \lvert B_s\rvert^{-1} \sum_{k \in B_s} \nabla \ell_k(\theta_s)$ | batch gradient |
+# | $g_s$ | batch gradient, $g_s = \lvert B_s\rvert^{-1} \sum_{k \in B_s} \nabla \ell_k(\theta_s)$ |
 # | $\alpha_s$, $\lambda$ | learning rate applied at step $s$; decoupled weight decay |
 # | $\beta_1, \beta_2, \varepsilon$ | Adam's moment decays and stabiliser |
 # | $m_s, v_s$; $\hat m_s, \hat v_s$ | first and second moments; their bias-corrected versions |
@@ -52,8 +52,10 @@
 # AdamW, exactly as PyTorch implements it (the step counter starts at one):
 #
 # $$
-# m_s = \beta_1 m_{s-1} + (1 - \beta_1) g_s, \qquad v_s = \beta_2 v_{s-1} + (1 - \beta_2) g_s^{2},
-# \qquad \hat m_s = \frac{m_s}{1 - \beta_1^{s+1}}, \qquad \hat v_s = \frac{v_s}{1 - \beta_2^{s+1}},
+# \begin{aligned}
+# m_s &= \beta_1 m_{s-1} + (1 - \beta_1) g_s, & v_s &= \beta_2 v_{s-1} + (1 - \beta_2) g_s^{2}, \\
+# \hat m_s &= \frac{m_s}{1 - \beta_1^{s+1}}, & \hat v_s &= \frac{v_s}{1 - \beta_2^{s+1}},
+# \end{aligned}
 # $$
 #
 # $$

@@ -238,10 +238,12 @@
 # the two views,
 #
 # $$
-# \mathcal{L} = \underbrace{\tfrac{1}{|\mathcal{M}|}\textstyle\sum_{\mathcal{M}}
+# \begin{aligned}
+# \mathcal{L} = {}& \underbrace{\tfrac{1}{|\mathcal{M}|}\textstyle\sum_{\mathcal{M}}
 # \lVert \hat x_{c,\tau} - x_{c,\tau}\rVert^2 / P}_{\text{masked prediction}} +
-# \lambda_T \underbrace{\tfrac{1}{C^2}\lVert H H^\top - G \rVert_F^2}_{\text{topology}} +
-# \lambda_C \underbrace{\mathrm{InfoNCE}_{0.1}(u^1, u^2)}_{\text{cross-view}},
+# \lambda_T \underbrace{\tfrac{1}{C^2}\lVert H H^\top - G \rVert_F^2}_{\text{topology}} \\
+# &+ \lambda_C \underbrace{\mathrm{InfoNCE}_{0.1}(u^1, u^2)}_{\text{cross-view}},
+# \end{aligned}
 # $$ (rector-eq-loss)
 #
 # averaged over the two views, with $\lambda_T = \lambda_C = 0.5$. The ablation "without
