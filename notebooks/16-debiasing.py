@@ -682,6 +682,7 @@ icml26.claim(
     at_least=0.5,
     control=split_i["ln"]["rho"],
     control_label="Π_interacting",
+    tuned="the layer and the filler offset, after a first design failed",
 )
 
 # %% tags=["claim"]
@@ -703,6 +704,7 @@ icml26.claim(
     at_least=10,
     control=gap_no_offset,
     control_label="without the offset",
+    tuned="the filler offset 4√d, after a first design without it failed",
 )
 
 # %% [markdown]
@@ -794,6 +796,7 @@ icml26.claim(
     at_least=0.5,
     control=share_clean,
     control_label="bias-only FT on clean prompts",
+    tuned="lr 1e-2 and the filler offset, after a first measurement",
 )
 
 # %% tags=["claim"]
@@ -892,6 +895,7 @@ icml26.claim(
     at_most=0.01,
     control=rho_n,
     control_label="Π_neutral",
+    tuned="bar 0.01 set after a first measurement",
 )
 
 # %% tags=["claim"]
@@ -905,6 +909,7 @@ icml26.claim(
     at_most=1,
     control=100 * np.abs(acc["bias-only FT"][1] - acc_n),
     control_label="Π_neutral",
+    tuned="bar 1 point set after a first measurement",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Accuracy on clean prompts (light) and under perturbation (dark), mean over seeds with the range as whiskers. For Π_neutral, bias-only fine-tuning closes most of the gap to full fine-tuning and loses little clean accuracy; the closed-form constant shift trades clean for perturbed accuracy. For Π_interacting nothing that shifts helps.", "name": "16-fig-accuracy"}}
@@ -1076,6 +1081,7 @@ icml26.claim(
     at_most=0.5,
     control=err_ratio_clean,
     control_label="bias-only FT on clean prompts",
+    tuned="bar set after +20 points certified was not reached",
 )
 
 # %% tags=["claim"]
@@ -1089,6 +1095,7 @@ icml26.claim(
     at_least=5,
     control=rise_clean,
     control_label="bias-only FT on clean prompts",
+    tuned="bar set after +20 points certified was not reached",
 )
 
 # %% [markdown]
