@@ -68,6 +68,31 @@
 # but its split is a different one; see experiment 08.1.)
 
 # %% [markdown]
+# ```{admonition} What is the paper's and what is reconstructed here
+# :class: important
+#
+# **The paper's** (from its full text): the preference score, the three models of
+# {prf:ref}`hrc-dsppo-def-models` and their loss with $\tau = 0.1$, the statements of
+# {prf:ref}`hrc-dsppo-thm-decomposition` (continuous form, after Balduzzi et al.),
+# {prf:ref}`hrc-dsppo-thm-instantiation`, {prf:ref}`hrc-dsppo-thm-gpm-limits` and {prf:ref}`hrc-dsppo-thm-dsppo`
+# (as an $O(1/\sqrt T)$ rate with $\eta = \Theta(1/\sqrt T)$), the schedule
+# {eq}`hrc-dsppo-eq-schedule` with default $\lambda = 1$, the synthetic "dominant + cycle" study, and
+# all LLM results. **Ours:** the finite form and proofs as written here (including the explicit
+# constants of {eq}`hrc-dsppo-eq-dsppo-bound`), the tournament generators, the tabular and
+# small-encoder versions of the heads with $C_1 = C_2 = 1$ and $\delta = 1$ (the paper does not
+# report $C_1, C_2, \delta$), the feature generator of experiment 08.13 (the paper uses
+# UltraFeedback responses annotated on four dimensions), and every threshold's toy setting. The
+# paper's public code repository held only a README and a licence in May 2026.
+#
+# **Simplified:** the paper's gate $D(x)$ is computed from the prompt. Our tabular heads and
+# the small encoder of experiments 08.13–08.14 learn one constant gate per 2-D block instead,
+# the same for every prompt. In the tabular experiments each tournament is one prompt, so a
+# constant gate loses nothing (and {prf:ref}`hrc-dsppo-thm-gpm-limits` absorbs gates into the
+# embeddings anyway); in 08.13–08.14 every prompt shares the same "dominant + cycle"
+# structure, so there is nothing for a prompt-dependent gate to adapt to. Whether $D(x)$
+# helps when prompts differ in how cyclic their preferences are is not tested here.
+# ```
+#
 # ## Theory
 #
 # ```{prf:definition} Bradley–Terry, GPM and HRC preference models
@@ -315,23 +340,6 @@
 # {eq}`hrc-dsppo-eq-schedule` is negative early on; only the constant grows. It says nothing about the
 # *last* iterate, which can cycle for ever in rock-paper-scissors-like games. The paper assumes
 # bounded scores (clipped rewards, unit-norm embeddings) so that $\varepsilon_t$ is bounded.
-#
-# ```{admonition} What is the paper's and what is reconstructed here
-# :class: important
-#
-# **The paper's** (from its full text): the preference score, the three models of
-# {prf:ref}`hrc-dsppo-def-models` and their loss with $\tau = 0.1$, the statements of
-# {prf:ref}`hrc-dsppo-thm-decomposition` (continuous form, after Balduzzi et al.),
-# {prf:ref}`hrc-dsppo-thm-instantiation`, {prf:ref}`hrc-dsppo-thm-gpm-limits` and {prf:ref}`hrc-dsppo-thm-dsppo`
-# (as an $O(1/\sqrt T)$ rate with $\eta = \Theta(1/\sqrt T)$), the schedule
-# {eq}`hrc-dsppo-eq-schedule` with default $\lambda = 1$, the synthetic "dominant + cycle" study, and
-# all LLM results. **Ours:** the finite form and proofs as written here (including the explicit
-# constants of {eq}`hrc-dsppo-eq-dsppo-bound`), the tournament generators, the tabular and
-# small-encoder versions of the heads with $C_1 = C_2 = 1$ and $\delta = 1$ (the paper does not
-# report $C_1, C_2, \delta$), the feature generator of experiment 08.13 (the paper uses
-# UltraFeedback responses annotated on four dimensions), and every threshold's toy setting. The
-# paper's public code repository held only a README and a licence in May 2026.
-# ```
 
 # %% tags=["hide-input"]
 import time
@@ -867,16 +875,19 @@ icml26.claim(
 # *Claim* ({prf:ref}`hrc-dsppo-thm-dsppo`): on generator G3 — $K = 8$ candidate responses, true
 # scores $S_T + S_C$ from G1 with a small ranking (reward scale $0.5$) and strong cycles
 # (cyclic scale $2$), uniform $\pi_1$, step $\eta = 2\sqrt{\ln K/T}$ — the averaged policy of SPPO
-# ($\lambda = 0$), DSPPO ($\lambda = 1$) and DSPPO with $\lambda = 1.5$ has a duality gap under
-# the **true** preference with $\operatorname{gap}\cdot\sqrt T \le 2$ for every $T \in \{100,
-# \dots, 25600\}$, a log–log slope $\le -0.35$, and lies within total variation $0.1$ of the LP
-# equilibrium at the largest $T$. These thresholds are ours, set from a quick
-# check on one instance; we test them on 8 random games at once and report the **worst** game.
-# Claim 08.11 is the theorem itself: every gap must lie below the explicit bound
-# {eq}`hrc-dsppo-eq-dsppo-rate` of our proof. For $\lambda = 0$ that bound is $1.5\sqrt{\ln 8} \approx
-# 2.16$ times $1/\sqrt T$, so the threshold $2$ is slightly tighter than the worst case; for
-# $\lambda \ne 0$ the bound adds $\lvert\lambda\rvert M/\sqrt T$, with $M$ between 3 and 9 on these
-# games, so $\operatorname{gap}\cdot\sqrt T \le 2$ is an empirical expectation, not a theorem.
+# ($\lambda = 0$), DSPPO ($\lambda = 1$) and DSPPO with $\lambda = 1.5$ converges to the Nash
+# equilibrium of the **true** preference at rate $1/\sqrt T$. Two checks are the theorem
+# itself: for SPPO the bound {eq}`hrc-dsppo-eq-dsppo-rate` reads $\operatorname{gap}\cdot\sqrt T
+# \le 1.5\sqrt{\ln 8} \approx 2.16$ (08.8), and for every $\lambda$ every gap must lie below the
+# bound with its drift term $\lvert\lambda\rvert M/\sqrt T$ (08.11; $M$ is between 3 and 9 on these
+# games). Three are empirical statements with thresholds of ours, set from a quick check on
+# one instance before the sweep (so marked as tuned): DSPPO's constant stays as small as
+# SPPO's bound would allow, $\operatorname{gap}\cdot\sqrt T \le 2$ (08.9), the log–log slope of
+# the gap is $\le -0.35$ (08.10, the theorem's rate is $-\tfrac12$ for large $T$), and the
+# average policy lies within total variation $0.1$ of the LP equilibrium at the largest $T$
+# (08.12). They are decided over 8 random games, each a seed, by the worst game. Their
+# control is the *last* iterate $\pi_T$ of the same runs, which the theorem says nothing
+# about and which can cycle for ever.
 
 # %%
 ST_g3, SC_g3 = pref.random_tournament(
@@ -893,6 +904,7 @@ lam_batch = torch.tensor(LAMBDAS, dtype=torch.float64).repeat_interleave(N_GAMES
 ST_rep, SC_rep = ST_g3.repeat(L, 1, 1), SC_g3.repeat(L, 1, 1)
 P_rep = P_true.repeat(L, 1, 1)
 gaps = np.zeros((len(HORIZONS), L, N_GAMES))
+gaps_last = np.zeros_like(gaps)  # the control: the last iterate instead of the average
 for h, T_h in enumerate(icml26.progress(HORIZONS, desc="horizons")):
     rec = (
         [t for t in np.unique(np.geomspace(1, T_h, 60).astype(int))]
@@ -901,6 +913,7 @@ for h, T_h in enumerate(icml26.progress(HORIZONS, desc="horizons")):
     )
     run = pref.self_play(ST_rep, SC_rep, T_h, lam=lam_batch, record=rec)
     gaps[h] = pref.preference_gap(P_rep, run.average).reshape(L, N_GAMES).numpy()
+    gaps_last[h] = pref.preference_gap(P_rep, run.last).reshape(L, N_GAMES).numpy()
 final = run  # the longest run, with its recorded trajectory
 Ts = np.array(HORIZONS, dtype=float)
 scaled = gaps * np.sqrt(Ts)[:, None, None]
@@ -909,6 +922,16 @@ slopes = np.array(
 )
 tv = 0.5 * np.abs(final.average.reshape(L, N_GAMES, K_RESP).numpy() - eq_lp[None]).sum(
     -1
+)
+tv_last = 0.5 * np.abs(
+    final.last.reshape(L, N_GAMES, K_RESP).numpy() - eq_lp[None]
+).sum(-1)
+scaled_last = gaps_last * np.sqrt(Ts)[:, None, None]
+slopes_last = np.array(
+    [
+        [stats.loglog_fit(Ts, gaps_last[:, a, b] + 1e-12)[0] for b in range(N_GAMES)]
+        for a in range(L)
+    ]
 )
 M_game = (ST_g3 - SC_g3).abs().amax((-2, -1)).numpy()
 bound = (
@@ -936,32 +959,36 @@ print(f"largest gap / convergence bound: {(gaps / bound).max():.3f}")
 # wrong)
 icml26.claim(
     "08.8",
-    "SPPO (λ = 0): worst gap·√T over T and games",
+    "SPPO (λ = 0): worst gap·√T over T and games vs the bound 1.5√ln K",
     scaled[:, 0].max(),
-    at_most=2.0,
+    at_most=1.5 * np.sqrt(np.log(K_RESP)),
     kind="theorem",
 )
 
 # %% tags=["claim"]
 # fails if: the time-varying judge (λ = 1) kept DSPPO away from the true game's
-# equilibrium
+# equilibrium (as the last iterate, the control, stays away)
 icml26.claim(
     "08.9",
-    "DSPPO (λ = 1): worst gap·√T over T and games",
-    scaled[:, 1].max(),
+    "DSPPO (λ = 1): gap·√T, worst over T, per game",
+    seeds=scaled[:, 1].max(0),
     at_most=2.0,
-    kind="theorem",
+    control=scaled_last[:, 1].max(0),
+    control_label="last iterate",
+    tuned="threshold 2 set from one game before the sweep",
 )
 
 # %% tags=["claim"]
-# fails if: the gap decayed slower than the O(1/√T) rate (e.g. a fixed step or the last
-# iterate)
+# fails if: the gap decayed slower than the O(1/√T) rate (as for the last iterate, the
+# control)
 icml26.claim(
     "08.10",
-    "SPPO/DSPPO (λ = 0, 1, 1.5): worst log-log slope of gap",
-    slopes.max(),
+    "SPPO/DSPPO (λ = 0, 1, 1.5): log-log slope of gap, worst λ, per game",
+    seeds=slopes.max(0),
     at_most=-0.35,
-    kind="theorem",
+    control=slopes_last.max(0),
+    control_label="last iterate",
+    tuned="threshold −0.35 set from one game before the sweep",
 )
 
 # %% tags=["claim"]
@@ -977,17 +1004,22 @@ icml26.claim(
 
 # %% tags=["claim"]
 # fails if: the average policy converged to something other than the LP Nash equilibrium
+# (as the last iterate, the control, does)
 icml26.claim(
     "08.12",
-    "SPPO/DSPPO: worst TV(π̄_T, LP equilibrium)",
-    tv[:2].max(),
+    "SPPO/DSPPO: TV(π̄_T, LP equilibrium), worst λ, per game",
+    seeds=tv[:2].max(0),
     at_most=0.1,
-    kind="reproduction",
+    control=tv_last[:2].max(0),
+    control_label="last iterate",
+    tuned="threshold 0.1 set from one game before the sweep",
 )
 
 # %% [markdown]
-# The theorem's own bound holds everywhere (08.11), with room: the bound is a worst case over
-# all gain sequences. The rate holds too (08.10). What fails (08.9) is our constant $2$ for
+# The theorem's own bound holds everywhere (08.8 for SPPO, 08.11 for every $\lambda$), with
+# room: the bound is a worst case over all gain sequences. The rate holds too (08.10), while
+# the last iterate's gap does not fall at all (slope $+0.11$ on its worst game): the average
+# is what converges. What fails (08.9) is our constant $2$ for
 # DSPPO: on one of the 8 games the gap of DSPPO with $\lambda = 1$ is $2.42/\sqrt T$ at the
 # smallest horizon. Early iterations use a judge that is far from the truth ($2 S_T$ and no cycles
 # at $t = 1$), and the theorem charges for that drift through $\frac{1}{2T}\sum_t \varepsilon_t
@@ -1144,11 +1176,13 @@ plt.show()
 # captures the cycle. Our version: 200 training and 50 held-out prompts of generator G2 with
 # item features (a hidden "style" angle that makes the cycle, a hidden quality that makes the
 # dominant response, mixed into 16 noisy features), a shared two-layer MLP encoder with each
-# head, full-batch Adam (learning rate $10^{-3}$), 5 seeds. The claims — with our
-# thresholds — are that HRC(2+1) reaches 75% held-out accuracy strictly earlier than GPM(4) in at
-# least 4 of 5 seeds, and that GPM(2)'s final held-out accuracy stays $\le 0.84$ (its ceiling is
-# $5/6 \approx 0.833$ by {prf:ref}`hrc-dsppo-thm-gpm-limits`). Unlike 08.4, the first is an empirical
-# statement that can fail.
+# head, full-batch Adam (learning rate $10^{-3}$), 5 seeds. The claims, with our
+# thresholds: HRC(2+1) reaches 75% held-out accuracy strictly earlier (by at least one
+# evaluation interval) than GPM(4), on every seed (08.13); and adding the one-dimensional
+# reward head to a 2-D GPM captures dominant + cycle, a final held-out accuracy of at least
+# 95% on every seed (08.14), while GPM(2) alone, the control, cannot: every prompt of this
+# generator has the same six pairs, so GPM(2)'s accuracy is at most $5/6 \approx 0.833$ by
+# {prf:ref}`hrc-dsppo-thm-gpm-limits`, which is asserted, not claimed.
 
 # %%
 X_all, pairs_g2 = pref.dominant_cycle_data(PROMPTS_TRAIN + PROMPTS_TEST, generator=gen)
@@ -1184,28 +1218,41 @@ for name, fit in enc.items():
         f"{steps_to(fit, 0.95).tolist()}, final held-out: "
         f"{np.round(fit.test_accuracy[-1], 3).tolist()}"
     )
-faster = float((steps_to(enc["HRC(2+1)"], 0.75) < steps_to(enc["GPM(4)"], 0.75)).mean())
+interval = float(np.diff(enc["HRC(2+1)"].steps).min())
+never = (
+    float(ENC_STEPS) + interval
+)  # a seed that never gets there counts as one step late
+
+
+def reach(name):
+    return np.minimum(steps_to(enc[name], 0.75), never)
+
+
+lead = reach("GPM(4)") - reach("HRC(2+1)")  # steps by which HRC(2+1) is earlier
+assert enc["GPM(2)"].test_accuracy.max() <= 5 / 6 + 1e-9, "GPM(2) above its ceiling"
+print(f"HRC(2+1)'s lead over GPM(4) at 75%, per seed (steps): {lead.tolist()}")
 
 # %% tags=["claim"]
 # fails if: the explicit reward head did not find the dominant response faster than
 # GPM(4)
 icml26.claim(
     "08.13",
-    "fraction of seeds: HRC(2+1) reaches 75% before GPM(4)",
-    faster,
-    at_least=0.8,
-    kind="reproduction",
+    "steps by which HRC(2+1) reaches 75% before GPM(4)",
+    seeds=lead,
+    at_least=interval,
+    no_control="a race between two heads: its baseline GPM(4) is the other runner",
 )
 
 # %% tags=["claim"]
-# fails if: a 2-D GPM learned the cycle and the dominant response together (impossible
-# in 2-D)
+# fails if: the reward head did not add the dominant response to what a 2-D GPM can fit
+# (GPM(2) alone, the control, cannot fit both)
 icml26.claim(
     "08.14",
-    "GPM(2): best final held-out pair accuracy",
-    enc["GPM(2)"].test_accuracy[-1].max(),
-    at_most=0.84,
-    kind="reproduction",
+    "HRC(2+1): final held-out pair accuracy",
+    seeds=enc["HRC(2+1)"].test_accuracy[-1],
+    at_least=0.95,
+    control=enc["GPM(2)"].test_accuracy[-1],
+    control_label="GPM(2)",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out pair accuracy on dominant + cycle data: heads that cannot represent the cycle stop at 75 %, the others reach 100 % (claims 08.13–08.14); thin lines are seeds.", "name": "08-fig-two-stage"}}
@@ -1247,8 +1294,10 @@ plt.show()
 # first), and GPM(4) is the faster one in 4 of 5 seeds; it also finishes the second stage first
 # (95% after 30–70 steps, against 55–260 for HRC(2+1) and 45–65 for HRC(4+1)). In this generator
 # the feature that makes a response dominant is as easy to read linearly for a gated GPM block as
-# for a reward head, so the explicit reward buys no head start. Every head that can represent
-# the cycle ends at 100%.
+# for a reward head, so the explicit reward buys no head start (08.13 is not reproduced: the
+# lead is $-40$ to $+25$ steps). Every head that can represent the cycle ends at 100%,
+# HRC(2+1) on every seed, while GPM(2) stays at 0.72–0.77 (08.14): the reward head is what a
+# 2-D GPM needs to fit dominant + cycle.
 #
 # ## Cross-check
 #
@@ -1410,13 +1459,17 @@ print(
 # - **What is tested** is the mathematics the method rests on — the decomposition (08.1–08.2),
 #   the zero-mean caveat (08.3), the representation limits (08.4–08.7) and the convergence of
 #   self-play against a time-varying judge (08.8–08.12) — plus a synthetic version of the
-#   paper's two-stage study (08.13–08.14).
+#   paper's two-stage study (08.13–08.14). The empirical self-play claims (08.9, 08.10,
+#   08.12) use thresholds set from one game before the sweep, marked as tuned on their
+#   lines; they are decided over 8 random games by the worst game, with the last iterate as
+#   control. The theorem checks (08.8, 08.11) use the proof's own bound.
 # - **08.9 is not reproduced: our constant $2$ is wrong for DSPPO, not the
 #   theorem.** On the worst of our 8 games DSPPO ($\lambda = 1$) has $\operatorname{gap}\cdot\sqrt T
 #   = 2.42$ at $T = 100$, above the threshold $2$ (set from one instance, where it was $1.10$). The
 #   proven bound for that game is larger still, and every gap lies below the bound (08.11) and
 #   falls at the rate $T^{-1/2}$ or faster (08.10). The threshold $2$ omits the drift term
-#   $\lvert\lambda\rvert M/\sqrt T$ of {eq}`hrc-dsppo-eq-dsppo-rate`.
+#   $\lvert\lambda\rvert M/\sqrt T$ of {eq}`hrc-dsppo-eq-dsppo-rate`. The claim still
+#   discriminates: the last iterate's $\operatorname{gap}\cdot\sqrt T$ reaches 50.
 # - **08.12 (TV distance to the equilibrium) is not implied by the theorem**, which bounds the
 #   gap, and is not reproduced on the worst of our 8 games ($0.163$ for DSPPO, $0.129$ for SPPO
 #   at $T = 25\,600$; median $0.036$; the single instance the threshold was set from was at $0.05$). Its
@@ -1424,11 +1477,16 @@ print(
 #   policy is still visibly elsewhere; the figure's right panel shows the distance still
 #   falling.
 # - **08.13 is not reproduced in our synthetic setting.** HRC(2+1) reaches the first plateau
-#   earlier than GPM(4) in 1 of 5 seeds, not 4. Our generator, encoder, learning rate and $C_1 =
+#   earlier than GPM(4) in 1 of 5 seeds (leads of $-40$ to $+25$ steps), not on every seed
+#   (nor in 4 of 5, a looser reading). Our generator, encoder, learning rate and $C_1 =
 #   C_2 = 1$, $\delta = 1$ are reconstructions, and a generator in which dominance is harder to
 #   read from the features could behave differently; the paper's own study is a figure on
 #   UltraFeedback responses, with no numbers or seeds reported. We did not tune the setting to
 #   make the claim hold.
+# - **A constant gate.** The encoder and the tabular heads learn one gate per 2-D block, not
+#   the paper's prompt-dependent $D(x)$. In these experiments every prompt has the same
+#   structure, so a prompt-dependent gate has nothing to adapt to; its value on mixed data is
+#   untested.
 # - **Tabular realizability.** Self-play here updates an explicit probability vector, where the
 #   paper's squared-loss regression equals the multiplicative-weights step
 #   ({prf:ref}`hrc-dsppo-def-dsppo`); an LLM policy only approximates it, with $K = 5$ sampled
@@ -1559,5 +1617,6 @@ print(
 #   under the true preference falls like $1/\sqrt T$ for every $\lambda$ and stays below the
 #   explicit bound of {prf:ref}`hrc-dsppo-thm-dsppo` (08.8, 08.10, 08.11); our tighter constant
 #   for DSPPO and its distance-to-equilibrium target fail on the worst game (08.9, 08.12).
-# - Two-stage learning appears in our synthetic encoder study, but HRC does not find the
-#   dominant response before GPM(4) (08.13); the LLM benchmarks are not tested.
+# - In our synthetic encoder study a reward head lets a 2-D GPM fit dominant + cycle (08.14),
+#   but HRC does not find the dominant response before GPM(4) (08.13); the LLM benchmarks
+#   are not tested.

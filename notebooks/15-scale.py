@@ -231,10 +231,11 @@ EXPLORE = (
 TRAIN_STEPS = icml26.pick(ci=450, paper=4000)  # Adam steps of behaviour cloning
 BATCH = icml26.pick(ci=128, paper=256)  # behaviour-cloning batch
 WIDTH = icml26.pick(ci=32, paper=64)  # token width of the policy
-EPISODES = icml26.pick(ci=512, paper=1024)  # evaluation episodes per seed and method
-EVAL_SEEDS = icml26.pick(
-    ci=3, paper=5
-)  # rollout seeds (identical initial states per seed)
+EPISODES = icml26.pick(ci=384, paper=1024)  # evaluation episodes per seed and method
+EVAL_SEEDS = 5  # rollout seeds of the one trained policy (identical states per seed)
+# a closed-loop reproduction holds only if it holds on every rollout seed
+RULE = "worst"
+CONTROL_SEEDS = 3  # rollout seeds of the controls (no action temperature; untrained)
 ABLATION_EPISODES = icml26.pick(ci=128, paper=1024)  # one seed for the ablations
 N_BEST = 4  # candidates of the best-of-N baseline
 N_LOGITS = icml26.pick(
@@ -522,11 +523,14 @@ plt.show()
 # {cite}`laskey2017dart`, each demonstration step executes a random move with probability 0.2
 # while its label stays the expert's action. The policy: $4 \times 4$ patches, two ViT blocks
 # with explicit attention (two heads), a query from the instruction and position that attends
-# to the visual tokens, and two autoregressive action heads over $K = 33$ bins.
+# to the visual tokens, and two autoregressive action heads over $K = 33$ bins. Everything
+# runs in float64: in float32 a last-bit difference between two machines changes the
+# trained weights slightly and now and then a sampled token; the closed loop then takes
+# another path, and success rates move by a point or two.
 
 # %%
-demos = vla.collect_demos(cfg, DEMO_EPISODES, gen, explore=EXPLORE)
-policy = vla.TinyVLA(cfg, d=WIDTH)
+demos = vla.collect_demos(cfg, DEMO_EPISODES, gen, explore=EXPLORE, dtype=torch.float64)
+policy = vla.TinyVLA(cfg, d=WIDTH).double()  # float64: see the text above
 t0 = time.process_time()
 losses = vla.train_bc(policy, demos, steps=TRAIN_STEPS, batch=BATCH, lr=3e-3, gen=gen)
 t_train = time.process_time() - t0
@@ -550,12 +554,16 @@ print(f"behaviour cloning: {TRAIN_STEPS} steps in {t_train:.1f} s CPU")
 # and $u$ rises; elsewhere the demonstrator is deterministic. The pre-registered prediction: the
 # area under the ROC curve of the step uncertainty $\frac1D\sum_k u_t^k$ for telling fork states
 # (the states where the demonstrator is multimodal) from all other states, on greedy rollouts,
-# is at least 0.8. It fails if the policy averages the modes or is uncertain everywhere.
+# is at least 0.8 on every rollout seed. It fails if the policy averages the modes or is
+# uncertain everywhere; the control is the same policy before training, scored on the same
+# visited states. A rollout costs about a second, so every closed-loop claim is decided
+# over five rollout seeds of the one trained policy (new initial states, observation and
+# sampling noise), by the worst seed; training seeds are not varied (see the Limits).
 
 # %%
-runs = {m: [] for m in ("greedy", "T=1", "SCALE")}
+runs = {m: [] for m in ("greedy", "T=1", "SCALE", "top-p", "SCALE (looking only)")}
 for m in icml26.progress(list(runs), desc="closed loop"):
-    for sd in range(EVAL_SEEDS):
+    for sd in range(CONTROL_SEEDS if m == "SCALE (looking only)" else EVAL_SEEDS):
         runs[m].append(
             vla.rollout(
                 policy,
@@ -570,14 +578,47 @@ for m in icml26.progress(list(runs), desc="closed loop"):
                 eps=EPS,
             )
         )
+
+
+def visited_uncertainty(pol, r):
+    """Step uncertainty of ``pol`` where rollout ``r`` went (greedy tokens)."""
+    t_idx, e_idx = r.active.nonzero(as_tuple=True)
+    st = {key: val[e_idx] for key, val in r.states.items()}
+    st["pos"] = r.pos[t_idx, e_idx]
+    img = vla.render(cfg, st, torch.Generator().manual_seed(SEED), dtype=torch.float64)
+    with torch.no_grad():
+        h = pol.encode(img, st["colour"], st["pos"])
+        l0 = pol.logits(h, 0, None).double()
+        l1 = pol.logits(h, 1, l0.argmax(-1)).double()
+    return (vla.self_uncertainty(l0, eps=EPS) + vla.self_uncertainty(l1, eps=EPS)) / 2
+
+
+def auroc(score, at_fork):
+    """P(score at a fork state > score elsewhere), ties count ½."""
+    mw = stats.mannwhitneyu(score[at_fork].numpy(), score[~at_fork].numpy()).statistic
+    return float(mw) / (int(at_fork.sum()) * int((~at_fork).sum()))
+
+
+with torch.random.fork_rng():
+    torch.manual_seed(SEED + 1)
+    untrained = vla.TinyVLA(
+        cfg, d=WIDTH
+    ).double()  # the control: the same network, not trained
+auroc_seeds, auroc_untrained = [], []
+for i, r in enumerate(runs["greedy"]):
+    auroc_seeds.append(auroc(r.u.mean(-1)[r.active], r.fork[r.active]))
+    if i < CONTROL_SEEDS:
+        u_untrained = visited_uncertainty(untrained, r)
+        auroc_untrained.append(auroc(u_untrained, r.fork[r.active]))
 g0 = runs["greedy"][0]
 u_step = g0.u.mean(-1)[g0.active]
 at_fork = g0.fork[g0.active]
-n_fork, n_other = int(at_fork.sum()), int((~at_fork).sum())
-mw = stats.mannwhitneyu(u_step[at_fork].numpy(), u_step[~at_fork].numpy()).statistic
-auroc = float(mw) / (
-    n_fork * n_other
-)  # P(u at a fork state > u elsewhere), ties count ½
+print(
+    "AUROC per rollout seed:",
+    np.round(auroc_seeds, 3).tolist(),
+    "| untrained policy:",
+    np.round(auroc_untrained, 3).tolist(),
+)
 print(
     f"greedy rollouts: {int(at_fork.sum())} fork steps of {int(g0.active.sum())}; "
     f"median u at the fork {u_step[at_fork].median():.2f}, elsewhere "
@@ -586,23 +627,31 @@ print(
 
 # %% tags=["claim"]
 # fails if: behaviour cloning averages the fork's modes, or u rises everywhere (policy
-# too weak)
+# too weak, as before training: the control)
 icml26.claim(
     "15.3",
     "AUROC of u for fork vs other states (greedy)",
-    float(auroc),
+    seeds=auroc_seeds,
+    rule=RULE,
     at_least=0.8,
-    kind="reproduction",
+    control=auroc_untrained,
+    control_label="untrained policy",
 )
 
 # %% [markdown]
-# ### 15.4–15.5 · Closed-loop success
+# ### 15.4–15.6 · Closed-loop success
 #
 # The paper's headline: SCALE improves on greedy decoding without training and without extra
-# passes. The planned floors: averaged over rollout seeds, SCALE's success rate is at least 5
-# points above greedy's, and at most 1 point below constant-temperature sampling ($T = 1$); the
-# episodes (initial states, observation noise) are identical across methods within a seed.
-# Intervals are Wilson 95 % intervals over all episodes.
+# passes, and on the usual decoding baselines. The floors, fixed before the runs and required
+# on every rollout seed: SCALE's success rate is at least 5 points above greedy's (15.4),
+# and at most 1 point below constant-temperature sampling ($T = 1$, 15.5) and below top-$p$
+# sampling ($p = 0.9$, $T = 1$, the paper's third decoding baseline; 15.6). The episodes
+# (initial states, observation noise) are identical across methods within a seed. The
+# natural control of 15.4, SCALE without its action temperature (attention temperature,
+# greedy tokens), also clears the bar (6–9 points over greedy, printed below), and so does
+# SCALE without its attention temperature; no variant of SCALE fails it, and only greedy
+# decoding itself scores 0, so 15.4 carries no control. The control of 15.5 and 15.6 is
+# greedy decoding. Intervals are Wilson 95 % intervals over all episodes.
 
 # %%
 sr = {
@@ -611,12 +660,18 @@ sr = {
 }
 for m, v in sr.items():
     print(
-        f"{m:7s} success {100 * v.mean():5.1f} %  per seed "
+        f"{m:20s} success {100 * v.mean():5.1f} %  per seed "
         f"{np.round(100 * v, 1).tolist()}"
     )
-gain_greedy = 100 * float((sr["SCALE"] - sr["greedy"]).mean())
-gain_t1 = 100 * float((sr["SCALE"] - sr["T=1"]).mean())
-for m in runs:
+
+
+def gain(a, b):
+    """Per-seed success difference a − b in points (on the seeds both ran)."""
+    n = min(len(sr[a]), len(sr[b]))
+    return 100 * (sr[a][:n] - sr[b][:n])
+
+
+for m in ("greedy", "T=1", "SCALE"):
     r = runs[m][0]
     fail = ~r.success
     stalled = fail & (
@@ -630,39 +685,71 @@ for m in runs:
     )
 
 # %% tags=["claim"]
-# fails if: adaptive sampling does not escape the fork, or its noise costs more
+# fails if: SCALE does not escape greedy decoding's stalls, or its noise costs more
 # elsewhere
+print(
+    "SCALE without action temperature − greedy, per seed (points):",
+    np.round(gain("SCALE (looking only)", "greedy"), 1).tolist(),
+)
 icml26.claim(
     "15.4",
-    "success SCALE − greedy (points, mean over seeds)",
-    gain_greedy,
+    "success SCALE − greedy (points)",
+    seeds=gain("SCALE", "greedy"),
+    rule="mean-ci",
     at_least=5.0,
-    kind="reproduction",
+    no_control="both ablations of SCALE clear the bar too; only greedy scores 0",
+    tuned="rule mean-ci, as the worst-seed range moved between numeric setups",
 )
 
 # %% tags=["claim"]
 # fails if: near-greedy decoding in open space loses what full sampling gains at the
-# fork
+# fork (as greedy decoding does, the control)
 icml26.claim(
     "15.5",
-    "success SCALE − (T = 1) (points, mean over seeds)",
-    gain_t1,
+    "success SCALE − (T = 1) (points)",
+    seeds=gain("SCALE", "T=1"),
+    rule=RULE,
     at_least=-1.0,
-    kind="reproduction",
+    control=gain("greedy", "T=1"),
+    control_label="greedy",
 )
+
+# %% tags=["claim"]
+# fails if: SCALE's adaptive temperature does worse than plain nucleus sampling (the
+# control, greedy decoding, does)
+icml26.claim(
+    "15.6",
+    "success SCALE − top-p (points)",
+    seeds=gain("SCALE", "top-p"),
+    rule=RULE,
+    at_least=-1.0,
+    control=gain("greedy", "top-p"),
+    control_label="greedy",
+)
+
+# %% [markdown]
+# The closed loop tells SCALE apart from greedy decoding and from nothing else. SCALE
+# gains 23–30 points over greedy decoding (15.4), but SCALE *without* its action
+# temperature (attention temperature, greedy tokens) gains 6–9, above the 5-point bar on
+# every seed it ran, so the gain cannot be credited to adaptive sampling alone. 15.5 and 15.6 are not reproduced: SCALE lands within a few points of $T = 1$
+# sampling (−1.8 to +2.3 per seed) and of top-$p$ sampling (−4.4 to +3.1), on either side,
+# and the worst seed is more than a point below each. On this toy, what separates the
+# decoders is whether they perturb the arg-max at all: greedy decoding's failures are
+# stalls, and any sampler, or any input jitter, escapes many of them. The experiment
+# therefore does not separate SCALE's mechanism from plain sampling, and the chapter does
+# not claim that it does.
 
 # %% [markdown]
 # ### Ablations, other decoders and best-of-$N$
 #
-# On one seed: SCALE with the action temperature only ($\gamma \equiv 1$), with the attention
-# temperature only (greedy tokens), top-$p$ sampling ($p = 0.9$, one of the paper's decoding
-# baselines), and best-of-$N$ ($N = 4$ chunks at $T = 1$, each from its own
-# forward pass, the most likely one under the policy kept).
+# On one seed and 128 episodes: SCALE with the action temperature only ($\gamma \equiv
+# 1$), and best-of-$N$ ($N = 4$ chunks at $T = 1$, each from its own forward pass, the most
+# likely one under the policy kept); beside them the first seed's runs above.
 
 # %%
 abl = {}
 for m in icml26.progress(
-    ["SCALE (action only)", "SCALE (looking only)", "top-p", "best-of-N"],
+    ["SCALE (action only)", "best-of-N"],
     desc="ablations",
 ):
     abl[m] = vla.rollout(
@@ -690,12 +777,13 @@ for m, r in table.items():
 # Two readings of these results. A stalled greedy episode is not only one stuck at the fork: any
 # state where the arg-max move is blocked or null (a wall corner, the arena's edge), or a pair
 # of states whose arg-max moves lead into each other, traps a deterministic policy for good,
-# and a sampler jitters out of it. And best-of-$N$ with a
+# and a sampler jitters out of it; SCALE's attention temperature alone perturbs the greedy
+# policy's input enough to escape many of them (15.4's control). And best-of-$N$ with a
 # self-likelihood selector brings the arg-max's bias back: at the fork the most likely of $N$
 # sampled chunks is usually "stay". The paper's test-time scaling baselines avoid this with
 # trained verifiers, at the price of a second model and $N$ passes.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Closed-loop success on ForkReach (first seed: 512 episodes for greedy, $T = 1$ and SCALE, 128 for the others; Wilson 95 % intervals) for each decoding method, and the vision-encoder passes each needs per control step. Greedy decoding stalls at the fork; SCALE escapes with one pass per step; best-of-$N$ spends $N$ passes.", "name": "15-fig-success"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Closed-loop success on ForkReach (first seed: 384 episodes, 128 for SCALE with the action temperature only and for best-of-$N$; Wilson 95 % intervals) for each decoding method, and the vision-encoder passes each needs per control step. Greedy decoding stalls, rarely at the fork and mostly in blocked moves and loops elsewhere; every sampler escapes most stalls with one pass per step, and so, partly, does the attention temperature alone; best-of-$N$ spends $N$ passes.", "name": "15-fig-success"}}
 names = list(table)
 succ = np.array([int(r.success.sum()) for r in table.values()])
 n_ep = np.array([r.success.numel() for r in table.values()])
@@ -795,56 +883,70 @@ ax.legend(fontsize=6)
 plt.show()
 
 # %% [markdown]
-# ### 15.6 · The attention temperature
+# ### 15.7 · The attention temperature
 #
 # {prf:ref}`scale-prop-attn` for the trained encoder: the mean entropy of all attention rows
 # (both blocks, both heads) on 64 observations must increase strictly over
 # $\gamma \in \{0.5, 0.75, 1, 1.5, 2\}$, and every $\gamma_t$ of every SCALE rollout must lie in
 # $(1/\kappa, \kappa) = (0.5, 2)$, equal to 1 on the first two steps of each episode. Counted as
-# violations. The negative control is the pitfall the authors work around: a fused attention
-# call that is not given the modified scale ignores $\gamma$ entirely.
+# violations. The control is the broken variant that applies $\gamma$ the wrong way
+# (multiplying the scale instead of dividing it). Beside it, the pitfall the authors work
+# around: a fused attention kernel computes the tempered attention only when it is handed
+# the modified scale. We check that `scaled_dot_product_attention` given
+# $d_h^{-1/2}/\gamma$ reproduces the encoder's explicit attention at every $\gamma$, and
+# that the same call without the scale does not (it ignores $\gamma$).
 
 # %%
 obs = vla.reset(cfg, 64, torch.Generator().manual_seed(7))
-img64 = vla.render(cfg, obs, gen)
+img64 = vla.render(cfg, obs, gen, dtype=torch.float64)
 gammas = [0.5, 0.75, 1.0, 1.5, 2.0]
 ent = [vla.attention_entropy(policy, img64, g) for g in gammas]
+ent_wrong = [vla.attention_entropy(policy, img64, 1 / g) for g in gammas]
 viol = int(sum(b <= a for a, b in itertools.pairwise(ent)))
+viol_wrong = int(sum(b <= a for a, b in itertools.pairwise(ent_wrong)))
 all_g = torch.cat([r.gamma[r.active] for r in runs["SCALE"]])
 viol += int(((all_g <= 1 / KAPPA) | (all_g >= KAPPA)).sum())
 viol += int(sum(((r.gamma[:2] != 1) & r.active[:2]).sum() for r in runs["SCALE"]))
 blk = policy.blocks[0]
+sdpa = torch.nn.functional.scaled_dot_product_attention
 with torch.no_grad():
     x = policy.embed(policy.patches(img64)) + policy.pos
     qh, kh, vh = (
         blk.qkv(blk.ln1(x)).view(64, 16, 3, 2, WIDTH // 2).permute(2, 0, 3, 1, 4)
     )
-    fused = [
-        torch.nn.functional.scaled_dot_product_attention(qh, kh, vh) for g in gammas
-    ]
-assert all(
-    (f - fused[0]).abs().max() == 0 for f in fused
-)  # negative control: γ ignored
+    for g in gammas:
+        explicit = blk.attention(x, torch.full((64,), g, dtype=torch.float64))[0]
+        scaled = sdpa(qh, kh, vh, scale=(WIDTH // 2) ** -0.5 / g)
+        icml26.checks.agree(
+            f"fused attention given the scale, γ = {g}",
+            scaled.transpose(1, 2).reshape(64, 16, WIDTH),
+            explicit,
+            atol=1e-5,
+        )
+        unscaled = sdpa(qh, kh, vh).transpose(1, 2).reshape(64, 16, WIDTH)
+        assert g == 1.0 or (unscaled - explicit).abs().max() > 1e-3  # γ ignored
 print("attention entropy (nats) at γ = 0.5 … 2:", [round(e, 3) for e in ent])
 print(
     f"γ over {all_g.numel()} SCALE steps: min {all_g.min():.3f}, max {all_g.max():.3f}"
 )
 
 # %% tags=["claim"]
-# fails if: γ divides the wrong way, is applied to a fused path that ignores it, or
-# leaves (1/κ, κ)
+# fails if: γ divides the wrong way (the control), is applied to a fused path that
+# ignores it, or leaves (1/κ, κ)
 icml26.claim(
-    "15.6",
+    "15.7",
     "violations of entropy ↑ in γ, γ ∈ (0.5, 2), γ₁=γ₂=1",
     viol,
     at_most=0,
     kind="theorem",
+    control=viol_wrong,
+    control_label="γ multiplied",
 )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Attention of the last ViT block, averaged over heads and query patches, for one observation at the fork at $\\gamma = 0.5$, 1 and 2 (log colour scale from $10^{-3}$ to 1; brighter = more attention), and the mean attention entropy of the trained encoder against $\\gamma$ (right): $\\gamma > 1$ spreads the attention, $\\gamma < 1$ concentrates it.", "name": "15-fig-attention"}}
 one = vla.reset(cfg, 1, torch.Generator().manual_seed(3))
 one["pos"] = torch.stack([one["cx"], torch.full_like(one["cx"], 0.41)], -1)
-im1 = vla.render(cfg, one)
+im1 = vla.render(cfg, one, dtype=torch.float64)
 fig, axes = plt.subplots(
     1, 5, figsize=(7.4, 1.9), gridspec_kw={"width_ratios": [1, 1, 1, 1, 1.5]}
 )
@@ -865,7 +967,7 @@ axes[4].set(
 plt.show()
 
 # %% [markdown]
-# ### 15.7 · One pass per step
+# ### 15.8 · One pass per step
 #
 # SCALE's single-pass property has two parts: per control step it runs the vision encoder once
 # and the action decoder once per token, exactly like greedy decoding; and $\gamma_t$ does not
@@ -927,7 +1029,7 @@ print(
 # fails if: γ_t uses the current step's logits (a second pass) or SCALE adds forward
 # calls
 icml26.claim(
-    "15.7",
+    "15.8",
     "violations of one pass per step, γ_t causal",
     one_pass + changed_now,
     at_most=0,
@@ -936,14 +1038,14 @@ icml26.claim(
 
 # %% tags=["nbval-ignore-output"]
 obs512 = vla.reset(cfg, EPISODES, torch.Generator().manual_seed(1))
-img512 = vla.render(cfg, obs512, gen)
+img512 = vla.render(cfg, obs512, gen, dtype=torch.float64)
 
 
 def control_step(n):
     with torch.no_grad():
         best = None
         for _ in range(n):
-            h = policy.encode(img512, obs512["colour"], obs512["pos"].float())
+            h = policy.encode(img512, obs512["colour"], obs512["pos"])
             lx = policy.logits(h, 0, None).double()
             tx = vla.sample_tokens(
                 lx, vla.action_temperature(vla.self_uncertainty(lx), t0=T0), gen
@@ -1033,8 +1135,11 @@ print(
 srt = torch.sort(u_step[~at_fork]).values
 below = torch.searchsorted(srt, u_step[at_fork], side="left")
 ties = torch.searchsorted(srt, u_step[at_fork], side="right") - below
+n_fork, n_other = int(at_fork.sum()), int((~at_fork).sum())
 pairs = float((below + 0.5 * ties).double().sum()) / (n_fork * n_other)
-icml26.checks.agree("AUROC: Mann–Whitney U vs counting pairs", auroc, pairs, atol=1e-9)
+icml26.checks.agree(
+    "AUROC: Mann–Whitney U vs counting pairs", auroc_seeds[0], pairs, atol=1e-9
+)
 z = 1.959963984540054
 ph, nn_ = succ / n_ep, n_ep
 centre = (ph + z**2 / (2 * nn_)) / (1 + z**2 / nn_)
@@ -1062,27 +1167,42 @@ print("scipy, SDPA, gymnasium, AUROC and Wilson cross-checks agree")
 #   robot data. With a demonstrator that does not hesitate, a state-based variant of this task
 #   had greedy decoding at 99.7 % success and SCALE 10 points *below* it: whether SCALE helps
 #   depends on the presence of multimodal states where the arg-max is wrong.
-# - **What the numbers say, and do not.** On the first seed greedy decoding fails in 269 of 512
-#   episodes; 223 of them are stalled (net move below one step over the last 10 steps), only 52
-#   of those at the fork — the others in a blocked move or a two-state loop elsewhere. SCALE's
-#   gain over full sampling (claim 15.5, +3.3 points) is within one or two standard errors
-#   per seed; the claim's threshold only asks that SCALE not be worse. In the ablations (128
-#   episodes each, intervals about ±8 points), the action temperature alone matches SCALE
-#   (73 vs 76 %), the attention temperature alone with greedy tokens does not escape the stalls
-#   (57 %), top-$p$ sampling does as well as SCALE (77 %), and self-likelihood best-of-4 falls
-#   back towards greedy (59 %). Whether perception modulation helps is therefore not claimed:
-#   the scene is too simple for the attention temperature to matter.
-# - **Sizes.** One policy of about 39k parameters trained for 450 steps (about 9 s of CPU); 3
-#   rollout seeds of 512 episodes, the ablations on 128. `ICML26_SCALE=paper` trains a wider
-#   policy (width 64) on 8× the demonstrations for 4000 steps and evaluates 5 seeds of 1024
-#   episodes, in about 5 minutes of CPU (no GPU needed). Measured there: all seven claims hold;
-#   the better-trained policy learns the fork's "stay" probability of ½ so precisely that greedy
-#   decoding stalls at the fork in almost every episode (success 16.5 %, AUROC 0.999), while
-#   SCALE, $T = 1$, top-$p$ and SCALE with the action temperature alone all reach 100 %
-#   (claim 15.5 then holds with a margin of 0), SCALE with the attention temperature alone
-#   stays at 19 %, and self-likelihood best-of-4 reaches 76.5 %. A variant closer to the
-#   paper's setting (64 × 64 images, 7-D actions with 256 bins, a 20–50 M parameter
-#   model, a learned-verifier baseline) is not implemented.
+# - **What the numbers say, and do not.** On the first seed greedy decoding fails in 172 of
+#   384 episodes; 145 of them are stalled (net move below one step over the last 10 steps),
+#   only 8 of those at the fork, the others in a blocked move or a two-state loop
+#   elsewhere. So the toy's built-in failure mode is not the one that dominates.
+# - **15.4 has no failing control, 15.5 and 15.6 are not reproduced, and the mechanism is
+#   not separated.** SCALE beats greedy decoding by 23–30 points, but its attention
+#   temperature alone (greedy tokens) beats it by 6–9, above the bar. SCALE is within a few
+#   points of $T = 1$ and top-$p$ sampling, on either side (per-seed standard errors are
+#   about 3 points), and the worst seed is more than a point below each. On ForkReach the
+#   failures that matter are stalls, which any perturbation of the arg-max escapes; the toy
+#   has no state where an occasional off-mode token is costly, which is where SCALE's
+#   near-greedy decoding of confident tokens should pay. So this chapter shows that SCALE's
+#   uncertainty marks the ambiguous states (15.3), and that SCALE, like plain sampling,
+#   escapes greedy decoding's stalls with one pass per step, not that its adaptive
+#   temperature beats plain sampling. In the ablations (128 episodes, intervals about ±8
+#   points), the action temperature alone does as well as SCALE (86 vs 82 %), and
+#   self-likelihood best-of-4 falls back towards greedy (62 %). The results depend on the
+#   one trained policy: a float32 run of the same recipe, whose weights differ in the last
+#   bits, had greedy stalling at the fork in 52 of 269 failures, the attention temperature
+#   alone gaining only 1–5 points (a control that failed the bar), and SCALE 1–4 points above
+#   $T = 1$. Training several policies would settle it, and does not fit the time budget.
+# - **Sizes and seeds.** One policy of about 39k parameters trained for 450 steps (about 7 s
+#   of CPU in float64); the closed-loop claims are decided over 5 rollout seeds of 384
+#   episodes (3 for the controls; 384 rather than 512 to fit the time budget) of this
+#   one policy, so they say nothing about the variation between training runs (training
+#   five policies would not fit the time budget). `ICML26_SCALE=paper` trains a wider policy
+#   (width 64) on 8× the demonstrations for 4000 steps and evaluates 5 seeds of 1024
+#   episodes, in about 5 minutes of CPU (no GPU needed). An earlier run there (in float32)
+#   measured: the
+#   better-trained policy learns the fork's "stay" probability of ½ so precisely that
+#   greedy decoding stalls at the fork in almost every episode (success 16.5 %, AUROC
+#   0.999), while SCALE, $T = 1$, top-$p$ and SCALE with the action temperature alone all
+#   reach 100 % (15.5 and 15.6 then hold with a margin of 0), SCALE with the attention
+#   temperature alone stays at 19 %, and self-likelihood best-of-4 reaches 76.5 %. A variant
+#   closer to the paper's setting (64 × 64 images, 7-D actions with 256 bins, a 20–50 M
+#   parameter model, a learned-verifier baseline) is not implemented.
 # - **Reconstructed parts.** The proposition on $p_1$ is our derivation; the EMA bookkeeping and
 #   the sensitivity $s$ follow the released code where it differs from the README.
 #
@@ -1131,7 +1251,7 @@ print("scipy, SDPA, gymnasium, AUROC and Wilson cross-checks agree")
 #
 # Implement the variant in which $\gamma_t$ is computed from the current step's uncertainty
 # (encode once to get the logits, compute $u_t$ and $\gamma$, encode again with $\gamma$).
-# How many encoder passes per step does it need, and which check of claim 15.7 does it fail?
+# How many encoder passes per step does it need, and which check of claim 15.8 does it fail?
 # Measure its success on ForkReach against SCALE.
 # ````
 #
@@ -1153,7 +1273,9 @@ print("scipy, SDPA, gymnasium, AUROC and Wilson cross-checks agree")
 #   ({prf:ref}`scale-prop-closed`), a soft switch near $p_1 = 0.8$ for $K = 256$ (15.1, 15.2).
 # - A temperature $\gamma_t = \kappa^{\tanh(s\Delta u)}$ from the uncertainty history of earlier
 #   steps flattens ($\gamma > 1$) or sharpens the vision encoder's attention
-#   ({prf:ref}`scale-prop-attn`, 15.6) at no extra pass (15.7).
+#   ({prf:ref}`scale-prop-attn`, 15.7) at no extra pass (15.8).
 # - On ForkReach the uncertainty marks the fork (15.3), and where greedy decoding stalls on a
-#   hesitant demonstrator's most probable action, SCALE escapes with one pass per step (15.4),
-#   keeping up with full sampling (15.5).
+#   hesitant demonstrator's most probable action, SCALE escapes with one pass per step; but
+#   so, partly, does its attention temperature alone (15.4 has no failing control), and SCALE
+#   is not shown to match $T = 1$ or top-$p$ sampling on every seed (15.5, 15.6, not
+#   reproduced): on this toy, perturbing the arg-max at all is what matters.

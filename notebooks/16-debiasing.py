@@ -267,7 +267,8 @@ icml26.plotting.use_book_style()
 torch.set_default_dtype(torch.float64)
 
 # %% tags=["parameters", "hide-input"]
-SEEDS = icml26.pick(ci=3, paper=10)  # independent tasks, initialisations and data sets
+SEEDS = icml26.pick(ci=5, paper=10)  # independent tasks, initialisations and data sets
+RULE = "worst"  # a reproduction holds only if it holds on every seed
 N_TRAIN = icml26.pick(ci=4000, paper=4000)  # training prompts per seed
 N_TEST = icml26.pick(ci=1000, paper=2000)  # test prompts per seed
 TRAIN_STEPS = icml26.pick(ci=1500, paper=1500)  # Adam steps, lr 3e-3, batch 128
@@ -380,12 +381,20 @@ def bias_variance_reference(forward, clean_inputs, perturbed_inputs):
 # for all prompts, perturbations and seeds in one batched pass; the kernel
 # `debias.bias_variance` takes the resulting tensors. We train one model per seed (each
 # with its own vocabulary, offset direction, data and initialisation), all in one batch.
+# Training all of them takes a few seconds, so every reproduction claim below is decided
+# over five seeds (ten at the `paper` scale) by the strictest rule: it holds only if it
+# holds on every seed, and the line prints the worst seed and the range.
 
 # %%
 gen = icml26.stats.stream(SEED)
 task = debias.make_task(gen)
 V = task.vocab
+gen_copy = torch.Generator().set_state(gen.get_state())
 params0 = debias.init_classifier(task, SEEDS, gen, filler_offset=FILLER_OFFSET)
+# the same initialisation without the fillers' common offset (an ablation used in 16.4)
+filler_shift = (
+    params0["E"] - debias.init_classifier(task, SEEDS, gen_copy, filler_offset=0.0)["E"]
+)
 train_tok, train_lab = debias.sample_prompts(
     task, (SEEDS, N_TRAIN), gen, synonym_rate=0.02
 )
@@ -540,16 +549,16 @@ ax1.legend(fontsize=7.5, ncols=2, loc="upper center")
 plt.show()
 
 # %% [markdown]
-# ### 16.2 · The bias–variance split holds on the trained network
+# ### 16.2 · A constant correction undoes the shift, when there is one
 #
-# *Claim* ({prf:ref}`debiasing-lem-split`): on the trained toy, for every layer and seed, with
-# the same perturbations, $\operatorname{mean}\lVert\Delta\rVert^2 =
+# {prf:ref}`debiasing-lem-split` is an algebraic identity: on the trained toy, for every
+# layer and seed, with the same perturbations, $\operatorname{mean}\lVert\Delta\rVert^2 =
 # \operatorname{mean}_x\lVert b(x)\rVert^2 + \operatorname{mean}\lVert\xi\rVert^2$, and the
 # residual after subtracting $\bar b$ equals $\operatorname{tr}\operatorname{Cov}_x(b) +
-# \operatorname{mean}\lVert\xi\rVert^2$. Both to a relative $10^{-10}$ (float64). It is an
-# algebraic identity, so it catches bookkeeping: the negative controls read $\lVert b\rVert^2$
-# as the pooled $\lVert\bar b\rVert^2$, or compute the covariance with divisor $n - 1$
-# (`np.cov`'s default).
+# \operatorname{mean}\lVert\xi\rVert^2$, both to a relative $10^{-10}$ (float64). Any
+# correct code satisfies it, so it is checked by an assertion, together with two broken
+# variants that must violate it: reading $\lVert b\rVert^2$ as the pooled
+# $\lVert\bar b\rVert^2$, and a covariance with divisor $n - 1$ (`np.cov`'s default).
 
 # %%
 split_err, pooled_err, ddof1_err = 0.0, 0.0, 0.0
@@ -579,23 +588,62 @@ for layer in debias.LAYERS:
         ddof1_err,
         abs(resid[0].item() - cov1 - r["fluct"][0].item()) / r["msd"][0].item(),
     )
+assert split_err <= 1e-10, f"the split must hold to 1e-10, off by {split_err:.1e}"
+assert pooled_err > 1e-6 and ddof1_err > 1e-10, (
+    "the broken variants must violate the identity"
+)
 print(
-    f"negative controls: pooled ‖b̄‖² off by {pooled_err:.2e}, "
-    f"ddof = 1 off by {ddof1_err:.2e}"
+    "split holds to 1e-10; broken variants: pooled ‖b̄‖² off by "
+    f"{pooled_err:.1e}, ddof = 1 off by {ddof1_err:.1e}"
+)
+
+# %% [markdown]
+# What the lemma predicts, and what can fail, is its consequence for the network: a
+# constant correction $c = \bar b$ removes the input-independent part of the damage and
+# nothing else. So subtracting the measured penultimate bias $\bar b$ from the
+# representations of *perturbed* prompts (an oracle that knows which inputs are perturbed)
+# should win back much of the accuracy lost under Π_neutral, whose damage at that layer is
+# partly a shift, and nothing under Π_interacting, whose damage is not. *Claim*: under
+# Π_neutral, the oracle correction recovers at least half of the clean-to-perturbed
+# accuracy gap on every seed (the same bar as 16.5, fixed before the run). The control is
+# the same correction under Π_interacting.
+
+
+# %%
+def oracle_accuracy(split, pert):
+    """Accuracy on perturbed prompts after subtracting the penultimate b̄ (oracle)."""
+    with torch.no_grad():
+        pen = debias.forward(base, pert)["relu2"] - split["relu2"]["b"][:, None, None]
+        logits = pen @ base["W3"][:, None] + base["b3"][:, None, None]
+    return (logits.argmax(-1) == test_lab[..., None]).double().mean((1, 2)).numpy()
+
+
+acc_clean = debias.accuracy(base, test_bag, test_lab).numpy()
+acc_n = debias.accuracy(base, pert_n, test_lab).numpy()
+acc_i = debias.accuracy(base, pert_i, test_lab).numpy()
+split_i = per_layer(base, pert_i)
+acc_oracle_n = oracle_accuracy(split_n, pert_n)
+acc_oracle_i = oracle_accuracy(split_i, pert_i)
+oracle_share_n = (acc_oracle_n - acc_n) / (acc_clean - acc_n)
+oracle_share_i = (acc_oracle_i - acc_i) / (acc_clean - acc_i)
+print(
+    "share of the gap recovered by the oracle shift, per seed: Π_neutral",
+    np.round(oracle_share_n, 3),
+    "| Π_interacting",
+    np.round(oracle_share_i, 3) + 0.0,
 )
 
 # %% tags=["claim"]
-# fails if: b(x) is not the mean of the prompt's own perturbations, or a moment uses
-# ddof = 1
-assert pooled_err > 1e-6 and ddof1_err > 1e-10, (
-    "negative controls must break the identity"
-)
+# fails if: the damage is not a constant shift (as under Π_interacting, the control),
+# so subtracting b̄ cannot undo it
 icml26.claim(
     "16.2",
-    "bias–variance split, max relative error",
-    split_err,
-    at_most=1e-10,
-    kind="theorem",
+    "Π_neutral: share of the accuracy gap recovered by subtracting b̄",
+    seeds=oracle_share_n,
+    rule=RULE,
+    at_least=0.5,
+    control=oracle_share_i,
+    control_label="Π_interacting",
 )
 
 # %% [markdown]
@@ -611,10 +659,6 @@ icml26.claim(
 # *worst* of the seeds.
 
 # %%
-acc_clean = debias.accuracy(base, test_bag, test_lab).numpy()
-acc_n = debias.accuracy(base, pert_n, test_lab).numpy()
-acc_i = debias.accuracy(base, pert_i, test_lab).numpy()
-split_i = per_layer(base, pert_i)
 print("ρ under Π_neutral, per layer (rows) and seed (columns):")
 for layer in debias.LAYERS:
     print(f"  {layer:7s}", np.round(split_n[layer]["rho"].numpy(), 3))
@@ -629,22 +673,38 @@ print(
 
 # %% tags=["claim"]
 # fails if: the perturbation's damage at the LayerNorm output is mostly fluctuation, not
-# shift
+# shift (as it is under Π_interacting, the control)
 icml26.claim(
     "16.3",
-    "Π_neutral: min over seeds of ρ at the LayerNorm output",
-    split_n["ln"]["rho"].min(),
+    "Π_neutral: ρ at the LayerNorm output",
+    seeds=split_n["ln"]["rho"],
+    rule=RULE,
     at_least=0.5,
+    control=split_i["ln"]["rho"],
+    control_label="Π_interacting",
+    tuned="the layer and the filler offset, after a first design failed",
 )
 
 # %% tags=["claim"]
-# fails if: meaning-preserving perturbations barely hurt (the toy has no robustness
-# problem)
+# fails if: meaning-preserving perturbations barely hurt (as without the fillers' common
+# offset, the ablation run here: the same models with the offset removed)
+no_offset = dict(base, E=base["E"] - filler_shift)
+gap_no_offset = (
+    100
+    * (
+        debias.accuracy(no_offset, test_bag, test_lab)
+        - debias.accuracy(no_offset, pert_n, test_lab)
+    ).numpy()
+)
 icml26.claim(
     "16.4",
-    "Π_neutral: min over seeds of clean − perturbed accuracy (points)",
-    100 * (acc_clean - acc_n).min(),
+    "Π_neutral: clean − perturbed accuracy (points)",
+    seeds=100 * (acc_clean - acc_n),
+    rule=RULE,
     at_least=10,
+    control=gap_no_offset,
+    control_label="without the offset",
+    tuned="the filler offset 4√d, after a first design without it failed",
 )
 
 # %% [markdown]
@@ -681,6 +741,8 @@ t0 = time.process_time()
 bitfit_n = debias.train(base, neutral_1, FT_STEPS, lr=1e-2, trainable=bias_names)
 full_n = debias.train(base, neutral_1, FT_STEPS, lr=3e-3)
 bitfit_i = debias.train(base, interacting_1, FT_STEPS, lr=1e-2, trainable=bias_names)
+# the ablation: the same bias-only fine-tuning on clean prompts only
+bitfit_c = debias.train(base, clean_batch, FT_STEPS, lr=1e-2, trainable=bias_names)
 t_ft = time.process_time() - t0
 
 
@@ -697,6 +759,7 @@ for name, p in [
     ("base", base),
     ("closed-form shift", shift_n),
     ("bias-only FT", bitfit_n),
+    ("bias-only FT, clean", bitfit_c),
     ("full FT", full_n),
 ]:
     acc[name] = (
@@ -704,11 +767,14 @@ for name, p in [
         debias.accuracy(p, pert_n, test_lab).numpy(),
     )
     print(
-        f"{name:18s} clean {np.round(acc[name][0], 3)}  "
+        f"{name:19s} clean {np.round(acc[name][0], 3)}  "
         f"Π_neutral {np.round(acc[name][1], 3)}"
     )
-share = (acc["bias-only FT"][1] - acc_n) / (acc["full FT"][1] - acc_n)
+gap_full = acc["full FT"][1] - acc_n
+share = (acc["bias-only FT"][1] - acc_n) / gap_full
+share_clean = (acc["bias-only FT, clean"][1] - acc_n) / gap_full
 clean_drop = 100 * (acc_clean - acc["bias-only FT"][0])
+clean_drop_shift = 100 * (acc_clean - acc["closed-form shift"][0])
 assert n_bias / n_params <= 0.03
 print(
     "share of the gap closed per seed:",
@@ -720,29 +786,39 @@ print(
 
 # %% tags=["claim"]
 # fails if: shifting operating points cannot undo the systematic shift (debiasing does
-# not help)
+# not help), as when the same bias-only fine-tuning sees only clean prompts (the
+# control)
 icml26.claim(
     "16.5",
-    "Π_neutral: min share of the gap closed by bias-only FT",
-    share.min(),
+    "Π_neutral: share of the gap to full FT closed by bias-only FT",
+    seeds=share,
+    rule=RULE,
     at_least=0.5,
+    control=share_clean,
+    control_label="bias-only FT on clean prompts",
+    tuned="lr 1e-2 and the filler offset, after a first measurement",
 )
 
 # %% tags=["claim"]
 # fails if: bias-only FT buys robustness by giving up clean accuracy (a plain constant
-# shift)
+# shift, the control)
 icml26.claim(
     "16.6",
-    "bias-only FT: max clean-accuracy drop (points)",
-    clean_drop.max(),
+    "bias-only FT: clean-accuracy drop (points)",
+    seeds=clean_drop,
+    rule=RULE,
     at_most=2,
+    control=clean_drop_shift,
+    control_label="closed-form shift",
 )
 
 # %% [markdown]
 # The closed-form shift illustrates the caveat after {prf:ref}`debiasing-lem-split`: it moves
 # clean prompts as much as perturbed ones, so the accuracy it gains under perturbation is paid
-# for on clean prompts. Bias-only fine-tuning, trained on both, keeps clean accuracy: what it
-# changes is *which ReLU units fire*, and the share $\rho$ of the penultimate layer falls.
+# for on clean prompts (26 points on the worst seed). Bias-only fine-tuning, trained on
+# both, gives up far less: under a point on four seeds, but 3.2 points on one, so 16.6 is
+# not reproduced on every seed. What it changes is *which ReLU units fire*, and the share
+# $\rho$ of the penultimate layer falls.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Per-layer share $\\rho_\\ell$ of the mean squared change that is a constant shift, mean over seeds (bars) and range (whiskers). Π_neutral carries a large shift from the pooled embedding onward; bias-only fine-tuning reduces it after the ReLUs, not before; Π_interacting has almost none.", "name": "16-fig-rho"}}
 split_bit = per_layer(bitfit_n, pert_n)
@@ -792,14 +868,9 @@ plt.show()
 # which should recover at most half a point.
 
 # %%
-rho_i = max(split_i[layer]["rho"].max().item() for layer in debias.LAYERS)
+rho_i = np.max([split_i[layer]["rho"].numpy() for layer in debias.LAYERS], 0)
+rho_n = np.max([split_n[layer]["rho"].numpy() for layer in debias.LAYERS], 0)
 acc_bit_i = debias.accuracy(bitfit_i, pert_i, test_lab).numpy()
-with torch.no_grad():
-    pen = debias.forward(base, pert_i)["relu2"] - split_i["relu2"]["b"][:, None, None]
-    oracle_logits = pen @ base["W3"][:, None] + base["b3"][:, None, None]
-acc_oracle_i = (
-    (oracle_logits.argmax(-1) == test_lab[..., None]).double().mean((1, 2)).numpy()
-)
 cost_i = 100 * (acc_clean - acc_i)
 move_i = 100 * np.abs(acc_bit_i - acc_i)
 assert cost_i.min() >= 5, "the negative control must be a real robustness problem"
@@ -814,21 +885,34 @@ print(
 assert (100 * (acc_oracle_i - acc_i)).max() <= 0.5
 
 # %% tags=["claim"]
-# fails if: Π_interacting also carries a systematic shift (then the control is not a
+# fails if: Π_interacting also carries a systematic shift, as Π_neutral does (the
 # control)
-icml26.claim("16.7", "Π_interacting: max ρ over layers and seeds", rho_i, at_most=0.01)
+icml26.claim(
+    "16.7",
+    "Π_interacting: max ρ over layers",
+    seeds=rho_i,
+    rule=RULE,
+    at_most=0.01,
+    control=rho_n,
+    control_label="Π_neutral",
+    tuned="bar 0.01 set after a first measurement",
+)
 
 # %% tags=["claim"]
 # fails if: bias-only FT also fixes input-dependent damage (the "conditions" statement
-# is wrong)
+# is wrong); the control is the same fine-tuning under Π_neutral, where there is a shift
 icml26.claim(
     "16.8",
-    "Π_interacting: max |accuracy change| by bias-only FT (points)",
-    move_i.max(),
+    "Π_interacting: |accuracy change| by bias-only FT (points)",
+    seeds=move_i,
+    rule=RULE,
     at_most=1,
+    control=100 * np.abs(acc["bias-only FT"][1] - acc_n),
+    control_label="Π_neutral",
+    tuned="bar 1 point set after a first measurement",
 )
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Accuracy on clean prompts (light) and under perturbation (dark), mean over seeds with the range as whiskers. For Π_neutral, bias-only fine-tuning closes most of the gap to full fine-tuning while keeping clean accuracy; the closed-form constant shift trades clean for perturbed accuracy. For Π_interacting nothing that shifts helps.", "name": "16-fig-accuracy"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Accuracy on clean prompts (light) and under perturbation (dark), mean over seeds with the range as whiskers. For Π_neutral, bias-only fine-tuning closes most of the gap to full fine-tuning and loses little clean accuracy; the closed-form constant shift trades clean for perturbed accuracy. For Π_interacting nothing that shifts helps.", "name": "16-fig-accuracy"}}
 rows = [("Π_neutral", n, acc[n]) for n in acc] + [
     ("Π_interacting", "base", (acc_clean, acc_i)),
     ("Π_interacting", "oracle shift", (acc_clean, acc_oracle_i)),
@@ -873,7 +957,7 @@ ax.legend(loc="upper center", ncols=4, fontsize=8)
 plt.show()
 
 # %% [markdown]
-# ### 16.9–16.11 · Debiasing enables certification
+# ### 16.9–16.10 · Debiasing enables certification
 #
 # *Claim* (the paper's last finding): after debiasing, more prompts can be certified against
 # random perturbations. For every test prompt we draw 100 fresh perturbations (a stream not
@@ -881,10 +965,12 @@ plt.show()
 # the Clopper–Pearson bound {eq}`debiasing-eq-cp` with $\alpha = 0.05$ reaches it (that is,
 # $k \ge 96$). A bar of "+20 points" was not reached in any design of this toy that we tried; the
 # bar tied to this design: the mean error rate under perturbation at least halves (16.9) and the
-# certified fraction rises by at least 5 points (16.10), both for the worst seed. The Cantelli
-# bound {eq}`debiasing-eq-cantelli`, evaluated with each prompt's empirical $\beta$ and $\sigma^2$,
-# can never be violated by the same draws (16.11): that check only catches bookkeeping errors
-# (the sign of $w$, the margin, the reference class).
+# certified fraction rises by at least 5 points (16.10), both on every seed. The control of
+# both is the bias-only fine-tuning on clean prompts only. The Cantelli bound
+# {eq}`debiasing-eq-cantelli`, evaluated with each prompt's empirical $\beta$ and
+# $\sigma^2$, can never be violated by the same draws: it is asserted, as a check of the
+# bookkeeping (the sign of $w$, the margin, the reference class), with the wrong reference
+# class as a broken variant that must violate it.
 
 
 # %%
@@ -940,10 +1026,22 @@ def certify(params):
 
 k_before, err_before, viol_before, proj_before = certify(base)
 k_after, err_after, viol_after, proj_after = certify(bitfit_n)
+k_clean, err_clean, viol_clean, _ = certify(bitfit_c)  # the control
+
+
+def certified(k):
+    return (debias.clopper_pearson_lower(k, N_CERT, ALPHA) >= LEVEL).mean(1)
+
+
 p_lo_before = debias.clopper_pearson_lower(k_before, N_CERT, ALPHA)
 p_lo_after = debias.clopper_pearson_lower(k_after, N_CERT, ALPHA)
-cert_before, cert_after = (p_lo_before >= LEVEL).mean(1), (p_lo_after >= LEVEL).mean(1)
+cert_before, cert_after = certified(k_before), certified(k_after)
 err_ratio = err_after.mean(1) / err_before.mean(1)
+err_ratio_clean = err_clean.mean(1) / err_before.mean(1)
+rise, rise_clean = (
+    100 * (cert_after - cert_before),
+    100 * (certified(k_clean) - cert_before),
+)
 print(
     "mean error rate under Π_neutral, before → after:",
     np.round(err_before.mean(1), 3),
@@ -959,50 +1057,57 @@ print(
     "improved, not certifiable:",
     np.round(between, 3),
 )
-# the wrong reference class (sign flipped) must violate the bound: the control of 16.11
+# the wrong reference class (sign flipped) must violate the bound
 m0, pr0 = proj_before
 wrong_bound = debias.cantelli_flip_bound(-m0, -pr0.mean(-1), pr0.var(-1))
 wrong_viol = int(np.nansum(err_before > wrong_bound + 1e-12))
-print(f"Cantelli with the wrong reference class: {wrong_viol} violations")
+assert viol_before + viol_after + viol_clean == 0, (
+    "Cantelli cannot fail on its own draws"
+)
+assert wrong_viol > 0, "the wrong reference class must violate Cantelli"
+print(
+    "Cantelli bound: 0 violations on every model; with the wrong reference class "
+    f"{wrong_viol}"
+)
 
 # %% tags=["claim"]
-# fails if: bias-only FT does not make perturbed answers more reliable on the worst seed
+# fails if: bias-only FT does not make perturbed answers more reliable, as fine-tuning
+# on clean prompts does not (the control)
 icml26.claim(
     "16.9",
-    "max over seeds of error-rate ratio after / before",
-    err_ratio.max(),
+    "error-rate ratio under Π_neutral, after / before bias-only FT",
+    seeds=err_ratio,
+    rule=RULE,
     at_most=0.5,
+    control=err_ratio_clean,
+    control_label="bias-only FT on clean prompts",
+    tuned="bar set after +20 points certified was not reached",
 )
 
 # %% tags=["claim"]
-# fails if: debiasing helps on average but not enough prompts reach the certificate
+# fails if: debiasing helps on average but not enough prompts reach the certificate, as
+# after fine-tuning on clean prompts (the control)
 icml26.claim(
     "16.10",
-    "min rise in certified fraction at q = 0.9 (points)",
-    100 * (cert_after - cert_before).min(),
+    "rise in certified fraction at q = 0.9 (points)",
+    seeds=rise,
+    rule=RULE,
     at_least=5,
-)
-
-# %% tags=["claim"]
-# fails if: the margin, the sign of w or the reference class is wrong (bookkeeping)
-assert wrong_viol > 0, (
-    "negative control: the wrong reference class must violate Cantelli"
-)
-icml26.claim(
-    "16.11",
-    "Cantelli bound violations (prompts, before + after)",
-    viol_before + viol_after,
-    at_most=0,
-    kind="theorem",
+    control=rise_clean,
+    control_label="bias-only FT on clean prompts",
+    tuned="bar set after +20 points certified was not reached",
 )
 
 # %% [markdown]
 # The next figure shows why: for one prompt, the projected change $w\cdot\Delta$ across its 100
 # perturbations before and after debiasing, against the margin. Before, the whole distribution
 # sits shifted towards the wrong side, so many draws cross $-m$; after, it is shifted less and
-# the same fluctuation rarely crosses. On the right, one seed's "before" curve is flat: about
-# half of its prompts never err and the other half almost always do, the regime
+# the same fluctuation rarely crosses. On the right, the "before" curves are flat: about
+# half of the prompts never err and the other half almost always do, the regime
 # $m + \beta < 0$ of {prf:ref}`debiasing-prop-cantelli` in which the bias outweighs the margin.
+# After debiasing the curves fall with $q$: many prompts now err on a few of their
+# perturbations, which is far better on average but not enough for a certificate at a high
+# level.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Left: one prompt's projected change $w\\cdot\\Delta$ over 100 perturbations (seed 0), before and after bias-only fine-tuning; a draw errs when it falls left of $-m$ (dashed, one per model). Right: fraction of test prompts certified at level $q$ (Clopper–Pearson, $n = 100$, $\\alpha = 0.05$), per seed.", "name": "16-fig-certify"}}
 m_b, pr_b = proj_before
@@ -1046,7 +1151,7 @@ ax1.axvline(LEVEL, color="0.5", ls=":", lw=1)
 ax1.set(
     xlabel="certification level q",
     ylabel="fraction of prompts certified",
-    title="More prompts certified after debiasing",
+    title="Certified fraction before and after",
     ylim=(0, 1),
 )
 ax1.legend()
@@ -1140,8 +1245,7 @@ print(
     f"{per_ref / per_kernel:.0f}× faster per input"
 )
 print(
-    f"training {SEEDS} models: {t_train:.1f} CPU-s; "
-    f"three fine-tunings: {t_ft:.1f} CPU-s"
+    f"training {SEEDS} models: {t_train:.1f} CPU-s; four fine-tunings: {t_ft:.1f} CPU-s"
 )
 
 # %% [markdown]
@@ -1151,37 +1255,48 @@ print(
 #   with about 8,500 parameters. Which modules of an LLM carry the bias, how it scales with
 #   depth and width, which real perturbations (typos, paraphrases, formatting) are systematic,
 #   and the paper's benchmark numbers are all beyond this toy. The `paper` scale runs more
-#   seeds, prompts and perturbations of the same toy; the planned GPU variant (a small
-#   transformer trained from scratch on templated prompts) is not implemented.
+#   seeds, prompts and perturbations of the same toy; a GPU variant (a small transformer
+#   trained from scratch on templated prompts) is not implemented.
 # - **The phenomenon is designed in.** Fillers share a common embedding offset of four times
-#   a content word's norm. Without it the bias share $\rho$ was only 0.10–0.15 and the
-#   accuracy gap 7 points, too little to test anything. The claims test the paper's
-#   statements *given* a systematic shift, not that real perturbations produce one.
-# - **Seed dependence.** Claims 16.3–16.10 take the worst of three seeds. An earlier
-#   run of this design on other seeds saw bias-only fine-tuning close 60%, 86% and
-#   3% of the gap, and the accuracy gap range from 4 to 47 points; so 16.4 and 16.5 are not
-#   guaranteed on every seed. The `paper` scale (ten seeds, 2,000 test prompts, 50
-#   perturbations each for the bias, 500 for the certificate; about 9 minutes on two CPU
-#   cores) keeps 16.3–16.5 and 16.7–16.9 (the worst seed closes 61% of the gap), but bias-only
-#   fine-tuning costs 5.2 and 2.6 points of clean accuracy on two of the ten seeds, so 16.6
-#   fails there, and the certified fraction rises by 4.7 points on the worst seed (16.10).
+#   a content word's norm. Without it (the control of 16.4) the same models lose only about
+#   7 points under Π_neutral, and a first design without the offset had a bias share $\rho$
+#   of only 0.10–0.15: too little to test anything. The claims test the paper's statements
+#   *given* a systematic shift, not that real perturbations produce one.
+# - **Seeds.** Every reproduction holds only if it holds on each of five seeds. This is
+#   strict, and three claims miss on one or two seeds (below). At the `paper` scale (ten
+#   seeds, 2,000 test prompts, 50 perturbations each for the bias, 500 for the certificate;
+#   about 9 minutes on two CPU cores), an earlier run kept 16.3–16.5 and 16.7–16.9 (the worst
+#   seed closes 61% of the gap), but bias-only fine-tuning cost 5.2 and 2.6 points of clean
+#   accuracy on two of the ten seeds, so 16.6 failed there too, and the certified fraction
+#   rose by only 4.7 points on the worst seed (16.10).
 # - **Bars changed after a first measurement.** "+20 points certified" (16.10) was never
 #   reached in any design and is replaced by "+5 points" together with "the error rate at
 #   least halves" (16.9); the ratio form of 16.8 is undefined because full fine-tuning does
 #   not help on Π_interacting either.
-# - **16.10 is not reproduced.** The certified fraction at $q = 0.9$ rises by 5.5, 2.7 and
-#   18.1 points on the three seeds, so the worst seed misses the 5-point bar (the earlier
-#   run measured +7.6, +18.2 and +5.3 on its seeds). Debiasing does cut the error rate
-#   under perturbation by more than half on every seed (16.9), but it changes *how* errors are
-#   spread: before, a prompt tends to fail on almost every perturbation or on none; after,
-#   24–35% of prompts fail on between 4% and 30% of their perturbations. Those prompts are
-#   much better off but cannot reach $k \ge 96$ of 100. A certificate at a high level needs
-#   the error rate of each prompt, not only the average, to fall below $1 - q$.
+# - **16.2 is not reproduced.** Subtracting the penultimate $\bar b$ from perturbed inputs
+#   wins back 61–72% of the lost accuracy on four seeds and 43% on the fifth, while under
+#   Π_interacting it wins back nothing (the control). {prf:ref}`debiasing-lem-split` predicts
+#   that the correction removes the share $\rho$ of the *mean squared* change, and at the
+#   penultimate layer $\rho$ is only 0.36–0.48: the rest is input-dependent bias and
+#   fluctuation. How much accuracy that buys is not fixed by the lemma, and on one seed it is
+#   less than half.
+# - **16.6 is not reproduced.** Bias-only fine-tuning costs 0.2–0.9 points of clean accuracy
+#   on four seeds and 3.2 on the fifth, above the 2-point bar (the closed-form shift, the
+#   control, costs up to 26 points). Debiasing by fine-tuning is far cheaper in clean
+#   accuracy than a constant shift, but not free on every seed.
+# - **16.10 is not reproduced.** The certified fraction at $q = 0.9$ rises by up to 20
+#   points on some seeds and falls by up to 5 on others. Debiasing does cut the error rate
+#   under perturbation by more than half on every seed (16.9), but it changes *how* errors
+#   are spread: before, a prompt tends to fail on almost every perturbation or on none;
+#   after, 23–41% of prompts fail on between 4% and 30% of their perturbations. Those prompts
+#   are much better off but cannot reach $k \ge 96$ of 100. A certificate at a high level
+#   needs the error rate of each prompt, not only the average, to fall below $1 - q$.
 # - **Constant corrections trade.** A constant shift is not a free lunch: the closed-form
-#   correction lowers clean accuracy as much as it raises perturbed accuracy (see 16.5–16.6).
-#   Bias-only fine-tuning escapes that only through nonlinear effects.
-# - **16.2 and 16.11 are identities.** They hold for any correctly computed sample moments,
-#   so they test the implementation's bookkeeping, not the paper.
+#   correction lowers clean accuracy about as much as it raises perturbed accuracy (see
+#   16.5–16.6). Bias-only fine-tuning escapes that only through nonlinear effects.
+# - **Identities are assertions.** The bias–variance split and the Cantelli bound evaluated
+#   on its own draws hold for any correctly computed sample moments, so they are asserted
+#   (with broken variants that must violate them), not counted as claims.
 
 # %% [markdown]
 # ## Exercises
@@ -1253,17 +1368,18 @@ print(
 #
 # - The damage a random perturbation does to a module's output splits exactly into a bias
 #   (its mean) and a fluctuation; a constant correction removes only the input-independent
-#   part of the bias ({prf:ref}`debiasing-lem-split`, 16.2).
+#   part of the bias ({prf:ref}`debiasing-lem-split`): it wins back much of the accuracy a
+#   systematic perturbation costs, though less than half on one of five seeds (16.2).
 # - Nonlinearities create bias even from zero-mean noise: a ReLU's Jensen gap is
 #   $s\varphi(z/s) - \lvert z\rvert\Phi(-\lvert z\rvert/s)$ (16.1); systematic input shifts add a
 #   first-order term.
 # - On a toy where meaning-preserving perturbations shift embeddings systematically, most of
 #   the damage at the LayerNorm output is a shift (16.3–16.4), and fine-tuning only the bias
-#   parameters (under 2% of the network) recovers most of the lost accuracy without hurting
-#   clean accuracy (16.5–16.6).
+#   parameters (under 2% of the network) recovers most of the lost accuracy (16.5) at a small
+#   cost in clean accuracy, which exceeds 2 points on one of five seeds (16.6, not
+#   reproduced).
 # - When the perturbation's effect depends on the input, there is no shift to remove and
 #   debiasing does nothing (16.7–16.8).
 # - After debiasing, the error rate under perturbation at least halves (16.9), but the share of
-#   prompts that pass a Clopper–Pearson certificate at $q = 0.9$ rises by less than 5 points on
-#   one seed (16.10, not reproduced); Cantelli's bound explains why a bias larger than the
-#   margin is fatal (16.11).
+#   prompts that pass a Clopper–Pearson certificate at $q = 0.9$ does not rise on every seed
+#   (16.10, not reproduced): errors become rarer and more spread out across prompts.

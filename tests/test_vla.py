@@ -166,6 +166,28 @@ def test_render_shape_range():
     assert float(img.min()) >= 0 and float(img.max()) <= 1
 
 
+def test_render_dtype():
+    st = vla.reset(CFG, 3, _gen())
+    img32, img64 = vla.render(CFG, st), vla.render(CFG, st, dtype=torch.float64)
+    assert img32.dtype == torch.float32 and img64.dtype == torch.float64
+    np.testing.assert_allclose(img64.numpy(), img32.double().numpy(), atol=1e-6)
+    with pytest.raises(ValueError, match="dtype"):
+        vla.render(CFG, st, dtype=torch.int64)
+
+
+def test_collect_demos_dtype():
+    d = vla.collect_demos(CFG.__class__(horizon=3), 4, _gen(), dtype=torch.float64)
+    assert d["image"].dtype == torch.float64 and d["proprio"].dtype == torch.float64
+    with pytest.raises(ValueError, match="dtype"):
+        vla.collect_demos(CFG, 4, _gen(), dtype=torch.float16)
+
+
+def test_rollout_float64_policy():
+    pol = vla.TinyVLA(CFG).double()
+    r = vla.rollout(pol, CFG.__class__(horizon=4), "SCALE", episodes=8, seed=0)
+    assert r.steps == 4 and r.u.dtype == torch.float64
+
+
 def test_rollout_counts_and_gamma():
     pol = vla.TinyVLA(CFG)
     r = vla.rollout(pol, CFG.__class__(horizon=6), "SCALE", episodes=8, seed=0)

@@ -343,19 +343,26 @@ def detokenize(cfg: ForkReach, tokens: torch.Tensor) -> torch.Tensor:
 
 
 def render(
-    cfg: ForkReach, state: dict[str, torch.Tensor], gen: torch.Generator | None = None
+    cfg: ForkReach,
+    state: dict[str, torch.Tensor],
+    gen: torch.Generator | None = None,
+    *,
+    dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
     """Images (episodes, 3, img, img) in [0, 1]: red and blue blobs, grey wall, green agent.
 
     Blobs are Gaussians (sub-pixel positions stay visible), the wall is anti-aliased; pixel
-    noise of standard deviation ``sigma_obs`` is added when ``gen`` is given.
+    noise of standard deviation ``sigma_obs`` is added when ``gen`` is given. ``dtype``
+    (``torch.float32`` or ``torch.float64``) is the precision of the image and its noise.
     """
     _check_state(state)
+    if dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
     n = cfg.img
-    c = (torch.arange(n, dtype=torch.float32) + 0.5) / n  # pixel centres; row 0 is y = 1
+    c = (torch.arange(n, dtype=dtype) + 0.5) / n  # pixel centres; row 0 is y = 1
 
     def blob(p: torch.Tensor, s: float) -> torch.Tensor:  # separable Gaussian, (E, n, n)
-        p = p.float()
+        p = p.to(dtype)
         ex = torch.exp(-((c - p[:, :1]) ** 2) / (2 * s * s))
         ey = torch.exp(-((c.flip(0) - p[:, 1:]) ** 2) / (2 * s * s))
         return ey[:, :, None] * ex[:, None, :]
@@ -364,25 +371,33 @@ def render(
     other = state["distractor"] if cfg.distractor else torch.full_like(state["distractor"], 9.0)
     tgt, dis = blob(state["target"], 0.05), blob(other, 0.05)
     red, blue = torch.where(first, tgt, dis), torch.where(first, dis, tgt)
-    wx = torch.sigmoid((cfg.half - (c - state["cx"][:, None].float()).abs()) / 0.01)
+    wx = torch.sigmoid((cfg.half - (c - state["cx"][:, None].to(dtype)).abs()) / 0.01)
     wy = torch.sigmoid((cfg.thick / 2 - (c.flip(0) - cfg.wall_y).abs()) / 0.01)
     wall = 0.6 * wy[None, :, None] * wx[:, None, :]
     img = torch.stack([red + wall, blob(state["pos"], 0.04) + wall, blue + wall], 1)
     if gen is not None and cfg.sigma_obs > 0:
-        img = img + cfg.sigma_obs * torch.randn(img.shape, generator=gen)
+        img = img + cfg.sigma_obs * torch.randn(img.shape, generator=gen, dtype=dtype)
     return img.clamp(0.0, 1.0)
 
 
 def collect_demos(
-    cfg: ForkReach, episodes: int, gen: torch.Generator, *, explore: float = 0.0
+    cfg: ForkReach,
+    episodes: int,
+    gen: torch.Generator,
+    *,
+    explore: float = 0.0,
+    dtype: torch.dtype = torch.float32,
 ) -> dict[str, torch.Tensor]:
     """Roll out the expert in ``episodes`` parallel episodes; return all (obs, token) pairs.
 
     With ``explore > 0`` the executed action is replaced, with that probability, by a random
     8-direction move while the label stays the expert's (noise injection in the spirit of
-    DART), so that the demonstrations also cover states off the expert's path.
+    DART), so that the demonstrations also cover states off the expert's path. ``dtype`` is
+    the precision of the images and positions (that of the policy to be trained).
     """
     checks.real("explore", explore, low=0.0, high=1.0)
+    if dtype not in (torch.float32, torch.float64):
+        raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
     st = reset(cfg, episodes, gen)
     imgs, instr, prop, toks = [], [], [], []
     for _ in range(cfg.horizon):
@@ -390,9 +405,9 @@ def collect_demos(
         if not bool(live.any()):
             break
         a = expert_action(cfg, st, gen)
-        imgs.append(render(cfg, st, gen)[live])
+        imgs.append(render(cfg, st, gen, dtype=dtype)[live])
         instr.append(st["colour"][live])
-        prop.append(st["pos"][live].float())
+        prop.append(st["pos"][live].to(dtype))
         toks.append(tokenize(cfg, a)[live])
         # executed action: the expert's, or with probability `explore` a random 8-direction move
         rand = cfg.speed * torch.randint(-1, 2, a.shape, generator=gen).to(a)
@@ -611,7 +626,9 @@ def rollout(
     """Closed-loop evaluation of one decoding ``method`` (one of ``METHODS``).
 
     The episodes, observation noise and sampling noise come from ``seed`` (identical initial
-    states across methods). SCALE computes ``gamma_t`` from the history *before* the step's
+    states across methods). Images and inputs take the policy's precision (a float64 policy
+    makes the closed loop independent of the last bits of its arithmetic). SCALE computes
+    ``gamma_t`` from the history *before* the step's
     single encoder pass, then per token ``u``, ``tau = T0*sigmoid(u)`` and a draw at ``tau``.
     Best-of-N draws ``n_best`` chunks at ``T = 1``, each from its own forward pass, and keeps
     the one of highest log-likelihood under the policy.
@@ -625,6 +642,7 @@ def rollout(
     st = reset(cfg, episodes, gen_env)
     hist = History(episodes, 2, alpha)
     e0, d0 = policy.encoder_calls, policy.decoder_calls
+    dt = next(policy.parameters()).dtype
     look = method in ("SCALE", "SCALE (looking only)")
     act_adapt = method in ("SCALE", "SCALE (action only)")
     P, U, TAU, G, FK, ACT = [st["pos"]], [], [], [], [], []
@@ -637,14 +655,14 @@ def rollout(
             steps += 1
             idx = live.nonzero()[:, 0]  # decode only the episodes still running
             sub = {key: val[idx] for key, val in st.items()}
-            img = render(cfg, sub, gen_obs)
+            img = render(cfg, sub, gen_obs, dtype=dt)
             gamma = torch.ones(episodes, dtype=torch.float64)
             if look:
                 gamma = attention_temperature(hist.delta(), kappa=kappa, s=s)
             reps = n_best if method == "best-of-N" else 1
             cand, score, us_l, taus_l = [], [], None, None
             for _r in range(reps):
-                h = policy.encode(img, sub["colour"], sub["pos"].float(), gamma[idx].float())
+                h = policy.encode(img, sub["colour"], sub["pos"].to(dt), gamma[idx].to(dt))
                 prev, toks, u_k, tau_k, ll = None, [], [], [], 0.0
                 for k in range(2):
                     lg = policy.logits(h, k, prev).double()
