@@ -101,9 +101,11 @@
 # For responses with rewards $r_i$ and embeddings $v_i \in \mathbb{R}^{2d}$,
 #
 # $$
-# s_{\mathrm{BT}}(y_i, y_j) = r_i - r_j, \qquad
-# s_{\mathrm{GPM}}(y_i, y_j) = v_i^\top D R^\succ D\, v_j, \qquad
-# s_{\mathrm{HRC}}(y_i, y_j) = C_1 (r_i - r_j) + C_2\, v_i^\top D R^\succ D\, v_j ,
+# \begin{aligned}
+# s_{\mathrm{BT}}(y_i, y_j) &= r_i - r_j, \\
+# s_{\mathrm{GPM}}(y_i, y_j) &= v_i^\top D R^\succ D\, v_j, \\
+# s_{\mathrm{HRC}}(y_i, y_j) &= C_1 (r_i - r_j) + C_2\, v_i^\top D R^\succ D\, v_j ,
+# \end{aligned}
 # $$ (hrc-dsppo-eq-models)
 #
 # with, in HRC, $r = \mathrm{clip}(w_r^\top h, -\delta, \delta)$ and $v = W_c h / \lVert W_c h
@@ -1092,8 +1094,9 @@ plt.show()
 # %% [markdown]
 # **The schedule.** The paper's only tuning knob is $\lambda$. Its λ sweep (Llama-3.1-8B judge,
 # AlpacaEval 2.0 length-controlled win rate after three iterations, single runs) reads
-# $\lambda = -2, -1, -0.5, 0, 0.25, 0.5, 0.75, 1, 2 \mapsto 37.27, 38.66, 40.21, 40.62, 41.09,
-# 40.85, 41.54, 41.90, 40.15$: a mild optimum at $\lambda = 1$, within about one point of
+# $\lambda = -2 \mapsto 37.27$, $-1 \mapsto 38.66$, $-0.5 \mapsto 40.21$, $0 \mapsto 40.62$,
+# $0.25 \mapsto 41.09$, $0.5 \mapsto 40.85$, $0.75 \mapsto 41.54$, $1 \mapsto 41.90$,
+# $2 \mapsto 40.15$: a mild optimum at $\lambda = 1$, within about one point of
 # SPPO ($\lambda = 0$). On the toy games (right, solid) the same sweep at a fixed horizon can
 # only show what the theorem predicts: against the *true* game, any schedule is a detour whose
 # cost grows with $\lvert\lambda\rvert$ — the curve is flat for $0 \le \lambda \le 0.5$ and rises

@@ -161,8 +161,10 @@
 # is
 #
 # $$
-# g(z, s) = s\,\varphi(z/s) - \lvert z\rvert\,\Phi(-\lvert z\rvert/s) \ \ge\ 0 ,
-# \qquad g(0, s) = \frac{s}{\sqrt{2\pi}} \approx 0.399\,s ,
+# \begin{aligned}
+# g(z, s) &= s\,\varphi(z/s) - \lvert z\rvert\,\Phi(-\lvert z\rvert/s) \ \ge\ 0 ,\\
+# g(0, s) &= \frac{s}{\sqrt{2\pi}} \approx 0.399\,s ,
+# \end{aligned}
 # $$ (debiasing-eq-gap)
 #
 # and $g(z, s) \to 0$ as $\lvert z\rvert/s \to \infty$.
