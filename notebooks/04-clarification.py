@@ -31,7 +31,8 @@
 # By the end of the chapter you will be able to compute the expected information gain of a
 # question in closed form and batched over thousands of tasks, to check a reward
 # implementation against its Bayesian identity, to train a clarification policy with
-# group-normalised advantages, and to say what information-gain rewards can and cannot do.
+# group-normalised advantages (which {doc}`chapter 14 <14-polia>` extends to objects), and
+# to say what information-gain rewards can and cannot do.
 #
 # ```{admonition} What the paper states, and what this chapter reconstructs
 # :class: warning

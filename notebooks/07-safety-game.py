@@ -316,7 +316,8 @@
 #
 # The LP is exact but sequential: one solver call per game. For thousands of small games — one
 # per query of a benchmark, or per safety weight — a solver made only of batched matrix products
-# is attractive. In **multiplicative weights** (Hedge) both players keep exponential weights on
+# is attractive ({doc}`chapter 08 <08-hrc-dsppo>` reuses the same kernels for preference
+# games). In **multiplicative weights** (Hedge) both players keep exponential weights on
 # their cumulative payoffs:
 #
 # $$

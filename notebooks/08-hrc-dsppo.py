@@ -286,8 +286,8 @@
 # $$ (hrc-dsppo-eq-gap)
 #
 # is non-negative and vanishes exactly when $\bar\pi$ is a Nash equilibrium. It is the duality
-# gap of chapter 07 for the zero-sum game with payoff $A = P - \frac12$ at the pair $(\bar\pi,
-# \bar\pi)$.
+# gap of {doc}`chapter 07 <07-safety-game>` for the zero-sum game with payoff
+# $A = P - \frac12$ at the pair $(\bar\pi, \bar\pi)$.
 # ```
 #
 # ```{prf:proof}

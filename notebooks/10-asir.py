@@ -385,8 +385,8 @@ for t in (20, 200, 900):
 print("kernel and reference agree at t = 20, 200, 900")
 
 # %% [markdown]
-# The sampler is the shared DDIM step `icml26.generative.diffusion.ddim_step` (chapter 11 uses it
-# too), which takes the injected noise as an argument. The readable reference of the embedding
+# The sampler is the shared DDIM step `icml26.generative.diffusion.ddim_step`
+# ({doc}`chapter 11 <11-any2any>` samples its shared latent with it too), which takes the injected noise as an argument. The readable reference of the embedding
 # runs it one image and one hypothesis at a time: the keyed prefix with $\eta = 1$, the
 # embedding step with the chosen noise, then $\eta = 0$ to the end.
 

@@ -138,7 +138,8 @@
 # $$ (any2any-eq-z0)
 #
 # over minibatches that mix all seen directions. At inference $z_T \sim \mathcal N(0, I)$
-# is denoised by DDIM with $x_0$-prediction conditioned on $(z_i, i, j)$, and
+# is denoised by DDIM with $x_0$-prediction conditioned on $(z_i, i, j)$ (the DDIM step
+# of {doc}`chapter 10 <10-asir>`), and
 # $\hat x_j = D_j(z'_j)$.
 # ```
 #
