@@ -627,7 +627,7 @@ for _ in range(TOP2_DRAWS - 1):
     share_gauss.append(float((med.lp_margins(Xg, pairs) > 0).mean()))
 print("m:                         ", TOP2_M)
 print("cyclic, explicit queries:  ", [f"{f:.3f}" for f in frac_cyclic])
-print("Gaussian in R^4, LP:       ", [f"{f:.3f}" for f in frac_gauss])
+print("Gaussian in ℝ⁴, LP:       ", [f"{f:.3f}" for f in frac_gauss])
 print(f"cyclic at m={TOP2_M[-1]}, LP: {np.mean(lp_cyclic > 0):.3f} of pairs certified")
 print(
     f"Gaussian at m={TOP2_M[-1]}, {TOP2_DRAWS} draws, LP:",
@@ -671,18 +671,18 @@ plt.show()
 # unretrievable)
 icml26.claim(
     "01.1",
-    f"moment curve in R^4: pairs not retrievable, m ≤ {TOP2_M[-1]}",
+    f"moment curve in ℝ⁴: pairs not retrievable, m ≤ {TOP2_M[-1]}",
     missed_cyclic + int(np.sum(lp_cyclic <= 0)),
     at_most=0,
     kind="theorem",
 )
 
 # %% tags=["claim"]
-# fails if: generic points in R^4 were as good as the moment curve (no need for its
+# fails if: generic points in ℝ⁴ were as good as the moment curve (no need for its
 # construction); the control is the moment curve, certified by the same LP
 icml26.claim(
     "01.2",
-    f"Gaussian points in R^4: retrievable share of pairs at m = {TOP2_M[-1]}",
+    f"Gaussian points in ℝ⁴: retrievable share of pairs at m = {TOP2_M[-1]}",
     seeds=share_gauss,
     at_most=0.5,
     control=float(np.mean(lp_cyclic > 0)),
@@ -852,7 +852,7 @@ print(dict(zip(GAUSS_M, [f"{x:.1f}" for x in d_need], strict=True)))
 lin = np.polyval(np.polyfit(GAUSS_M, d_need, 1), GAUSS_M)
 r2_lin = 1 - np.sum((d_need - lin) ** 2) / np.sum((d_need - d_need.mean()) ** 2)
 print(
-    f"fit d = {intercept:.1f} + {slope:.1f} ln m,  R^2 = {r2:.3f}  (linear in m: "
+    f"fit d = {intercept:.1f} + {slope:.1f} ln m,  R² = {r2:.3f}  (linear in m: "
     f"{r2_lin:.3f})"
 )
 k_, a_ = 2, GAUSS_EPS * math.sqrt(2)
@@ -946,10 +946,10 @@ print(
 for q in (0.5, 0.25):
     fq = np.polyval(np.polyfit(np.power(GAUSS_M, q), d_need, 1), np.power(GAUSS_M, q))
     print(
-        f"R^2 of a line in m^{q}: "
+        f"R² of a line in m^{q}: "
         f"{1 - np.sum((d_need - fq) ** 2) / np.sum((d_need - d_need.mean()) ** 2):.3f}"
     )
-print(f"R^2 of a line in ln m: {r2:.3f}; best power law d = c m^p has p = {p_fit:.2f}")
+print(f"R² of a line in ln m: {r2:.3f}; best power law d = c m^p has p = {p_fit:.2f}")
 noise = d_need - pred  # the residuals of the log fit, added to a true power law
 control, _ = delta_aic(GAUSS_M, 12 * np.power(GAUSS_M, 0.45) + noise)
 print(f"negative control (d = 12 m^0.45 + the same residuals): ΔAIC = {control:.1f}")
@@ -1717,7 +1717,7 @@ lp_set = {
     if g > 0
 }
 assert lp_set == hull_edges
-print(f"unit vectors m=30 in R^4: LP and Qhull agree on {len(lp_set)} of 435 pairs")
+print(f"unit vectors m=30 in ℝ⁴: LP and Qhull agree on {len(lp_set)} of 435 pairs")
 
 # %% [markdown]
 # recall@k against scikit-learn (`recall_score` of the top-$k$ indicator, per query), and our

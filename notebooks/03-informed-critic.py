@@ -1028,7 +1028,7 @@ peek_gap_q, _ = tower_gap(w, crit_peek, E_s, peek)
 # it
 icml26.claim(
     "03.3",
-    "tower lemma: max |E_{i|h} Q(h,i,a) − Q(h,a)| (floor 1e-14)",
+    "tower lemma: max |E[Q(h,i,a) | h] − Q(h,a)| (floor 1e-14)",
     max(max(tower), FLOOR),
     at_most=1e-12,
     kind="theorem",

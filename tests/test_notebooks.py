@@ -112,6 +112,24 @@ def claim_ids_by_cell(nb) -> list[list[str]]:
     ]
 
 
+#: TeX in a claim's statement, which the claims page and the PDF show as plain text:
+#: ``R^4``, ``E_{i|h}``, ``\\sum``, ``$x$``.
+TEX_IN_STATEMENT = re.compile(r"[_^]\{|\\[A-Za-z]|\$|\b[A-Za-z]\^\d")
+
+
+@pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
+def test_claim_statements_are_in_plain_notation(py):
+    """Claim statements use Unicode notation (ℝ⁴, R², Σ), never TeX."""
+    nb = nbformat.read(twin(py), as_version=4)
+    tex = [
+        f"{c.id}: {c.statement!r}"
+        for cell in cells_tagged(nb, "claim")
+        for line in stream_text(cell).splitlines()
+        if (c := parse_claim_line(line)) is not None and TEX_IN_STATEMENT.search(c.statement)
+    ]
+    assert not tex, f"{py.name}: TeX in claim statements: " + "; ".join(tex)
+
+
 @pytest.mark.parametrize("py", CHAPTERS, ids=IDS)
 def test_claim_sections_are_headed_by_their_numbers(py):
     from icml26.pipeline.mystlint import heading_problems
