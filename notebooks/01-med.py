@@ -6,12 +6,12 @@
 # An embedding retriever stores every document as a vector $x_i \in \mathbb{R}^d$, turns a query
 # into a vector $q$, and returns the documents with the largest scores $s(q, x_i)$. How large must
 # $d$ be so that *every* answer set of at most $k$ documents out of $m$ is the exact top-$|S|$ set
-# of some query? Weller et al. {cite}`weller2025limits` argued that the answer grows with $m$: they
+# of some query? {cite:t}`weller2025limits` argued that the answer grows with $m$: they
 # optimised free document and query vectors for all top-2 answer sets, fitted a cubic polynomial
 # to the largest number of documents their optimiser could handle in each dimension, and built
 # the LIMIT benchmark ("Who likes Apples?"), on which state-of-the-art single-vector models fail.
 #
-# Wang et al. {cite}`wang2026med` answer that the *geometry* is not the obstruction. The Minimal
+# {cite:t}`wang2026med` answer that the *geometry* is not the obstruction. The Minimal
 # Embeddable Dimension (MED) is $\Theta(k)$ and independent of $m$ for inner product, Euclidean
 # distance and cosine similarity: points on the moment curve in $\mathbb{R}^{2k}$ already realise
 # every answer set of size at most $k$. Requiring a normalised score gap $\varepsilon$ changes the
@@ -1161,7 +1161,7 @@ icml26.claim(
 #
 # **The number we compare with** is one value from one source: **recall@2 = 0.543 of Promptriever
 # Llama3 8B** {cite}`weller2025promptriever` (a single-vector embedding model, $d = 4096$) **on the
-# official LIMIT-small**, as reported by Weller et al. {cite}`weller2025limits`. It is quoted from
+# official LIMIT-small**, as reported by {cite:t}`weller2025limits`. It is quoted from
 # Section 5.2 of {cite}`wang2026med`, which names it "the strongest comparable single-vector
 # embedding result reported by" Weller et al. (0.030 on the full LIMIT); it is not checked here against
 # Weller et al.'s own table. We have no certain recall@10 or recall@20 for this model, so the

@@ -6,7 +6,7 @@
 # A recommender sees a context $X_t$ (what the user just did), picks one of $K$ actions and
 # observes a reward. In many applications both the contexts and the rewards are driven by a
 # *latent* regime (the user's mood, the market's state) that evolves slowly and is never observed.
-# Nelson et al. {cite}`nelson2022linearizing` modelled the regime as a finite hidden Markov chain
+# {cite:t}`nelson2022linearizing` modelled the regime as a finite hidden Markov chain
 # and reduced the problem to a linear contextual bandit whose features are the *beliefs*
 # $b_t = \mathbb{P}(S_t \mid X_{1:t})$, computed by the HMM forward filter. Their reduction relies
 # on a simplification: the reward is linear in the belief, $r_t = \langle \theta_a, b_t\rangle +$
@@ -318,7 +318,7 @@
 # This proposition is our reconstruction, in the spirit of {cite}`li2026direct`: the paper states
 # high-probability bounds for this reduction that do not depend on the reward functions and depend
 # on the model only through the HMM estimation error; we did not have access to its exact
-# constants. Nelson et al. {cite}`nelson2022linearizing` gave only expected, gap-dependent bounds
+# constants. {cite:t}`nelson2022linearizing` gave only expected, gap-dependent bounds
 # and ignored the estimation error in the analysis.
 #
 # ### The natural model and periodic updates
