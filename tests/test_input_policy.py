@@ -50,6 +50,12 @@ def _hmm() -> tuple[torch.Tensor, ...]:
     )
 
 
+def _schedule():
+    from icml26.agents.jit import Schedule
+
+    return Schedule(np.array([0, 2, 4]), np.array([0]), 6)  # one task: prefix + 2 sub-tasks
+
+
 def _subsets() -> torch.Tensor:
     from icml26.retrieval import med
 
@@ -140,6 +146,21 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     ),
     # grpo (chapters 04, 14)
     "icml26.grpo.group_advantages": lambda: ((torch.rand(3, 4, generator=_g(), dtype=F64),), {}),
+    # agents.jit (chapter 12)
+    "icml26.agents.jit.latency.draw_latencies": lambda: (
+        (np.array([0.5, 1.0]), np.array([0.3, 0.4]), np.array([0.0, 0.1]), (3,)),
+        {"rng": np.random.default_rng(0)},
+    ),
+    "icml26.agents.jit.latency.fit_lognormal": lambda: ((np.array([0.5, 1.0, 2.0]),), {}),
+    "icml26.agents.jit.planner.pass_at_k": lambda: ((np.array([0.1, 0.5]), 3), {}),
+    "icml26.agents.jit.latency.strategy_latencies": lambda: (
+        (np.ones((2, 3, 6)), _schedule(), np.array([0.1])),
+        {"delta_h": 0.2},
+    ),
+    "icml26.agents.jit.latency.mc_strategy_means": lambda: (
+        (np.ones(6), np.full(6, 0.3), np.zeros(6), _schedule(), np.array([0.1])),
+        {"delta_h": 0.2, "draws": 4, "rng": np.random.default_rng(0)},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -153,6 +174,7 @@ _PROPAGATES = "propagates non-finite values (documented: a per-step kernel)"
 
 #: Documented departures from a probe: ``(function, argument, probe) -> reason``.
 ALLOWED: dict[tuple[str, str, str], str] = {
+    ("icml26.agents.jit.planner.pass_at_k", "p", "shape"): "elementwise over any shape",
     ("icml26.generative.diffusion.add_noise", "x0", "shape"): "elementwise over any shape",
     ("icml26.generative.diffusion.add_noise", "noise", "shape"): "broadcasts like x0 + noise",
     ("icml26.generative.diffusion.ddim_step", "sample", "shape"): "elementwise over any shape",
@@ -177,7 +199,6 @@ PENDING_MODULES = frozenset(
     {
         "icml26.agents.beam",
         "icml26.agents.grounding",
-        "icml26.agents.jit",
         "icml26.agents.polia",
         "icml26.agents.vla",
         "icml26.bayesopt.pfn",
@@ -272,6 +293,20 @@ NO_ARRAY_INPUT = {
     "icml26.generative.diffusion.ddim_timesteps": "integers",
     "icml26.generative.diffusion.linear_betas": "numbers",
     "icml26.generative.diffusion.previous_alpha": "a schedule and integers",
+    "icml26.agents.jit.tools.shop_manifest": "nothing",
+    "icml26.agents.jit.tools.loosen": "a manifest and tool names (test_jit)",
+    "icml26.agents.jit.plans.parse_plan": "plan source code (test_jit)",
+    "icml26.agents.jit.plans.render_plan": "a plan (test_jit)",
+    "icml26.agents.jit.plans.nesting_depths": "a plan (test_jit)",
+    "icml26.agents.jit.plans.check_plan": "a plan, a manifest and facts (test_jit)",
+    "icml26.agents.jit.execution.run_plan": "a plan and an integer (test_jit)",
+    "icml26.agents.jit.execution.plan_cost": "a plan, a manifest and numbers (test_jit)",
+    "icml26.agents.jit.planner.sample_draft": "a plan, numbers and a generator (test_jit)",
+    "icml26.agents.jit.planner.repair": "a draft, a number and a generator (test_jit)",
+    "icml26.agents.jit.planner.valid_probability": "numbers (test_jit)",
+    "icml26.agents.jit.planner.amdahl_bound": "a number (test_jit)",
+    "icml26.agents.jit.latency.order_statistic_means": "numbers (test_jit)",
+    "icml26.agents.jit.latency.random_schedule": "integers, numbers and a generator (test_jit)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
