@@ -144,6 +144,10 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
+    "icml26.generative.diffusion.diffusers_scheduler": lambda: (
+        (torch.linspace(0.01, 0.2, 10, dtype=F64), 5),
+        {},
+    ),
     # grpo (chapters 04, 14)
     "icml26.grpo.group_advantages": lambda: ((torch.rand(3, 4, generator=_g(), dtype=F64),), {}),
     # agents.jit (chapter 12)
