@@ -178,23 +178,10 @@ def generate_limit(
     if vocabulary not in ("compositional", "matched"):
         raise ValueError(f"vocabulary must be 'compositional' or 'matched', got {vocabulary!r}")
     rng = random.Random(seed)
-    if vocabulary == "matched":
-        items = _matched_attributes(rng, n_queries + max(min_items, OFFICIAL_SPARE_ATTRIBUTES))
-    else:
-        items = [f"{c} {t}" for c in _COLOURS for t in _THINGS]
-        rng.shuffle(items)
-    if len(items) < n_queries + min_items:
-        raise ValueError(f"n_queries + min_items must be <= {len(items)} attributes")
+    items = _attributes(rng, vocabulary, n_queries, min_items)
     query_items, spare = items[:n_queries], items[n_queries:]
     answer_sets = list(combinations(range(n_docs), k))[:n_queries]
-    likes: list[list[str]] = [[] for _ in range(n_docs)]
-    for item, docs in zip(query_items, answer_sets, strict=True):
-        for p in docs:
-            likes[p].append(item)
-    for p in range(n_docs):
-        extra = rng.sample(spare, max(0, min_items - len(likes[p])))
-        likes[p].extend(extra)
-        rng.shuffle(likes[p])
+    likes = _core_likes(rng, query_items, answer_sets, spare, n_docs, min_items)
     names = rng.sample([f"{f} {s}" for f in _FIRST for s in _LAST], n_docs)
     order = list(range(n_docs))
     if n_distractors:  # drawn last: the core documents do not depend on n_distractors
@@ -203,26 +190,67 @@ def generate_limit(
         likes += [rng.sample(spare, min_items) for _ in range(n_distractors)]
         order = list(range(n_docs + n_distractors))
         rng.shuffle(order)
+    return _mteb_files(names, likes, order, query_items, answer_sets)
 
-    def line(obj: dict) -> str:
-        return json.dumps(obj, ensure_ascii=False) + "\n"
 
-    corpus = "".join(
-        line(
-            {
-                "_id": names[p],
-                "title": "",
-                "text": f"{names[p]} likes {', '.join(likes[p][:-1])} and {likes[p][-1]}.",
-            }
-        )
+def _attributes(rng: random.Random, vocabulary: str, n_queries: int, min_items: int) -> list[str]:
+    """The shuffled attribute vocabulary: the first ``n_queries`` are asked about."""
+    if vocabulary == "matched":
+        items = _matched_attributes(rng, n_queries + max(min_items, OFFICIAL_SPARE_ATTRIBUTES))
+    else:
+        items = [f"{c} {t}" for c in _COLOURS for t in _THINGS]
+        rng.shuffle(items)
+    if len(items) < n_queries + min_items:
+        raise ValueError(f"n_queries + min_items must be <= {len(items)} attributes")
+    return items
+
+
+def _core_likes(
+    rng: random.Random,
+    query_items: list[str],
+    answer_sets: list[tuple[int, ...]],
+    spare: list[str],
+    n_docs: int,
+    min_items: int,
+) -> list[list[str]]:
+    """What each core person likes: the attributes of their queries, topped up with spare
+    attributes to ``min_items``, shuffled."""
+    likes: list[list[str]] = [[] for _ in range(n_docs)]
+    for item, docs in zip(query_items, answer_sets, strict=True):
+        for p in docs:
+            likes[p].append(item)
+    for p in range(n_docs):
+        extra = rng.sample(spare, max(0, min_items - len(likes[p])))
+        likes[p].extend(extra)
+        rng.shuffle(likes[p])
+    return likes
+
+
+def _jsonl(rows) -> str:
+    return "".join(json.dumps(obj, ensure_ascii=False) + "\n" for obj in rows)
+
+
+def _mteb_files(
+    names: list[str],
+    likes: list[list[str]],
+    order: list[int],
+    query_items: list[str],
+    answer_sets: list[tuple[int, ...]],
+) -> dict[str, str]:
+    """The corpus (in ``order``), queries and qrels as MTEB's three JSONL files."""
+    corpus = _jsonl(
+        {
+            "_id": names[p],
+            "title": "",
+            "text": f"{names[p]} likes {', '.join(likes[p][:-1])} and {likes[p][-1]}.",
+        }
         for p in order
     )
-    queries = "".join(
-        line({"_id": f"query_{i}", "text": f"Who likes {item}?"})
-        for i, item in enumerate(query_items)
+    queries = _jsonl(
+        {"_id": f"query_{i}", "text": f"Who likes {item}?"} for i, item in enumerate(query_items)
     )
-    qrels = "".join(
-        line({"query-id": f"query_{i}", "corpus-id": names[p], "score": 1})
+    qrels = _jsonl(
+        {"query-id": f"query_{i}", "corpus-id": names[p], "score": 1}
         for i, docs in enumerate(answer_sets)
         for p in docs
     )
