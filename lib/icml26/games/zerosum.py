@@ -284,6 +284,22 @@ def mwu(
     squeeze = A.ndim == 2
     if squeeze:
         A = A.unsqueeze(0)
+    Gx, Gy = _hedge_gains(A, T, eta)
+    Ab = A.permute(1, 2, 0).contiguous()  # (m, n, B), for the certificate
+    with _single_thread(A.device):
+        xs, ys, rounds = _hedge_rounds(Gx, Gy, Ab, T, tol, check_every)
+    xb, yb = xs / rounds, ys / rounds
+    lower, upper = _bracket(Ab, xb, yb)
+    xb, yb = xb.T, yb.T
+    parts = (xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper))
+    if squeeze:
+        parts = tuple(p.squeeze(0) for p in parts)
+    return MWUResult(*parts, rounds=rounds)
+
+
+def _hedge_gains(A: torch.Tensor, T: int, eta: float | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(η A, −η' A)`` of every game, on the payoff centred per game, batch last ``(m, n, B)``:
+    the exponents of the two players' multiplicative updates in :func:`mwu`."""
     B, m, n = A.shape
     hi, lo = A.amax((-2, -1)), A.amin((-2, -1))
     width = (hi - lo).clamp_min(1e-12)
@@ -295,40 +311,49 @@ def mwu(
     centred = A - (0.5 * (hi + lo)).view(B, 1, 1)
     Gx = (centred * eta_x.view(B, 1, 1)).permute(1, 2, 0).contiguous()  # (m, n, B): η A
     Gy = (centred * -eta_y.view(B, 1, 1)).permute(1, 2, 0).contiguous()  # (m, n, B): −η' A
-    Ab = A.permute(1, 2, 0).contiguous()  # (m, n, B), for the certificate
-    x = torch.full((m, B), 1.0 / m, dtype=A.dtype, device=A.device)
-    y = torch.full((n, B), 1.0 / n, dtype=A.dtype, device=A.device)
+    return Gx, Gy
+
+
+def _bracket(
+    Ab: torch.Tensor, xb: torch.Tensor, yb: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(min_j (x̄ᵀA)_j, max_i (Aȳ)_i)`` of every game: the value lies between them."""
+    lower = (Ab * xb.unsqueeze(1)).sum(0).amin(0)
+    upper = (Ab * yb.unsqueeze(0)).sum(1).amax(0)
+    return lower, upper
+
+
+def _hedge_rounds(
+    Gx: torch.Tensor,
+    Gy: torch.Tensor,
+    Ab: torch.Tensor,
+    T: int,
+    tol: float | None,
+    check_every: int,
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """Up to ``T`` Hedge rounds of both players from uniform strategies: the sums of the
+    iterates ``(m, B)``, ``(n, B)`` and the rounds run (fewer when every gap is ``≤ tol``)."""
+    m, n, B = Ab.shape
+    x = torch.full((m, B), 1.0 / m, dtype=Ab.dtype, device=Ab.device)
+    y = torch.full((n, B), 1.0 / n, dtype=Ab.dtype, device=Ab.device)
     xs, ys = torch.zeros_like(x), torch.zeros_like(y)
     bx, by = torch.empty_like(Gx), torch.empty_like(Gy)
-
-    def bracket(xb: torch.Tensor, yb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        lower = (Ab * xb.unsqueeze(1)).sum(0).amin(0)  # min_j (x̄ᵀA)_j
-        upper = (Ab * yb.unsqueeze(0)).sum(1).amax(0)  # max_i (Aȳ)_i
-        return lower, upper
-
     rounds = 0
-    with _single_thread(A.device):
-        for t in range(1, T + 1):
-            xs += x
-            ys += y
-            fx = torch.mul(Gx, y.unsqueeze(0), out=bx).sum(1).exp_()  # e^{η (A y_t)_i}
-            fy = torch.mul(Gy, x.unsqueeze(1), out=by).sum(0).exp_()  # e^{−η' (Aᵀx_t)_j}
-            x = x.mul_(fx)
-            x = x.div_(x.sum(0))
-            y = y.mul_(fy)
-            y = y.div_(y.sum(0))
-            rounds = t
-            if tol is not None and t % check_every == 0 and t < T:
-                lower, upper = bracket(xs / t, ys / t)
-                if bool(((upper - lower) <= tol).all()):
-                    break
-    xb, yb = xs / rounds, ys / rounds
-    lower, upper = bracket(xb, yb)
-    xb, yb = xb.T, yb.T
-    parts = (xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper))
-    if squeeze:
-        parts = tuple(p.squeeze(0) for p in parts)
-    return MWUResult(*parts, rounds=rounds)
+    for t in range(1, T + 1):
+        xs += x
+        ys += y
+        fx = torch.mul(Gx, y.unsqueeze(0), out=bx).sum(1).exp_()  # e^{η (A y_t)_i}
+        fy = torch.mul(Gy, x.unsqueeze(1), out=by).sum(0).exp_()  # e^{−η' (Aᵀx_t)_j}
+        x = x.mul_(fx)
+        x = x.div_(x.sum(0))
+        y = y.mul_(fy)
+        y = y.div_(y.sum(0))
+        rounds = t
+        if tol is not None and t % check_every == 0 and t < T:
+            lower, upper = _bracket(Ab, xs / t, ys / t)
+            if bool(((upper - lower) <= tol).all()):
+                break
+    return xs, ys, rounds
 
 
 def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
