@@ -103,7 +103,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "med",
         "retrieval",
         "Minimal Embeddable Dimension: exact and robust top-k retrieval capacity",
-        ("icml26.retrieval.med", "icml26.retrieval.limit"),
+        ("icml26.retrieval.med", "icml26.retrieval.limit", "icml26.retrieval.retrievers"),
         bench="bench_01_med",
         sources="abstract and released code",
         bib="wang2026med",
