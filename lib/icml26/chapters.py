@@ -113,7 +113,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "hmm-bandits",
         "sequential",
         "Linear contextual bandits driven by a hidden Markov chain",
-        ("icml26.sequential.hmm", "icml26.sequential.bandits"),
+        ("icml26.sequential.hmm", "icml26.sequential.categorical", "icml26.sequential.bandits"),
         bench="bench_02_hmm_bandits",
         sources="abstract and secondary summaries",
         bib="li2026direct",
