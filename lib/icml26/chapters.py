@@ -175,7 +175,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "safety-game",
         "games",
         "Black-box safety alignment as a zero-sum game",
-        ("icml26.games.zerosum",),
+        ("icml26.games.zerosum", "icml26.games.budgeted"),
         bench="bench_07_safety_game",
         sources="abstract and secondary summaries",
         bib="nguyen2026safetygame",
