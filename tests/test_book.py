@@ -346,7 +346,8 @@ def test_rendered_text_has_no_internal_ids_and_headings_number_their_claims(read
 
 @book
 def test_a_chapter_page_works_from_the_keyboard(site, browser):
-    from icml26.pipeline.browser import keyboard_problems, serve
+    from icml26.pipeline.browser import serve
+    from icml26.pipeline.keyboard import keyboard_problems
 
     with serve(site) as origin:
         problems = keyboard_problems(browser, origin + f"notebooks/{CHAPTERS[0].stem}.html")
@@ -390,7 +391,8 @@ GOOD_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title
 def test_the_browser_checks_fail_on_a_broken_page(tmp_path, browser):
     import base64
 
-    from icml26.pipeline.browser import keyboard_problems, page_problems, serve
+    from icml26.pipeline.browser import page_problems, serve
+    from icml26.pipeline.keyboard import keyboard_problems
 
     png = base64.b64decode(  # a 4 × 2 white PNG: squeezed to a square by the page
         "iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAAEklEQVR4nGP8//8/AwwwMSABAEgGAwG0Rz8L"
