@@ -280,10 +280,11 @@ def mwu(
     xb, yb = xs / rounds, ys / rounds
     lower, upper = _bracket(Ab, xb, yb)
     xb, yb = xb.T, yb.T
-    parts = (xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper))
+    parts = [xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper)]
     if squeeze:
-        parts = tuple(p.squeeze(0) for p in parts)
-    return MWUResult(*parts, rounds=rounds)
+        parts = [p.squeeze(0) for p in parts]
+    x, y, lower, upper, gap, value = parts
+    return MWUResult(x, y, lower, upper, gap, value, rounds=rounds)
 
 
 def _hedge_gains(A: torch.Tensor, T: int, eta: float | None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -459,7 +460,7 @@ def judge_estimate(
     _probabilities(helpful, risk)
     w = checks.real("w", w, low=0.0, high=1.0)
     single = not isinstance(samples, (list, tuple))
-    ns = [samples] if single else list(samples)
+    ns = list(samples) if isinstance(samples, (list, tuple)) else [samples]
     if not ns:
         raise ValueError("samples must be a positive integer or a non-empty list of them")
     ns = [checks.integer("samples", n, low=1) for n in ns]

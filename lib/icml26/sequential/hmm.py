@@ -375,6 +375,7 @@ def epoch_beliefs(
     k_first = checks.integer("n_iter_first", n_iter_first, low=0)
     k_next = checks.integer("n_iter", n_iter, low=1)
     r = x.shape[0]
+    params: tuple[torch.Tensor, ...]
     if k_first == 0:
         n = _check_chain(P0, pi0)
         _check_emission(means0, var0, n)
@@ -385,9 +386,12 @@ def epoch_beliefs(
         params = fit[:4]
     ends = [*st[1:], t_max]
     b, _ = forward_filter(gaussian_loglik(x[:, : ends[0]], params[2], params[3]), *params[:2])
-    pieces, fits = [b], [params]
+    pieces = [b]
+    fits: list[tuple[torch.Tensor, ...]] = [params]
+    new: tuple[torch.Tensor, ...]
     for t_k, t_next in zip(st[1:], ends[1:], strict=True):
-        new = baum_welch(x[:, :t_k], *params, n_iter=k_next, var_floor=var_floor)[:4]
+        P, pi, mu, v = params[:4]
+        new = baum_welch(x[:, :t_k], P, pi, mu, v, n_iter=k_next, var_floor=var_floor)[:4]
         new = permute_hmm(align_states(new[2], params[2]), *new)
         P, _, mu, v = new
         pred = torch.bmm(pieces[-1][:, -1:], P).squeeze(1)  # b_hat_{t_k - 1}^T P_hat_k
