@@ -68,6 +68,16 @@ def _adamw_state():
     return AdamWState.zeros_like(_params())
 
 
+def _mlp(seed: int = 0) -> list[torch.Tensor]:
+    from icml26.trust.watermark import init_mlp
+
+    return init_mlp((4, 5, 3), generator=_g(seed), dtype=F64)
+
+
+def _digits(n: int = 8) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.randn(n, 4, generator=_g(4), dtype=F64), torch.arange(n) % 3
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -157,6 +167,15 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_params(), [torch.ones_like(p) for p in _params()], _adamw_state()),
         {"lr": 0.1},
     ),
+    # trust.federated (chapter 17)
+    "icml26.trust.federated.fedavg": lambda: (
+        (*_digits(), torch.arange(8).view(2, 4), torch.ones(2, 4), _mlp()),
+        {"rounds": 2, "lr": 0.01, "strength": 0.5, "key": _mlp(1)},
+    ),
+    "icml26.trust.federated.finetune": lambda: (
+        (_mlp(), *_digits()),
+        {"epochs": 1, "lr": 0.01, "batch_size": 4, "generator": _g()},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -222,7 +241,6 @@ PENDING_MODULES = frozenset(
         "icml26.sequential.critic_envs",
         "icml26.sequential.informativeness",
         "icml26.trust.debias",
-        "icml26.trust.federated",
         "icml26.trust.pathkernel",
         "icml26.trust.shamir",
         "icml26.trust.watermark",
@@ -288,6 +306,10 @@ NO_ARRAY_INPUT = {
     "icml26.generative.diffusion.ddim_timesteps": "integers",
     "icml26.generative.diffusion.linear_betas": "numbers",
     "icml26.generative.diffusion.previous_alpha": "a schedule and integers",
+    "icml26.trust.federated.digits_data": "numbers (test_federated)",
+    "icml26.trust.federated.dirichlet_partition": "integer labels and a generator",
+    "icml26.trust.federated.iid_partition": "integers and a generator",
+    "icml26.trust.federated.pad_shards": "index arrays (test_federated)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
