@@ -78,6 +78,15 @@ def _digits(n: int = 8) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(n, 4, generator=_g(4), dtype=F64), torch.arange(n) % 3
 
 
+def _debias() -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
+    from icml26.trust import debias
+
+    task = debias.make_task(_g())
+    params = debias.init_classifier(task, 2, _g(1), d=4, hidden=5)
+    tokens, labels = debias.sample_prompts(task, (2, 3), _g(2))
+    return params, debias.bag(tokens, task.vocab), labels
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -176,6 +185,25 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_mlp(), *_digits()),
         {"epochs": 1, "lr": 0.01, "batch_size": 4, "generator": _g()},
     ),
+    # trust.debias (chapter 16)
+    "icml26.trust.debias.bag": lambda: (
+        (torch.tensor([[0, 3, -1]]), 5, torch.tensor([[0.5, 1.5, 1.0]], dtype=F64)),
+        {},
+    ),
+    "icml26.trust.debias.forward": lambda: (_debias()[:2], {}),
+    "icml26.trust.debias.accuracy": lambda: (_debias(), {}),
+    "icml26.trust.debias.bias_variance": lambda: (
+        (
+            torch.randn(2, 3, 4, generator=_g(), dtype=F64),
+            torch.randn(2, 3, 5, 4, generator=_g(1), dtype=F64),
+        ),
+        {},
+    ),
+    "icml26.trust.debias.relu_gaussian_gap": lambda: ((np.array([-1.0, 0.0, 2.0]), 0.5), {}),
+    "icml26.trust.debias.cantelli_flip_bound": lambda: (
+        (np.array([1.0, 0.5]), np.array([0.1, -0.2]), np.array([0.3, 0.4])),
+        {},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -186,6 +214,9 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
 #: Elementwise kernels called at every step of a sampling loop propagate NaN and inf (their
 #: docstrings say so) instead of synchronising with the host at each step.
 _PROPAGATES = "propagates non-finite values (documented: a per-step kernel)"
+
+#: Elementwise functions whose arguments broadcast against each other (documented).
+_BROADCASTS = "elementwise; the arguments broadcast against each other (documented)"
 
 #: Documented departures from a probe: ``(function, argument, probe) -> reason``.
 ALLOWED: dict[tuple[str, str, str], str] = {
@@ -198,6 +229,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.games.zerosum.mwu", "A", "shape"): "a (3, 4, 1) payoff is a batch of three games",
     ("icml26.games.zerosum.duality_gap", "A", "shape"): "batched: the strategies' shapes fail",
     ("icml26.games.zerosum.worst_case_payoff", "A", "shape"): "batched: x's shape fails",
+    ("icml26.trust.debias.relu_gaussian_gap", "z", "shape"): "elementwise over any shape",
+    ("icml26.trust.debias.cantelli_flip_bound", "margin", "shape"): _BROADCASTS,
+    ("icml26.trust.debias.cantelli_flip_bound", "beta", "shape"): _BROADCASTS,
+    ("icml26.trust.debias.cantelli_flip_bound", "sigma2", "shape"): _BROADCASTS,
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -240,7 +275,6 @@ PENDING_MODULES = frozenset(
         "icml26.sequential.critic",
         "icml26.sequential.critic_envs",
         "icml26.sequential.informativeness",
-        "icml26.trust.debias",
         "icml26.trust.pathkernel",
         "icml26.trust.shamir",
         "icml26.trust.watermark",
@@ -310,6 +344,14 @@ NO_ARRAY_INPUT = {
     "icml26.trust.federated.dirichlet_partition": "integer labels and a generator",
     "icml26.trust.federated.iid_partition": "integers and a generator",
     "icml26.trust.federated.pad_shards": "index arrays (test_federated)",
+    "icml26.trust.debias.bias_parameter_names": "nothing",
+    "icml26.trust.debias.clopper_pearson_lower": "integer counts (test_debias)",
+    "icml26.trust.debias.init_classifier": "a task, integers and a generator (test_debias)",
+    "icml26.trust.debias.make_task": "a generator (test_debias)",
+    "icml26.trust.debias.perturb_interacting": "integer tokens (test_debias)",
+    "icml26.trust.debias.perturb_neutral": "integer tokens (test_debias)",
+    "icml26.trust.debias.sample_prompts": "a task, a shape and a generator (test_debias)",
+    "icml26.trust.debias.train": "a parameter dict and a batch callable (test_debias)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
