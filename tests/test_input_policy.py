@@ -13,6 +13,7 @@ another behaviour (it propagates NaN, or it is batched over any trailing shape),
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -85,6 +86,19 @@ def _debias() -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
     params = debias.init_classifier(task, 2, _g(1), d=4, hidden=5)
     tokens, labels = debias.sample_prompts(task, (2, 3), _g(2))
     return params, debias.bag(tokens, task.vocab), labels
+
+
+@functools.cache
+def _pk():
+    """An MLP of chapter 18, its initial parameters, data and a two-step trajectory."""
+    from icml26.trust import pathkernel as pk
+
+    model = pk.mlp_model([2, 3, 2])
+    theta0 = pk.init_params(model.spec, generator=_g())
+    x, y = torch.randn(6, 2, generator=_g(1), dtype=F64), torch.arange(6) % 2
+    lrs = torch.full((2,), 0.01, dtype=F64)
+    traj = pk.train_adamw(model, theta0, x, y, [torch.arange(4)] * 2, lrs)
+    return model, theta0, x, y, traj
 
 
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
@@ -204,6 +218,32 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (np.array([1.0, 0.5]), np.array([0.1, -0.2]), np.array([0.3, 0.4])),
         {},
     ),
+    # trust.pathkernel (chapter 18)
+    "icml26.trust.pathkernel.train_adamw": lambda: (
+        (*_pk()[:4], [torch.arange(4)] * 2, torch.full((2,), 0.01, dtype=F64)),
+        {},
+    ),
+    "icml26.trust.pathkernel.per_sample_grads": lambda: (_pk()[:4], {}),
+    "icml26.trust.pathkernel.test_features": lambda: (
+        (_pk()[0], _pk()[4].thetas[0], _pk()[4].thetas[1], _pk()[2][:2], 2),
+        {},
+    ),
+    "icml26.trust.pathkernel.step_influence": lambda: (
+        (_pk()[0], _pk()[4].thetas[0], _pk()[4].thetas[1], _pk()[4].grads[0], *_pk()[2:4]),
+        {},
+    ),
+    "icml26.trust.pathkernel.decompose": lambda: (
+        (_pk()[0], _pk()[4], _pk()[2], _pk()[3], _pk()[2][:2]),
+        {"nodes": 2},
+    ),
+    "icml26.trust.pathkernel.explaind_scores": lambda: (
+        (_pk()[0], _pk()[4], _pk()[2][:2]),
+        {},
+    ),
+    "icml26.trust.pathkernel.prune_mask": lambda: (
+        (_pk()[1].abs(), _pk()[0].spec.weight_mask(), 0.5),
+        {},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -211,7 +251,7 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     ),
 }
 
-#: Elementwise kernels called at every step of a sampling loop propagate NaN and inf (their
+#: Kernels called at every step of a sampling or training loop propagate NaN and inf (their
 #: docstrings say so) instead of synchronising with the host at each step.
 _PROPAGATES = "propagates non-finite values (documented: a per-step kernel)"
 
@@ -233,6 +273,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.trust.debias.cantelli_flip_bound", "margin", "shape"): _BROADCASTS,
     ("icml26.trust.debias.cantelli_flip_bound", "beta", "shape"): _BROADCASTS,
     ("icml26.trust.debias.cantelli_flip_bound", "sigma2", "shape"): _BROADCASTS,
+    **{
+        ("icml26.trust.pathkernel.step_influence", arg, probe): _PROPAGATES
+        for arg in ("theta", "theta_next", "grad_update", "x")
+        for probe in ("nan", "inf")
+    },
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -275,7 +320,6 @@ PENDING_MODULES = frozenset(
         "icml26.sequential.critic",
         "icml26.sequential.critic_envs",
         "icml26.sequential.informativeness",
-        "icml26.trust.pathkernel",
         "icml26.trust.shamir",
         "icml26.trust.watermark",
     }
@@ -352,6 +396,13 @@ NO_ARRAY_INPUT = {
     "icml26.trust.debias.perturb_neutral": "integer tokens (test_debias)",
     "icml26.trust.debias.sample_prompts": "a task, a shape and a generator (test_debias)",
     "icml26.trust.debias.train": "a parameter dict and a batch callable (test_debias)",
+    "icml26.trust.pathkernel.adamw_updates": "a recorded trajectory (test_pathkernel)",
+    "icml26.trust.pathkernel.gauss_legendre": "an integer",
+    "icml26.trust.pathkernel.init_params": "a parameter spec and a generator",
+    "icml26.trust.pathkernel.mlp_model": "integers (test_pathkernel)",
+    "icml26.trust.pathkernel.modadd_data": "integers and a generator (test_pathkernel)",
+    "icml26.trust.pathkernel.modadd_mlp_model": "integers (test_pathkernel)",
+    "icml26.trust.pathkernel.modadd_model": "integers (test_pathkernel)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
