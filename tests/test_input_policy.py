@@ -101,6 +101,10 @@ def _pk():
     return model, theta0, x, y, traj
 
 
+def _rewards() -> torch.Tensor:
+    return torch.rand(2, 5, 4, generator=_g(5), dtype=F64)
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -244,6 +248,38 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_pk()[1].abs(), _pk()[0].spec.weight_mask(), 0.5),
         {},
     ),
+    # sequential.bandits (chapter 02)
+    "icml26.sequential.bandits.block_features": lambda: (
+        (torch.randn(2, 3, generator=_g(), dtype=F64), 4),
+        {},
+    ),
+    "icml26.sequential.bandits.belief_features": lambda: ((_stochastic(),), {}),
+    "icml26.sequential.bandits.context_features": lambda: (
+        (torch.randn(2, 3, generator=_g(), dtype=F64),),
+        {},
+    ),
+    "icml26.sequential.bandits.natural_features": lambda: (
+        (_stochastic(), torch.randn(3, 2, generator=_g(), dtype=F64)),
+        {},
+    ),
+    "icml26.sequential.bandits.oful_radius": lambda: (
+        (torch.tensor([0.0, 1.5], dtype=F64),),
+        {"sigma": 0.5, "lam": 1.0, "bound": 2.0, "delta": 0.05},
+    ),
+    "icml26.sequential.bandits.run_linucb": lambda: (
+        (torch.randn(2, 5, 3, generator=_g(), dtype=F64), _rewards(), 4),
+        {"sigma": torch.tensor([0.5, 1.0], dtype=F64), "bound": 2.0},
+    ),
+    "icml26.sequential.bandits.ridge_estimates": lambda: (
+        (torch.randn(2, 5, 3, generator=_g(), dtype=F64), _rewards(), torch.ones(2, 5).long()),
+        {},
+    ),
+    "icml26.sequential.bandits.oracle_actions": lambda: ((_rewards(),), {}),
+    "icml26.sequential.bandits.regret": lambda: ((_rewards(), torch.ones(2, 5).long()), {}),
+    "icml26.sequential.bandits.loglog_slope": lambda: (
+        (torch.arange(1.0, 21.0, dtype=F64).sqrt().expand(3, 20), 2),
+        {},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -278,6 +314,9 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         for arg in ("theta", "theta_next", "grad_update", "x")
         for probe in ("nan", "inf")
     },
+    ("icml26.sequential.bandits.block_features", "z", "shape"): "batched over leading axes",
+    ("icml26.sequential.bandits.context_features", "x", "shape"): "batched over leading axes",
+    ("icml26.sequential.bandits.oful_radius", "logdet_ratio", "shape"): "elementwise",
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -315,7 +354,6 @@ PENDING_MODULES = frozenset(
         "icml26.neuro.probe",
         "icml26.neuro.simulate",
         "icml26.sequential.a2c",
-        "icml26.sequential.bandits",
         "icml26.sequential.clarify",
         "icml26.sequential.critic",
         "icml26.sequential.critic_envs",
@@ -403,6 +441,7 @@ NO_ARRAY_INPUT = {
     "icml26.trust.pathkernel.modadd_data": "integers and a generator (test_pathkernel)",
     "icml26.trust.pathkernel.modadd_mlp_model": "integers (test_pathkernel)",
     "icml26.trust.pathkernel.modadd_model": "integers (test_pathkernel)",
+    "icml26.sequential.bandits.epoch_refresh": "integers and a growth ratio (test_bandits)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
