@@ -105,6 +105,11 @@ def _rewards() -> torch.Tensor:
     return torch.rand(2, 5, 4, generator=_g(5), dtype=F64)
 
 
+def _boxes(n: int, seed: int = 0) -> torch.Tensor:
+    lo = torch.rand(n, 2, generator=_g(seed), dtype=F64) * 0.5
+    return torch.cat([lo, lo + 0.3], -1)
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -280,6 +285,22 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (torch.arange(1.0, 21.0, dtype=F64).sqrt().expand(3, 20), 2),
         {},
     ),
+    # agents.polia (chapter 14)
+    "icml26.agents.polia.box_iou": lambda: ((_boxes(3), _boxes(2)), {}),
+    "icml26.agents.polia.confidence": lambda: ((_boxes(3), _boxes(3, 1)), {}),
+    "icml26.agents.polia.greedy_match": lambda: (
+        (torch.rand(2, 3, 4, generator=_g(), dtype=F64),),
+        {},
+    ),
+    "icml26.agents.polia.intrinsic_advantages": lambda: (
+        (
+            torch.rand(2, 4, generator=_g(), dtype=F64),
+            torch.tensor([[1, 1, 2, 0], [3, 3, 3, 1]]),
+            torch.rand(2, 4, 2, generator=_g(1), dtype=F64),
+            torch.rand(2, 4, 2, generator=_g(2)) > 0.5,
+        ),
+        {},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -317,6 +338,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.sequential.bandits.block_features", "z", "shape"): "batched over leading axes",
     ("icml26.sequential.bandits.context_features", "x", "shape"): "batched over leading axes",
     ("icml26.sequential.bandits.oful_radius", "logdet_ratio", "shape"): "elementwise",
+    ("icml26.agents.polia.greedy_match", "iou", "shape"): "batched over leading axes",
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -331,9 +353,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 PENDING_MODULES = frozenset(
     {
         "icml26.agents.beam",
-        "icml26.agents.grounding",
         "icml26.agents.jit",
-        "icml26.agents.polia",
         "icml26.agents.vla",
         "icml26.bayesopt.pfn",
         "icml26.dynamics.motion",
@@ -442,6 +462,11 @@ NO_ARRAY_INPUT = {
     "icml26.trust.pathkernel.modadd_mlp_model": "integers (test_pathkernel)",
     "icml26.trust.pathkernel.modadd_model": "integers (test_pathkernel)",
     "icml26.sequential.bandits.epoch_refresh": "integers and a growth ratio (test_bandits)",
+    "icml26.agents.grounding.advantages": "a Rollout and methods (test_polia)",
+    "icml26.agents.grounding.rollout": "a Policy, Scenes and a generator (test_polia)",
+    "icml26.agents.grounding.sample_scenes": "a shape, an integer and a generator",
+    "icml26.agents.grounding.train": "names and numbers (test_polia)",
+    "icml26.agents.polia.evidence_keys": "integer matches (test_polia)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
