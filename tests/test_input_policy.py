@@ -301,6 +301,20 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
+    # agents.beam (chapter 13)
+    "icml26.agents.beam.prior_entropy": lambda: (
+        (torch.rand(3, 4, generator=_g(), dtype=F64), torch.ones(3, 4, dtype=torch.bool)),
+        {},
+    ),
+    "icml26.agents.beam.adaptive_weight": lambda: ((torch.tensor([0.0, 0.4, 1.0], dtype=F64),), {}),
+    "icml26.agents.beam.kendall_tau": lambda: (
+        (
+            torch.rand(3, 4, generator=_g(), dtype=F64),
+            torch.rand(3, 4, generator=_g(1), dtype=F64),
+            torch.ones(3, 4, dtype=torch.bool),
+        ),
+        {},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -339,6 +353,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.sequential.bandits.context_features", "x", "shape"): "batched over leading axes",
     ("icml26.sequential.bandits.oful_radius", "logdet_ratio", "shape"): "elementwise",
     ("icml26.agents.polia.greedy_match", "iou", "shape"): "batched over leading axes",
+    ("icml26.agents.beam.adaptive_weight", "entropy", "shape"): "elementwise over any shape",
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -352,7 +367,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Modules whose public functions have no example yet: the probes do not reach them.
 PENDING_MODULES = frozenset(
     {
-        "icml26.agents.beam",
         "icml26.agents.jit",
         "icml26.agents.vla",
         "icml26.bayesopt.pfn",
@@ -467,6 +481,15 @@ NO_ARRAY_INPUT = {
     "icml26.agents.grounding.sample_scenes": "a shape, an integer and a generator",
     "icml26.agents.grounding.train": "names and numbers (test_polia)",
     "icml26.agents.polia.evidence_keys": "integer matches (test_polia)",
+    "icml26.agents.beam.action_values": "boolean hole maps (test_beam)",
+    "icml26.agents.beam.beam_search": "a World, built checked by make_world (test_beam)",
+    "icml26.agents.beam.goal_distance": "boolean hole maps (test_beam)",
+    "icml26.agents.beam.greedy": "a World, built checked by make_world (test_beam)",
+    "icml26.agents.beam.grid_moves": "an integer",
+    "icml26.agents.beam.make_world": "boolean hole maps and numbers (test_beam)",
+    "icml26.agents.beam.manhattan_progress": "an integer",
+    "icml26.agents.beam.random_maps": "integers and numbers (test_beam)",
+    "icml26.agents.beam.sft_features": "a World (test_beam)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
