@@ -110,6 +110,22 @@ def _boxes(n: int, seed: int = 0) -> torch.Tensor:
     return torch.cat([lo, lo + 0.3], -1)
 
 
+def _x(*shape: int, seed: int = 0) -> torch.Tensor:
+    return torch.randn(*shape, generator=_g(seed), dtype=F64)
+
+
+def _abar() -> torch.Tensor:
+    from icml26.generative import diffusion
+
+    return diffusion.alphas_cumprod(diffusion.linear_betas(20))
+
+
+def _kde():
+    from icml26.generative import stego
+
+    return stego.kde_eps_model(_x(10, 3, seed=1), _abar(), 0.3)
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -315,6 +331,65 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
+    # generative.stego (chapter 10)
+    "icml26.generative.stego.kde_posterior_mean": lambda: (
+        (_x(2, 3), _x(10, 3, seed=1), 0.5, 0.3),
+        {},
+    ),
+    "icml26.generative.stego.kde_eps_model": lambda: ((_x(10, 3, seed=1), _abar(), 0.3), {}),
+    "icml26.generative.stego.embedding_point": lambda: (
+        (_kde(), _x(2, 3), _abar(), 4, 2, _x(2, 2, 3, seed=2)),
+        {},
+    ),
+    "icml26.generative.stego.embedding_mean": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
+    "icml26.generative.stego.finish": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
+    "icml26.generative.stego.invert_finish": lambda: (
+        (_kde(), _x(2, 3), _abar(), 4, 2),
+        {"tol": 1e-6},
+    ),
+    "icml26.generative.stego.decoding_margin": lambda: (
+        (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
+        {},
+    ),
+    "icml26.generative.stego.embed_batch": lambda: (
+        (
+            _kde(),
+            _x(2, 3),
+            _abar(),
+            4,
+            2,
+            _x(2, 2, 3, seed=2),
+            _x(2, 3, seed=3),
+            _x(2, 3, seed=4) > 0,
+        ),
+        {},
+    ),
+    "icml26.generative.stego.antipodal_noise": lambda: ((_x(2, 3) > 0, _x(2, 3, seed=1)), {}),
+    "icml26.generative.stego.independent_noise": lambda: (
+        (_x(2, 3) > 0, _x(2, 3, seed=1), _x(2, 3, seed=2)),
+        {},
+    ),
+    "icml26.generative.stego.quantise": lambda: ((_x(2, 3),), {}),
+    "icml26.generative.stego.channel": lambda: ((_x(2, 3), 0.1), {"generator": _g()}),
+    "icml26.generative.stego.nearest_hypothesis": lambda: (
+        (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2)),
+        {},
+    ),
+    "icml26.generative.stego.ber_antipodal": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
+    "icml26.generative.stego.ber_independent": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
+    "icml26.generative.stego.iterative_recovery": lambda: (
+        (torch.tanh, _x(2, 3), _x(2, 3, seed=1), 0.5, _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
+        {"steps": 3},
+    ),
+    "icml26.generative.stego.fit_latent_codec": lambda: (
+        (_x(12, 5), 2),
+        {"hidden": 4, "steps": 2, "generator": _g()},
+    ),
+    "icml26.generative.stego.median_residual": lambda: ((_x(3, 16).tanh(), 4), {}),
+    "icml26.generative.stego.steganalyser_auc": lambda: (
+        (_x(6, 64).tanh(), _x(6, 64, seed=1).tanh()),
+        {"folds": 2},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -354,6 +429,17 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.sequential.bandits.oful_radius", "logdet_ratio", "shape"): "elementwise",
     ("icml26.agents.polia.greedy_match", "iou", "shape"): "batched over leading axes",
     ("icml26.agents.beam.adaptive_weight", "entropy", "shape"): "elementwise over any shape",
+    **{
+        ("icml26.generative.stego.finish", arg, probe): _PROPAGATES
+        for arg in ("x", "abar")
+        for probe in ("nan", "inf")
+    },
+    ("icml26.generative.stego.invert_finish", "y", "shape"): "any shape the model takes; the "
+    "model checks it (the KDE model's message names its input x)",
+    ("icml26.generative.stego.quantise", "y", "shape"): "elementwise over any shape",
+    ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
+    ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
+    ("icml26.generative.stego.ber_independent", "tau_over_sigma", "shape"): "elementwise",
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -375,7 +461,6 @@ PENDING_MODULES = frozenset(
         "icml26.dynamics.stacked",
         "icml26.dynamics.switching",
         "icml26.games.preferences",
-        "icml26.generative.stego",
         "icml26.generative.translation",
         "icml26.generative.unlearning",
         "icml26.neuro.attention",
@@ -490,6 +575,7 @@ NO_ARRAY_INPUT = {
     "icml26.agents.beam.manhattan_progress": "an integer",
     "icml26.agents.beam.random_maps": "integers and numbers (test_beam)",
     "icml26.agents.beam.sft_features": "a World (test_beam)",
+    "icml26.generative.stego.digits_pm1": "a dtype",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
