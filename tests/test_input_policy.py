@@ -126,6 +126,18 @@ def _kde():
     return stego.kde_eps_model(_x(10, 3, seed=1), _abar(), 0.3)
 
 
+def _z() -> torch.Tensor:
+    return torch.linspace(-3.0, 3.0, 31, dtype=F64)
+
+
+def _pdf(mean: float = 0.0, std: float = 1.0) -> torch.Tensor:
+    return torch.exp(-0.5 * ((_z() - mean) / std) ** 2) / (std * (2 * np.pi) ** 0.5)
+
+
+def _eta() -> torch.Tensor:
+    return torch.sigmoid(_z())
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -390,6 +402,61 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_x(6, 64).tanh(), _x(6, 64, seed=1).tanh()),
         {"folds": 2},
     ),
+    # generative.unlearning (chapter 09)
+    "icml26.generative.unlearning.trapezoid": lambda: ((_pdf(), _z()), {}),
+    "icml26.generative.unlearning.normal_pdf": lambda: ((_z(), 0.5, 1.0), {}),
+    "icml26.generative.unlearning.mixture_pdf": lambda: (
+        (_z(), [0.0, 1.0], [1.0, 0.5], [0.3, 0.7]),
+        {},
+    ),
+    "icml26.generative.unlearning.train_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.5), {}),
+    "icml26.generative.unlearning.bayes_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.1), {}),
+    "icml26.generative.unlearning.prior_correct": lambda: ((_eta(), 0.1, 0.5), {}),
+    "icml26.generative.unlearning.shrink": lambda: ((_eta(), 0.2), {}),
+    "icml26.generative.unlearning.logit_shift": lambda: ((_eta(), 0.5), {}),
+    "icml26.generative.unlearning.t3_density": lambda: ((_z(), _pdf(), _eta(), 2.0), {}),
+    "icml26.generative.unlearning.kl_divergence": lambda: ((_z(), _pdf(), _pdf(0.2)), {}),
+    "icml26.generative.unlearning.forget_error": lambda: (
+        (_z(), _pdf(1, 0.3), _pdf(0.2), _pdf()),
+        {},
+    ),
+    "icml26.generative.unlearning.leaked_mass": lambda: ((_z(), _pdf(), 1.0, 0.5), {}),
+    "icml26.generative.unlearning.excess_loglik": lambda: (
+        (_z(), _pdf(1, 0.3), _pdf(0.2), _pdf()),
+        {},
+    ),
+    "icml26.generative.unlearning.excess_logloss": lambda: (
+        (_z(), _pdf(), _eta(), _eta().sqrt()),
+        {},
+    ),
+    "icml26.generative.unlearning.rbf_features": lambda: (
+        (_z(), torch.tensor([-1.0, 0.0, 1.0], dtype=F64), 0.5),
+        {},
+    ),
+    "icml26.generative.unlearning.fit_logistic": lambda: (
+        (_x(2, 8, 2), torch.arange(16).view(2, 8) % 2),
+        {},
+    ),
+    "icml26.generative.unlearning.predict_logistic": lambda: ((_x(5, 2), _x(3, 3, seed=1)), {}),
+    "icml26.generative.unlearning.sample_density": lambda: (
+        (_z(), _pdf(), 4),
+        {"generator": _g()},
+    ),
+    "icml26.generative.unlearning.error_grid": lambda: (
+        (
+            _z(),
+            _pdf(),
+            torch.stack([_pdf(1, 0.3), _pdf(1, 0.5)]),
+            0.1,
+            torch.tensor([1.0, 2.0], dtype=F64),
+            _eta().expand(3, 2, -1),
+        ),
+        {},
+    ),
+    "icml26.generative.unlearning.loglog_slope": lambda: (
+        (np.array([1.0, 2.0, 4.0]), np.array([1.0, 1.5, 2.5])),
+        {},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -436,6 +503,19 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     },
     ("icml26.generative.stego.invert_finish", "y", "shape"): "any shape the model takes; the "
     "model checks it (the KDE model's message names its input x)",
+    **{
+        (f"icml26.generative.unlearning.{f}", arg, "shape"): "elementwise over any shape"
+        for f, arg in (
+            ("normal_pdf", "z"),
+            ("mixture_pdf", "z"),
+            ("prior_correct", "c"),
+            ("shrink", "eta"),
+            ("logit_shift", "eta"),
+            ("rbf_features", "x"),
+        )
+    },
+    ("icml26.generative.unlearning.loglog_slope", "x", "shape"): "flattened (documented)",
+    ("icml26.generative.unlearning.loglog_slope", "y", "shape"): "flattened (documented)",
     ("icml26.generative.stego.quantise", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
@@ -462,7 +542,6 @@ PENDING_MODULES = frozenset(
         "icml26.dynamics.switching",
         "icml26.games.preferences",
         "icml26.generative.translation",
-        "icml26.generative.unlearning",
         "icml26.neuro.attention",
         "icml26.neuro.connectivity",
         "icml26.neuro.eeg",
@@ -576,6 +655,8 @@ NO_ARRAY_INPUT = {
     "icml26.agents.beam.random_maps": "integers and numbers (test_beam)",
     "icml26.agents.beam.sft_features": "a World (test_beam)",
     "icml26.generative.stego.digits_pm1": "a dtype",
+    "icml26.generative.unlearning.grid": "numbers (test_unlearning)",
+    "icml26.generative.unlearning.sample_mixture": "numbers and a generator (test_unlearning)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
