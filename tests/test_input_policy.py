@@ -457,6 +457,8 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (np.array([1.0, 2.0, 4.0]), np.array([1.0, 1.5, 2.5])),
         {},
     ),
+    # trust.shamir (chapter 17)
+    "icml26.trust.shamir.encode": lambda: ((_x(2, 3), 16), {}),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -516,6 +518,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     },
     ("icml26.generative.unlearning.loglog_slope", "x", "shape"): "flattened (documented)",
     ("icml26.generative.unlearning.loglog_slope", "y", "shape"): "flattened (documented)",
+    ("icml26.trust.shamir.encode", "x", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.quantise", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
@@ -556,7 +559,6 @@ PENDING_MODULES = frozenset(
         "icml26.sequential.critic",
         "icml26.sequential.critic_envs",
         "icml26.sequential.informativeness",
-        "icml26.trust.shamir",
         "icml26.trust.watermark",
     }
 )
@@ -657,6 +659,16 @@ NO_ARRAY_INPUT = {
     "icml26.generative.stego.digits_pm1": "a dtype",
     "icml26.generative.unlearning.grid": "numbers (test_unlearning)",
     "icml26.generative.unlearning.sample_mixture": "numbers and a generator (test_unlearning)",
+    "icml26.trust.shamir.addmod": "int64 field elements (test_shamir)",
+    "icml26.trust.shamir.combine": "int64 field elements and integer points (test_shamir)",
+    "icml26.trust.shamir.decode": "int64 field elements (test_shamir)",
+    "icml26.trust.shamir.inner_products": "int64 field elements (test_shamir)",
+    "icml26.trust.shamir.is_prime": "an integer",
+    "icml26.trust.shamir.lagrange_at_zero": "integer points (test_shamir)",
+    "icml26.trust.shamir.mulmod": "int64 field elements (test_shamir)",
+    "icml26.trust.shamir.random_elements": "a shape and a generator (test_shamir)",
+    "icml26.trust.shamir.split": "int64 field elements and integers (test_shamir)",
+    "icml26.trust.shamir.summod": "int64 field elements (test_shamir)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
