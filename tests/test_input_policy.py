@@ -459,6 +459,18 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     ),
     # trust.shamir (chapter 17)
     "icml26.trust.shamir.encode": lambda: ((_x(2, 3), 16), {}),
+    # trust.watermark (chapter 17)
+    "icml26.trust.watermark.flatten": lambda: ((_mlp(),), {}),
+    "icml26.trust.watermark.logits": lambda: ((_mlp(), _digits()[0]), {}),
+    "icml26.trust.watermark.client_losses": lambda: (
+        (_mlp(), _digits()[0].view(2, 4, 4), _digits()[1].view(2, 4), torch.ones(2, 4)),
+        {},
+    ),
+    "icml26.trust.watermark.accuracy": lambda: ((_mlp(), *_digits()), {}),
+    "icml26.trust.watermark.random_keys": lambda: ((_mlp(), (2,)), {"generator": _g()}),
+    "icml26.trust.watermark.cosines": lambda: ((_mlp(), _mlp(1)), {}),
+    "icml26.trust.watermark.detection_z": lambda: ((_mlp(), _mlp(1)), {"min_dim": 1}),
+    "icml26.trust.watermark.sign_z": lambda: ((_mlp(), _mlp(1)), {}),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -519,6 +531,16 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.generative.unlearning.loglog_slope", "x", "shape"): "flattened (documented)",
     ("icml26.generative.unlearning.loglog_slope", "y", "shape"): "flattened (documented)",
     ("icml26.trust.shamir.encode", "x", "shape"): "elementwise over any shape",
+    **{
+        (f"icml26.trust.watermark.{f}", arg, probe): _PROPAGATES
+        for f, args in (("logits", ("params", "X")), ("client_losses", ("params", "X", "mask")))
+        for arg in args
+        for probe in ("nan", "inf")
+    },
+    ("icml26.trust.watermark.flatten", "params", "nan"): "a reshape: values pass through",
+    ("icml26.trust.watermark.flatten", "params", "inf"): "a reshape: values pass through",
+    ("icml26.trust.watermark.random_keys", "params_like", "nan"): "only its shapes are read",
+    ("icml26.trust.watermark.random_keys", "params_like", "inf"): "only its shapes are read",
     ("icml26.generative.stego.quantise", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
@@ -559,7 +581,6 @@ PENDING_MODULES = frozenset(
         "icml26.sequential.critic",
         "icml26.sequential.critic_envs",
         "icml26.sequential.informativeness",
-        "icml26.trust.watermark",
     }
 )
 
@@ -669,6 +690,8 @@ NO_ARRAY_INPUT = {
     "icml26.trust.shamir.random_elements": "a shape and a generator (test_shamir)",
     "icml26.trust.shamir.split": "int64 field elements and integers (test_shamir)",
     "icml26.trust.shamir.summod": "int64 field elements (test_shamir)",
+    "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
+    "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
