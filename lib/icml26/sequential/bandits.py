@@ -288,10 +288,10 @@ def ridge_estimates(
 
 # ----------------------------------------------------------------------------- accounting
 def _mean_rewards(mean_rewards: object) -> None:
-    checks.tensor("mean_rewards", mean_rewards, floating=True)
-    if mean_rewards.ndim != 3:
+    mu = checks.tensor("mean_rewards", mean_rewards, floating=True)
+    if mu.ndim != 3:
         raise ValueError("mean_rewards must have shape (R, T, K)")
-    checks.finite("mean_rewards", mean_rewards)
+    checks.finite("mean_rewards", mu)
 
 
 def oracle_actions(mean_rewards: torch.Tensor) -> torch.Tensor:
