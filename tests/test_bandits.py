@@ -203,3 +203,34 @@ def test_growing_epoch_validation():
         bandits.ridge_estimates(z, rewards, torch.zeros(2, 9, dtype=torch.long))
     with pytest.raises(ValueError, match="lam"):
         bandits.ridge_estimates(z, rewards, torch.zeros(2, 10, dtype=torch.long), lam=0.0)
+
+
+def test_oful_radius_against_the_theorem():
+    """beta = sigma sqrt(logdet + 2 log(1/delta)) + sqrt(lam) S, at hand-computed points."""
+    ld = torch.tensor([0.0, 2.0], dtype=DT)
+    delta = math.exp(-0.5)  # 2 log(1/delta) = 1
+    got = bandits.oful_radius(ld, sigma=2.0, lam=4.0, bound=0.5, delta=delta)
+    assert torch.allclose(got, torch.tensor([2.0 + 1.0, 2.0 * math.sqrt(3.0) + 1.0], dtype=DT))
+    per_run = bandits.oful_radius(
+        ld,
+        sigma=torch.tensor([1.0, 0.0], dtype=DT),
+        lam=1.0,
+        bound=torch.tensor([0.0, 3.0], dtype=DT),
+        delta=delta,
+    )
+    assert torch.allclose(per_run, torch.tensor([1.0, 3.0], dtype=DT))
+    with pytest.raises(ValueError, match="logdet_ratio"):
+        bandits.oful_radius(torch.tensor([float("nan")]), sigma=1.0, lam=1.0, bound=1.0, delta=0.1)
+    with pytest.raises(ValueError, match="sigma"):
+        bandits.oful_radius(ld, sigma=-1.0, lam=1.0, bound=1.0, delta=0.1)
+    with pytest.raises(ValueError, match="delta"):
+        bandits.oful_radius(ld, sigma=1.0, lam=1.0, bound=1.0, delta=1.0)
+
+
+def test_context_features_append_a_constant():
+    x = torch.tensor([[[0.5, -1.0]], [[2.0, 3.0]]], dtype=DT)
+    z = bandits.context_features(x)
+    assert z.shape == (2, 1, 3)
+    assert torch.equal(z[..., :2], x) and torch.equal(z[..., 2], torch.ones(2, 1, dtype=DT))
+    with pytest.raises(ValueError, match="x"):
+        bandits.context_features(torch.tensor([[float("inf"), 0.0]]))

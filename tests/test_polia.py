@@ -3,6 +3,8 @@ world, the methods' advantages and training."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -376,6 +378,28 @@ def test_rollout_and_advantages_bad_input():
         grounding.advantages(roll, [grounding.METHODS["GRPO"]], omega=-1.0)
     with pytest.raises(ValueError, match="penalty"):
         grounding.advantages(roll, [grounding.METHODS["GRPO"]], penalty=float("nan"))
+    with pytest.raises(ValueError, match="roll"):
+        grounding.advantages("roll", [grounding.METHODS["GRPO"]])
+    with pytest.raises(ValueError, match=r"roll\.reward"):
+        grounding.advantages(
+            dataclasses.replace(roll, reward=roll.reward * float("nan")),
+            [grounding.METHODS["GRPO"]],
+        )
+    nan = torch.tensor(float("nan"), dtype=F64)
+    for field, bad in (
+        ("w", policy.w * nan),
+        ("b", policy.b[..., :1]),
+        ("log_s", "log_s"),
+    ):
+        with pytest.raises(ValueError, match=rf"policy\.{field}"):
+            grounding.rollout(dataclasses.replace(policy, **{field: bad}), scenes, 4, gen)
+    for field, bad in (
+        ("centre", scenes.centre + float("inf")),
+        ("colour", scenes.colour.double()),
+        ("asked", scenes.asked[..., 0]),
+    ):
+        with pytest.raises(ValueError, match=rf"scenes\.{field}"):
+            grounding.rollout(policy, dataclasses.replace(scenes, **{field: bad}), 4, gen)
 
 
 def test_run_bad_input():

@@ -200,6 +200,10 @@ def test_bad_split_and_combine_arguments() -> None:
         shamir.combine(Y[:2], [1, 2, 3])
     with pytest.raises(ValueError, match="xs must list"):
         shamir.lagrange_at_zero([])
+    with pytest.raises(ValueError, match=r"xs\[0\]"):
+        shamir.lagrange_at_zero([1.5, 2])  # int() truncated it to 1 before
+    with pytest.raises(ValueError, match="xs must hold integers"):
+        shamir.combine(Y[:2], torch.tensor([1.0, 2.0]))
     with pytest.raises(ValueError, match="shares must have a leading"):
         shamir.combine(t64(5), [1])
     with pytest.raises(ValueError, match="v and shares"):

@@ -124,6 +124,12 @@ def test_bad_model_arguments() -> None:
         )
     with pytest.raises(ValueError, match="X and y"):
         wm.accuracy(params, torch.randn(2, 6, dtype=torch.float64), torch.zeros(3).long())
+    with pytest.raises(ValueError, match=r"params\[1\] must have the width"):
+        wm.logits([params[0], params[1][:-1], *params[2:]], torch.randn(2, 6, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"params\[2\] must take the width"):
+        wm.logits(
+            [*params[:2], params[2][:-1], *params[3:]], torch.randn(2, 6, dtype=torch.float64)
+        )
 
 
 def test_bad_detection_arguments() -> None:

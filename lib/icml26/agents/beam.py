@@ -348,13 +348,16 @@ def _entropy(prior: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def adaptive_weight(entropy: object, beta: float = 2.0, mu: float = 0.5) -> torch.Tensor:
-    """The prior weight ``w_p = 1 / (1 + exp(β (H − μ)))`` (:prf:ref:`v-abs-def-weight`)."""
+    """The prior weight ``w_p = 1 / (1 + exp(β (H − μ)))`` (:prf:ref:`v-abs-def-weight`).
+
+    Elementwise over ``entropy`` of any shape.
+    """
     beta = checks.real("beta", beta, low=0.0)
     mu = checks.real("mu", mu)
     h = (
         entropy
         if isinstance(entropy, torch.Tensor)
-        else torch.as_tensor(entropy, dtype=torch.float64)
+        else torch.as_tensor(checks.as_float64("entropy", entropy))
     )
     if not h.is_floating_point():
         h = h.double()
@@ -648,7 +651,8 @@ def kendall_tau(x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> torch.T
     """Kendall τ-b between ``x`` and ``y`` over the masked entries of each row, ``(N, A) → (N,)``.
 
     ``NaN`` where it is undefined (fewer than two entries, or all of ``x`` or of ``y`` tied),
-    as ``scipy.stats.kendalltau``.
+    as ``scipy.stats.kendalltau``. ``x`` and ``y`` must be finite on the masked entries (the
+    others are ignored).
     """
     checks.tensor("x", x, ndim=2, floating=True)
     checks.tensor("y", y, ndim=2, floating=True)
@@ -658,6 +662,9 @@ def kendall_tau(x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor) -> torch.T
             "x, y and mask must share a shape, got "
             f"{tuple(x.shape)}, {tuple(y.shape)}, {tuple(mask.shape)}"
         )
+    for name, v in (("x", x), ("y", y)):
+        if not bool(torch.isfinite(v[mask]).all()):
+            raise ValueError(f"{name} must be finite on the masked entries")
     i, j = torch.triu_indices(x.shape[1], x.shape[1], 1, device=x.device)
     both = mask[:, i] & mask[:, j]
     dx, dy = torch.sign(x[:, i] - x[:, j]), torch.sign(y[:, i] - y[:, j])

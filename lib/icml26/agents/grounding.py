@@ -194,10 +194,8 @@ def rollout(policy: Policy, scenes: Scenes, members: int, gen: torch.Generator) 
     object is misread (probability 1/2 each);
     ``R = [correct] + 0.5 [at least one box]``.
     """
-    if not isinstance(policy, Policy):
-        raise ValueError(f"policy must be a Policy, got {type(policy).__name__}")
-    if not isinstance(scenes, Scenes):
-        raise ValueError(f"scenes must be Scenes, got {type(scenes).__name__}")
+    _check_policy(policy)
+    _check_scenes(scenes)
     if not isinstance(gen, torch.Generator):
         raise ValueError(f"gen must be a torch.Generator, got {type(gen).__name__}")
     members = checks.integer("members", members, low=2)
@@ -207,6 +205,41 @@ def rollout(policy: Policy, scenes: Scenes, members: int, gen: torch.Generator) 
             "scenes must be (..., P, M) and policy (..., *batch) with the scenes' batch "
             f"dimensions last, got {tuple(scenes.colour.shape)} and {shape}"
         )
+    return _rollout(policy, scenes, members, gen)
+
+
+def _check_policy(policy: object) -> None:
+    """A Policy of floating tensors ``w (..., 3)``, ``b (..., 2)``, ``log_s (..., 1)``, finite."""
+    if not isinstance(policy, Policy):
+        raise ValueError(f"policy must be a Policy, got {type(policy).__name__}")
+    lead = None
+    for name, width in (("w", 3), ("b", 2), ("log_s", 1)):
+        x = checks.tensor(f"policy.{name}", getattr(policy, name), floating=True)
+        if x.ndim < 1 or x.shape[-1] != width or (lead is not None and x.shape[:-1] != lead):
+            raise ValueError(
+                f"policy.{name} must have shape (..., {width}) with the leading dimensions of "
+                f"policy.w, got {tuple(x.shape)}"
+            )
+        lead = x.shape[:-1]
+        checks.finite(f"policy.{name}", x)
+
+
+def _check_scenes(scenes: object) -> None:
+    """Scenes with finite ``centre (..., M, 2)``, ``colour (..., M)``, ``asked (..., 1)``."""
+    if not isinstance(scenes, Scenes):
+        raise ValueError(f"scenes must be Scenes, got {type(scenes).__name__}")
+    colour = checks.tensor("scenes.colour", scenes.colour, dtype=torch.long)
+    if colour.ndim < 1:
+        raise ValueError("scenes.colour must have shape (..., M)")
+    centre = checks.tensor("scenes.centre", scenes.centre, floating=True)
+    checks.shape("scenes.centre", centre, (*colour.shape, 2))
+    checks.finite("scenes.centre", centre)
+    checks.tensor("scenes.asked", scenes.asked, dtype=torch.long)
+    checks.shape("scenes.asked", scenes.asked, (*colour.shape[:-1], 1))
+
+
+def _rollout(policy: Policy, scenes: Scenes, members: int, gen: torch.Generator) -> Rollout:
+    """:func:`rollout` without the checks (one step of :func:`train`)."""
     M = scenes.colour.shape[-1]
     cite, present, centre, lp_dec, lp_box = _decisions(policy, scenes, members, gen)
     f64 = torch.float64
@@ -325,6 +358,11 @@ def advantages(
     penalty, the spread intrinsic term); ``A_box`` ``(..., P, N, M)`` only the coordinates of
     the box in slot ``o`` (``omega`` times the intrinsic advantage of the object it matched).
     """
+    if not isinstance(roll, Rollout):
+        raise ValueError(f"roll must be a Rollout, got {type(roll).__name__}")
+    for name in ("reward", "conf", "noise"):
+        checks.tensor(f"roll.{name}", getattr(roll, name), floating=True)
+        checks.finite(f"roll.{name}", getattr(roll, name))
     if isinstance(methods, Method) or not all(isinstance(m, Method) for m in methods):
         raise ValueError("methods must be a sequence of Method, one per rollout row")
     if len(methods) != roll.reward.shape[0]:
@@ -333,6 +371,13 @@ def advantages(
         )
     omega = checks.real("omega", omega, low=0.0)
     penalty = checks.real("penalty", penalty, low=0.0)
+    return _advantages(roll, methods, omega, penalty)
+
+
+def _advantages(
+    roll: Rollout, methods: Sequence[Method], omega: float, penalty: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`advantages` without the checks (one step of :func:`train`)."""
     R = roll.reward
     N, M = R.shape[-1], roll.cite.shape[-1]
     flag = _flags(methods, R.ndim - 1)
@@ -491,8 +536,8 @@ def train(
     steps = _progress(range(T), desc="iterations") if progress else range(T)
     for t in steps:
         scenes = sample_scenes((nl, S, P), M, gen)
-        roll = rollout(policy, scenes, N, gen)
-        a_seq, a_box = advantages(roll, [METHODS[m] for m in methods], omega=omega, penalty=penalty)
+        roll = _rollout(policy, scenes, N, gen)
+        a_seq, a_box = _advantages(roll, [METHODS[m] for m in methods], omega, penalty)
         surrogate = a_seq * roll.lp_seq + (a_box * roll.lp_box * roll.cite).sum(-1)
         (-surrogate.mean((-2, -1)).sum()).backward()
         _adam(params, state, lr, t + 1)

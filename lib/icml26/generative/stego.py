@@ -65,11 +65,25 @@ def digits_pm1(*, dtype: torch.dtype = torch.float64) -> torch.Tensor:
     return torch.as_tensor(x, dtype=dtype)
 
 
-def _float_matrix(name: str, x: object) -> torch.Tensor:
+def _float_matrix(name: str, x: object, *, finite: bool = True) -> torch.Tensor:
     t = checks.tensor(name, x, ndim=2, floating=True)
     if t.shape[0] == 0 or t.shape[1] == 0:
         raise ValueError(f"{name} must be a non-empty matrix, got shape {tuple(t.shape)}")
+    if finite:
+        checks.finite(name, t)
     return t
+
+
+def _finite_tensor(name: str, x: object) -> torch.Tensor:
+    t = checks.tensor(name, x, floating=True)
+    checks.finite(name, t)
+    return t
+
+
+def _abar(abar: object) -> torch.Tensor:
+    a = checks.tensor("abar", abar, ndim=1, floating=True)
+    checks.finite("abar", a)
+    return a
 
 
 def kde_posterior_mean(
@@ -84,8 +98,17 @@ def kde_posterior_mean(
     """
     xx = _float_matrix("x", x)
     d = _float_matrix("data", data)
+    return _posterior_mean(xx, d, abar_t, h)
+
+
+def _posterior_mean(
+    xx: torch.Tensor, d: torch.Tensor, abar_t: float | torch.Tensor, h: float
+) -> torch.Tensor:
+    """:func:`kde_posterior_mean` after the finiteness checks (the sampler's per-step kernel)."""
     if d.shape[1] != xx.shape[1]:
         raise ValueError(f"data must have {xx.shape[1]} columns like x, got {d.shape[1]}")
+    if isinstance(abar_t, torch.Tensor) and abar_t.numel() != 1:
+        raise ValueError(f"abar_t must be a number, got shape {tuple(abar_t.shape)}")
     a = float(checks.real("abar_t", float(abar_t), low=0.0, high=1.0))
     hh = checks.real("h", h, low=0.0, strict=True)
     d = d.to(xx.dtype)
@@ -102,15 +125,16 @@ def kde_eps_model(
     """The noise predictor ``ε̂(x, t) = (x − √ᾱ_t x̂₀) / √(1 − ᾱ_t)`` of the KDE denoiser.
 
     The returned ``model(x, t)`` (``t`` a training time index) plugs into
-    :func:`icml26.generative.diffusion.ddim_step` and ``ddim_sample``.
+    :func:`icml26.generative.diffusion.ddim_step` and ``ddim_sample``. It is called at every
+    step of a sampler: it checks the shape of ``x`` but not its finiteness (NaN propagates).
     """
     d = _float_matrix("data", data)
-    a = checks.tensor("abar", abar, ndim=1, floating=True)
+    a = _abar(abar)
     checks.real("h", h, low=0.0, strict=True)
 
     def model(x: torch.Tensor, t: int) -> torch.Tensor:
         at = float(a[checks.integer("t", t, low=0, high=a.numel() - 1)])
-        x0 = kde_posterior_mean(x, d, at, h)
+        x0 = _posterior_mean(_float_matrix("x", x, finite=False), d, at, h)
         return (x - math.sqrt(at) * x0) / math.sqrt(1 - at)
 
     return model
@@ -146,11 +170,14 @@ def embedding_point(
     state after it is ``m⋆ + σ_{t⋆} ζ`` for the injected noise ``ζ``
     (:prf:ref:`asir-def-antipodal`).
     """
-    x = checks.tensor("x_T", x_T, floating=True)
-    times, i_star = _step_times(abar, num_steps, t_star)
-    kn = checks.tensor("key_noise", key_noise, floating=True)
+    x = _finite_tensor("x_T", x_T)
+    times, i_star = _step_times(_abar(abar), num_steps, t_star)
+    kn = _finite_tensor("key_noise", key_noise)
     if tuple(kn.shape) != (i_star, *x.shape):
-        raise ValueError(f"key_noise must have shape {(i_star, *x.shape)}, got {tuple(kn.shape)}")
+        raise ValueError(
+            f"key_noise must have shape (num_steps - t_star, *x_T.shape) = "
+            f"{(i_star, *x.shape)}, got {tuple(kn.shape)}"
+        )
     for i in range(i_star):
         x = _one_step(model, x, abar, num_steps, times[i], 1.0, kn[i])
     return embedding_mean(model, x, abar, num_steps, t_star)
@@ -165,8 +192,8 @@ def embedding_mean(
 ) -> tuple[torch.Tensor, float]:
     """``(m⋆, σ_{t⋆})`` of the embedding step taken from the state ``x`` just before it: the
     DDIM step :eq:`asir-eq-step` with ``η = 1`` and zero noise, and its noise scale."""
-    xx = checks.tensor("x", x, floating=True)
-    times, i_star = _step_times(abar, num_steps, t_star)
+    xx = _finite_tensor("x", x)
+    times, i_star = _step_times(_abar(abar), num_steps, t_star)
     t = int(times[i_star])
     a_t, a_p = abar[t], diffusion.previous_alpha(abar, t, num_steps)
     m_star = _one_step(model, xx, abar, num_steps, t, 1.0, torch.zeros_like(xx))
@@ -181,7 +208,11 @@ def finish(
     t_star: int,
 ) -> torch.Tensor:
     """The deterministic rest of the sampler after the embedding step (``η = 0``): ``G`` in
-    :prf:ref:`asir-def-ir`. Differentiable in ``x`` (iterative recovery backpropagates here)."""
+    :prf:ref:`asir-def-ir`. Differentiable in ``x`` (iterative recovery backpropagates here).
+
+    A per-step kernel of iterative recovery: it checks types and shapes but not finiteness
+    (which would cost a device-to-host synchronisation per step); NaN and inf propagate.
+    """
     xx = checks.tensor("x", x, floating=True)
     times, i_star = _step_times(abar, num_steps, t_star)
     for t in times[i_star + 1 :]:
@@ -210,8 +241,8 @@ def invert_finish(
     With ``m⋆`` and ``σ`` of the embedding step, ``(x − m⋆)/σ`` is the injected noise read
     back from the image.
     """
-    target = checks.tensor("y", y, floating=True)
-    times, i_star = _step_times(abar, num_steps, t_star)
+    target = _finite_tensor("y", y)
+    times, i_star = _step_times(_abar(abar), num_steps, t_star)
     n = checks.integer("iters", iters, low=1)
     eps = checks.real("tol", tol, low=0.0, strict=True)
     for t in reversed(times[i_star + 1 :]):
@@ -236,11 +267,12 @@ def decoding_margin(
     correctly; for a correct embedder observed without noise it is the squared hypothesis
     distance of the cell (``4σ²z_c²`` for the antipodal pair, ``σ²(z⁰_c − z¹_c)²`` for the
     independent one at the embedding step)."""
-    r = checks.tensor("received", received, floating=True)
+    r = _finite_tensor("received", received)
     for name, h in (("hyp0", hyp0), ("hyp1", hyp1)):
         if checks.tensor(name, h, floating=True).shape != r.shape:
             raise ValueError(f"{name} must have the shape of received {tuple(r.shape)}")
-    b = _bits("bits", bits, r)
+        checks.finite(name, h)
+    b = _bits("bits", bits, r, "received")
     right, wrong = torch.where(b, hyp1, hyp0), torch.where(b, hyp0, hyp1)
     return (r - wrong) ** 2 - (r - right) ** 2
 
@@ -262,7 +294,7 @@ def embed_batch(
     Returns ``(stego, hyp0, hyp1, m_star, sigma)``.
     """
     m_star, sigma = embedding_point(model, x_T, abar, num_steps, t_star, key_noise)
-    zz = checks.tensor("z", z, floating=True)
+    zz = _finite_tensor("z", z)
     if zz.shape != m_star.shape:
         raise ValueError(
             f"z must have the shape of x_T {tuple(m_star.shape)}, got {tuple(zz.shape)}"
@@ -279,10 +311,12 @@ def embed_batch(
     return out[:b], out[b : 2 * b], out[2 * b :], m_star, sigma
 
 
-def _bits(name: str, bits: object, like: torch.Tensor) -> torch.Tensor:
+def _bits(name: str, bits: object, like: torch.Tensor, like_name: str) -> torch.Tensor:
     b = checks.tensor(name, bits)
     if b.shape != like.shape:
-        raise ValueError(f"{name} must have shape {tuple(like.shape)}, got {tuple(b.shape)}")
+        raise ValueError(
+            f"{name} must have the shape of {like_name} {tuple(like.shape)}, got {tuple(b.shape)}"
+        )
     if b.dtype == torch.bool:
         return b
     if bool(((b != 0) & (b != 1)).any()):
@@ -293,23 +327,26 @@ def _bits(name: str, bits: object, like: torch.Tensor) -> torch.Tensor:
 def antipodal_noise(bits: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
     """ASIR's antipodal embedder: bit 0 injects ``+z_c``, bit 1 injects ``−z_c``
     (``s ⊙ z`` with ``s = 1 − 2m``, :prf:ref:`asir-def-antipodal`)."""
-    zz = checks.tensor("z", z, floating=True)
-    b = _bits("bits", bits, zz)
+    zz = _finite_tensor("z", z)
+    b = _bits("bits", bits, zz, "z")
     return torch.where(b, -zz, zz)
 
 
 def independent_noise(bits: torch.Tensor, z0: torch.Tensor, z1: torch.Tensor) -> torch.Tensor:
     """The two-key baseline (Pulsar, PSyDUCK): cell ``c`` injects ``z^{m_c}_c``."""
-    a = checks.tensor("z0", z0, floating=True)
-    b1 = checks.tensor("z1", z1, floating=True)
+    a = _finite_tensor("z0", z0)
+    b1 = _finite_tensor("z1", z1)
     if a.shape != b1.shape:
         raise ValueError(f"z1 must have the shape of z0 {tuple(a.shape)}, got {tuple(b1.shape)}")
-    return torch.where(_bits("bits", bits, a), b1, a)
+    return torch.where(_bits("bits", bits, a, "z0"), b1, a)
 
 
 def quantise(y: torch.Tensor) -> torch.Tensor:
-    """Save as an 8-bit image: clamp to ``[-1, 1]`` and round to the 256 levels ``2k/255 − 1``."""
-    yy = checks.tensor("y", y, floating=True)
+    """Save as an 8-bit image: clamp to ``[-1, 1]`` and round to the 256 levels ``2k/255 − 1``.
+
+    Elementwise over ``y`` of any shape.
+    """
+    yy = _finite_tensor("y", y)
     return torch.round((yy.clamp(-1, 1) + 1) * 127.5) / 127.5 - 1
 
 
@@ -320,8 +357,11 @@ def channel(
     generator: torch.Generator | None = None,
     rounding: bool = True,
 ) -> torch.Tensor:
-    """The transmission channel: 8-bit rounding (optional), then additive ``N(0, τ²)`` noise."""
-    yy = checks.tensor("y", y, floating=True)
+    """The transmission channel: 8-bit rounding (optional), then additive ``N(0, τ²)`` noise.
+
+    Elementwise over ``y`` of any shape.
+    """
+    yy = _finite_tensor("y", y)
     s = checks.real("tau", tau, low=0.0)
     out = quantise(yy) if rounding else yy
     if s > 0:
@@ -338,27 +378,34 @@ def nearest_hypothesis(
     All three arrays are in the space where cells are compared (pixels, or re-encoded
     latents); the result is a boolean tensor of the same shape.
     """
-    r = checks.tensor("received", received, floating=True)
+    r = _finite_tensor("received", received)
     for name, h in (("hyp0", hyp0), ("hyp1", hyp1)):
         if checks.tensor(name, h, floating=True).shape != r.shape:
             raise ValueError(f"{name} must have the shape of received {tuple(r.shape)}")
+        checks.finite(name, h)
     return (r - hyp1).abs() < (r - hyp0).abs()
 
 
 def _ratio(name: str, r: object) -> np.ndarray:
-    a = np.asarray(r, dtype=np.float64)
+    a = checks.as_float64(name, r)
     if not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError(f"{name} must be finite and >= 0")
     return a
 
 
 def ber_antipodal(tau_over_sigma: float | np.ndarray) -> np.ndarray:
-    """Bit error rate ``arctan(τ/σ)/π`` of the antipodal pair (:prf:ref:`asir-thm-ber`)."""
+    """Bit error rate ``arctan(τ/σ)/π`` of the antipodal pair (:prf:ref:`asir-thm-ber`).
+
+    Elementwise over any shape.
+    """
     return np.arctan(_ratio("tau_over_sigma", tau_over_sigma)) / np.pi
 
 
 def ber_independent(tau_over_sigma: float | np.ndarray) -> np.ndarray:
-    """Bit error rate ``arctan(√2 τ/σ)/π`` of the independent pair (:prf:ref:`asir-thm-ber`)."""
+    """Bit error rate ``arctan(√2 τ/σ)/π`` of the independent pair (:prf:ref:`asir-thm-ber`).
+
+    Elementwise over any shape.
+    """
     return np.arctan(np.sqrt(2.0) * _ratio("tau_over_sigma", tau_over_sigma)) / np.pi
 
 
@@ -383,16 +430,16 @@ def iterative_recovery(
     sum of per-image terms and Adam acts coordinate by coordinate, so the images are recovered
     independently in one batch (several channel settings can share a call).
     """
-    r = checks.tensor("received", received, floating=True)
-    m = checks.tensor("m_star", m_star, floating=True)
-    zz = checks.tensor("z", z, floating=True)
+    r = _finite_tensor("received", received)
+    m = _finite_tensor("m_star", m_star)
+    zz = _finite_tensor("z", z)
     if zz.shape != m.shape:
         raise ValueError(f"z must have the shape of m_star {tuple(m.shape)}, got {tuple(zz.shape)}")
     s = checks.real("sigma", sigma, low=0.0, strict=True)
     n = checks.integer("steps", steps, low=1)
     rate = checks.real("lr", lr, low=0.0, strict=True)
     c = checks.real("init_scale", init_scale, low=0.0)
-    b = _bits("init_bits", init_bits, zz)
+    b = _bits("init_bits", init_bits, zz, "z")
     w = torch.where(b, -c, c).to(zz.dtype).clone().requires_grad_(True)
     opt = torch.optim.Adam([w], lr=rate)
     losses = []

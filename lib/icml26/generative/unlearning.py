@@ -163,10 +163,16 @@ def train_posterior(p_r: torch.Tensor, p_f: torch.Tensor, pi: float) -> torch.Te
     ``c = π p_r / (π p_r + (1 − π) p_f)``; where both densities vanish, ``c = π``. With
     ``pi = 1 − γ`` this is the mixture posterior η of :prf:ref:`t3-unlearning-prop-tilt`; with
     ``pi = 0.5`` it is the balanced classifier that needs the prior correction
-    (:func:`prior_correct`).
+    (:func:`prior_correct`). ``p_r`` and ``p_f`` are on the same grid (last axis) and
+    broadcast over their leading axes.
     """
     p_r = _density("p_r", p_r)
     p_f = _density("p_f", p_f)
+    if p_r.shape[-1] != p_f.shape[-1]:
+        raise ValueError(
+            f"p_r and p_f must share the grid (last) axis, got {tuple(p_r.shape)} and "
+            f"{tuple(p_f.shape)}"
+        )
     pi = checks.real("pi", pi, low=0.0, high=1.0, strict=True)
     num = pi * p_r
     den = num + (1.0 - pi) * p_f
@@ -290,7 +296,13 @@ def excess_logloss(z: torch.Tensor, p: torch.Tensor, eta: torch.Tensor, eta_hat:
     z = _grid_arg(z)
     p = _density("p", p, z)
     eta = _prob("eta", eta)
-    eta_hat = _prob("eta_hat", eta_hat).clamp(1e-300, 1.0 - 2.0**-53)  # no 0·log(0) blow-up
+    eta_hat = _prob("eta_hat", eta_hat)
+    for name, e in (("eta", eta), ("eta_hat", eta_hat)):
+        if e.ndim < 1 or e.shape[-1] != z.shape[0]:
+            raise ValueError(
+                f"{name} must have {z.shape[0]} grid points (last axis), got {tuple(e.shape)}"
+            )
+    eta_hat = eta_hat.clamp(1e-300, 1.0 - 2.0**-53)  # no 0·log(0) blow-up
     kl = (
         torch.special.xlogy(eta, eta)
         - torch.special.xlogy(eta, eta_hat)
@@ -359,7 +371,9 @@ def predict_logistic(X: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     checks.finite("X", X)
     checks.finite("w", w)
     if X.shape[-1] + 1 != w.shape[-1]:
-        raise ValueError(f"w must have {X.shape[-1] + 1} columns, got {w.shape[-1]}")
+        raise ValueError(
+            f"w must have X.shape[-1] + 1 = {X.shape[-1] + 1} columns, got {w.shape[-1]}"
+        )
     logits = torch.einsum("...d,bd->b...", X, w[:, :-1]) + w[:, -1].reshape(
         (-1,) + (1,) * (X.ndim - 1)
     )
@@ -502,9 +516,12 @@ def error_grid(
 
 
 def loglog_slope(x: object, y: object) -> float:
-    """Least-squares slope of log y against log x (the amplification exponent)."""
-    x = torch.as_tensor(x, dtype=torch.float64).flatten()
-    y = torch.as_tensor(y, dtype=torch.float64).flatten()
+    """Least-squares slope of log y against log x (the amplification exponent).
+
+    ``x`` and ``y`` are flattened: any shapes with the same number of entries.
+    """
+    x = torch.as_tensor(checks.as_float64("x", x)).flatten()
+    y = torch.as_tensor(checks.as_float64("y", y)).flatten()
     if x.numel() != y.numel() or x.numel() < 2:
         raise ValueError("x and y must have the same length, at least 2")
     checks.finite("x", x)

@@ -44,6 +44,7 @@ def block_features(z: torch.Tensor, n_actions: int) -> torch.Tensor:
     k = checks.integer("n_actions", n_actions, low=1)
     if not isinstance(z, torch.Tensor) or z.ndim < 1:
         raise ValueError("z must be a tensor with a feature axis")
+    checks.finite("z", z)
     eye = torch.eye(k, dtype=z.dtype, device=z.device)
     out = eye.view(*([1] * (z.ndim - 1)), k, k, 1) * z.unsqueeze(-2).unsqueeze(-2)
     return out.reshape(*z.shape[:-1], k, k * z.shape[-1])
@@ -56,7 +57,11 @@ def belief_features(beliefs: torch.Tensor) -> torch.Tensor:
 
 
 def context_features(x: torch.Tensor) -> torch.Tensor:
-    """Context-only features ``z_t = (X_t, 1)`` (the baseline that ignores the chain)."""
+    """Context-only features ``z_t = (X_t, 1)`` (the baseline that ignores the chain).
+
+    Batched over the leading axes of ``x``; the last is the context's.
+    """
+    checks.tensor("x", x, floating=True)
     checks.finite("x", x)
     return torch.cat([x, torch.ones_like(x[..., :1])], -1)
 
@@ -67,6 +72,7 @@ def natural_features(beliefs: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     The features of :eq:`hmm-bandits-eq-natural`.
     """
     checks.probability_vector("beliefs", beliefs)
+    checks.tensor("x", x, floating=True)
     if beliefs.shape[:-1] != x.shape[:-1]:
         raise ValueError(f"beliefs {tuple(beliefs.shape)} and x {tuple(x.shape)} must match")
     c = context_features(x)
@@ -100,8 +106,28 @@ def oful_radius(
 
     ``beta_t = sigma * sqrt(log det(V_t)/det(lam I) + 2 log(1/delta)) + sqrt(lam) * bound``,
     with ``logdet_ratio = log det V_t - d log lam`` (tracked by the matrix determinant lemma).
-    ``sigma`` and ``bound`` are scalars or tensors broadcastable against ``logdet_ratio``.
+    ``sigma`` and ``bound`` are scalars or tensors broadcastable against ``logdet_ratio``
+    (elementwise, any shape).
     """
+    checks.tensor("logdet_ratio", logdet_ratio, floating=True)
+    checks.finite("logdet_ratio", logdet_ratio)
+    for name, v in (("sigma", sigma), ("bound", bound)):
+        if isinstance(v, torch.Tensor):
+            checks.finite(name, v)
+        else:
+            checks.real(name, v, low=0.0)
+    return _oful_radius(logdet_ratio, sigma=sigma, lam=lam, bound=bound, delta=delta)
+
+
+def _oful_radius(
+    logdet_ratio: torch.Tensor,
+    *,
+    sigma: float | torch.Tensor,
+    lam: float,
+    bound: float | torch.Tensor,
+    delta: float,
+) -> torch.Tensor:
+    """:func:`oful_radius` without the tensor checks (the per-step kernel of run_linucb)."""
     la = checks.real("lam", lam, low=0.0, strict=True)
     de = checks.real("delta", delta, low=0.0, high=1.0, strict=True)
     return sigma * (logdet_ratio + 2.0 * math.log(1.0 / de)).sqrt() + math.sqrt(la) * bound
@@ -145,7 +171,7 @@ def run_linucb(
     checks.finite("rewards", rewards)
     sig = _per_run("sigma", sigma, r, z)
     bnd = _per_run("bound", bound, r, z)
-    oful_radius(torch.zeros(()), sigma=1.0, lam=lam, bound=1.0, delta=delta)  # validates
+    _oful_radius(torch.zeros(()), sigma=1.0, lam=lam, bound=1.0, delta=delta)  # validates
     dev, dt = z.device, z.dtype
     if isinstance(period, torch.Tensor):
         checks.shape("period", period, (r,))
@@ -179,7 +205,7 @@ def run_linucb(
     theta = torch.zeros(r, k, m, dtype=dt, device=dev)
     logdet = torch.zeros(r, dtype=dt, device=dev)  # log det V_t - d log lam
     act_vinv, act_theta = vinv.clone(), theta.clone()
-    act_beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+    act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
     actions = torch.empty(r, t_max, dtype=torch.long, device=dev)
     rows = torch.arange(r, device=dev)
     for t in range(t_max):
@@ -205,12 +231,12 @@ def run_linucb(
             if (t + 1) % per_int == 0:  # refresh the acting parameters (every step if per == 1)
                 act_theta = theta if per_int == 1 else theta.clone()
                 act_vinv = vinv if per_int == 1 else vinv.clone()
-                act_beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+                act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
         elif any_refresh[t]:
             rf = refresh_all[t]
             act_theta = torch.where(rf.view(r, 1, 1), theta, act_theta)
             act_vinv = torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv)
-            beta = oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+            beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
             act_beta = torch.where(rf, beta, act_beta)
     return actions
 
@@ -250,6 +276,8 @@ def ridge_estimates(
     k = rewards.shape[-1] if isinstance(rewards, torch.Tensor) else 0
     checks.shape("rewards", rewards, (r, t_max, k))
     lam = checks.real("lam", lam, low=0.0, strict=True)
+    checks.finite("z", z)
+    checks.finite("rewards", rewards)
     one = torch.nn.functional.one_hot(actions, k).to(z.dtype)  # (R, T, K)
     got = rewards.gather(-1, actions.unsqueeze(-1)).squeeze(-1)  # (R, T)
     gram = torch.einsum("rtk,rti,rtj->rkij", one, z, z)
@@ -259,10 +287,16 @@ def ridge_estimates(
 
 
 # ----------------------------------------------------------------------------- accounting
+def _mean_rewards(mean_rewards: object) -> None:
+    mu = checks.tensor("mean_rewards", mean_rewards, floating=True)
+    if mu.ndim != 3:
+        raise ValueError("mean_rewards must have shape (R, T, K)")
+    checks.finite("mean_rewards", mu)
+
+
 def oracle_actions(mean_rewards: torch.Tensor) -> torch.Tensor:
     """The benchmark policy ``argmax_a mu_t(a)`` (R, T) for mean rewards ``mu`` (R, T, K)."""
-    if mean_rewards.ndim != 3:
-        raise ValueError("mean_rewards must have shape (R, T, K)")
+    _mean_rewards(mean_rewards)
     return mean_rewards.argmax(-1)
 
 
@@ -271,8 +305,7 @@ def regret(mean_rewards: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
 
     The pseudo-regret of :eq:`hmm-bandits-eq-regret`.
     """
-    if mean_rewards.ndim != 3:
-        raise ValueError("mean_rewards must have shape (R, T, K)")
+    _mean_rewards(mean_rewards)
     checks.shape("actions", actions, mean_rewards.shape[:2])
     chosen = torch.gather(mean_rewards, -1, actions.unsqueeze(-1)).squeeze(-1)
     return (mean_rewards.amax(-1) - chosen).cumsum(-1)
@@ -284,6 +317,7 @@ def loglog_slope(cum_regret: torch.Tensor, t_min: int, t_max: int | None = None)
     Points are log-spaced (50 of them) so that every decade weighs the same.
     """
     checks.tensor("cum_regret", cum_regret, ndim=2)
+    checks.finite("cum_regret", cum_regret)
     n_steps = cum_regret.shape[1]
     t_hi = n_steps if t_max is None else checks.integer("t_max", t_max, low=2, high=n_steps)
     t_lo = checks.integer("t_min", t_min, low=1, high=t_hi - 1)

@@ -126,8 +126,11 @@ def bag(tokens: torch.Tensor, vocab: int, weights: torch.Tensor | None = None) -
     vocab = checks.integer("vocab", vocab, low=1)
     if tokens.numel() and int(tokens.max()) >= vocab:
         raise ValueError(f"tokens must be < vocab = {vocab}")
-    if weights is not None and weights.shape != tokens.shape:
-        raise ValueError(f"weights must have the shape of tokens, got {tuple(weights.shape)}")
+    if weights is not None:
+        checks.tensor("weights", weights, floating=True)
+        if weights.shape != tokens.shape:
+            raise ValueError(f"weights must have the shape of tokens, got {tuple(weights.shape)}")
+        checks.finite("weights", weights)
     present = tokens >= 0
     w = present.double() if weights is None else weights.double() * present
     out = torch.zeros(*tokens.shape[:-1], vocab, dtype=torch.float64, device=tokens.device)
@@ -251,6 +254,7 @@ def forward(params: dict[str, torch.Tensor], bags: torch.Tensor) -> dict[str, to
     S, V = params["E"].shape[:2]
     if bags.ndim < 2 or bags.shape[0] != S or bags.shape[-1] != V:
         raise ValueError(f"bags must have shape ({S}, ..., {V}), got {tuple(bags.shape)}")
+    checks.finite("bags", bags)
     lead = bags.shape[1:-1]
     x = bags.reshape(S, -1, V).to(params["E"].dtype)
     out = {"pool": x @ params["E"]}
@@ -269,6 +273,7 @@ def accuracy(
     params: dict[str, torch.Tensor], bags: torch.Tensor, labels: torch.Tensor
 ) -> torch.Tensor:
     """Per-seed accuracy ``(S,)``; ``labels`` broadcast against ``bags.shape[:-1]``."""
+    checks.tensor("bags", bags, floating=True)
     checks.tensor("labels", labels, dtype=torch.long)
     if tuple(labels.shape) != tuple(bags.shape[: labels.ndim]):
         raise ValueError(
@@ -329,6 +334,8 @@ def bias_variance(clean: torch.Tensor, perturbed: torch.Tensor) -> dict[str, tor
     checks.tensor("perturbed", perturbed, ndim=4, floating=True)
     S, N, D = clean.shape
     checks.shape("perturbed", perturbed, (S, N, None, D))
+    checks.finite("clean", clean)
+    checks.finite("perturbed", perturbed)
     delta = perturbed - clean[:, :, None]
     bx = delta.mean(2)  # b(x), (S, N, D)
     b = bx.mean(1)
@@ -349,12 +356,13 @@ def bias_variance(clean: torch.Tensor, perturbed: torch.Tensor) -> dict[str, tor
 def relu_gaussian_gap(z: torch.Tensor | np.ndarray, s: float) -> np.ndarray:
     """Jensen gap ``E[ReLU(z + ε)] − ReLU(z)`` for ``ε ~ N(0, s²)``: ``s φ(z/s) − |z| Φ(−|z|/s)``.
 
-    Implements :prf:ref:`debiasing-lem-jensen`, chapter 16.
+    Elementwise over ``z`` of any shape. Implements :prf:ref:`debiasing-lem-jensen`,
+    chapter 16.
     """
     from scipy.special import ndtr
 
     s = checks.real("s", s, low=0.0, strict=True)
-    z = np.asarray(z.detach().cpu() if isinstance(z, torch.Tensor) else z, dtype=np.float64)
+    z = checks.as_float64("z", z)
     checks.finite("z", z)
     a = np.abs(z)
     return s * np.exp(-0.5 * (z / s) ** 2) / np.sqrt(2 * np.pi) - a * ndtr(-a / s)
@@ -378,11 +386,14 @@ def clopper_pearson_lower(k: object, n: int, alpha: float = 0.05) -> np.ndarray:
 
 def cantelli_flip_bound(margin: object, beta: object, sigma2: object) -> np.ndarray:
     """Cantelli's upper bound σ² / (σ² + (m + β)²) on P[m + w·Δ ≤ 0] where m + β > 0
-    (``nan`` elsewhere, where only the lower-tail bound applies).
+    (``nan`` elsewhere, where only the lower-tail bound applies). The three arguments
+    broadcast against each other (NumPy rules).
 
     Implements :prf:ref:`debiasing-prop-cantelli`, chapter 16.
     """
-    m, b, v = (np.asarray(a, dtype=np.float64) for a in (margin, beta, sigma2))
+    m = checks.as_float64("margin", margin)
+    b = checks.as_float64("beta", beta)
+    v = checks.as_float64("sigma2", sigma2)
     for name, a in (("margin", m), ("beta", b), ("sigma2", v)):
         checks.finite(name, a)
     if (v < 0).any():

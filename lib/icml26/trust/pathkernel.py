@@ -294,6 +294,72 @@ def _loss_fn(model: FlatModel) -> Callable[[Tensor, Tensor, Tensor], Tensor]:
     return loss
 
 
+def _check_model(model: object) -> FlatModel:
+    if not isinstance(model, FlatModel):
+        raise ValueError(f"model must be a FlatModel, got {type(model).__name__}")
+    return model
+
+
+def _check_theta(name: str, model: FlatModel, theta: object, *, finite: bool = True) -> Tensor:
+    """A finite ``(P,)`` parameter vector of ``model``."""
+    checks.tensor(name, theta, ndim=1, floating=True)
+    checks.shape(name, theta, (model.spec.numel,))
+    if finite:
+        checks.finite(name, theta)
+    return theta
+
+
+def _check_inputs(
+    name: str, model: FlatModel, theta: Tensor, x: object, *, finite: bool = True
+) -> Tensor:
+    """A non-empty batch of inputs that ``model`` accepts (tried on its first row)."""
+    checks.tensor(name, x)
+    if x.ndim == 0 or x.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty batch of inputs, got {tuple(x.shape)}")
+    if finite and x.is_floating_point():
+        checks.finite(name, x)
+    try:
+        with torch.no_grad():
+            out = model(theta.detach(), x[:1])
+    except (RuntimeError, IndexError) as e:
+        raise ValueError(f"{name} does not fit the model: {e}") from None
+    if tuple(out.shape) != (1, model.num_classes):
+        raise ValueError(
+            f"{name} does not fit the model: one input gives outputs of shape "
+            f"{tuple(out.shape)}, not (1, {model.num_classes})"
+        )
+    return x
+
+
+def _check_labels(name: str, y: object, x: Tensor, x_name: str = "x") -> Tensor:
+    checks.tensor(name, y, ndim=1)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"{x_name} and {name} must have the same length, got {x.shape[0]} and {y.shape[0]}"
+        )
+    return y
+
+
+def _check_traj(traj: object, P: int) -> Trajectory:
+    """A recorded trajectory of a ``P``-parameter model with finite entries."""
+    if not isinstance(traj, Trajectory):
+        raise ValueError(f"traj must be a Trajectory, got {type(traj).__name__}")
+    if traj.steps == 0:
+        raise ValueError("traj must be a recorded trajectory (train_adamw(record=True))")
+    N = traj.steps
+    for name, shape in (
+        ("thetas", (N + 1, P)),
+        ("grads", (N, P)),
+        ("exp_avg_sq", (N, P)),
+        ("lrs", (N,)),
+    ):
+        checks.shape(f"traj.{name}", getattr(traj, name), shape)
+        checks.finite(f"traj.{name}", getattr(traj, name))
+    if len(traj.batches) != N:
+        raise ValueError(f"traj.batches must hold {N} index tensors, got {len(traj.batches)}")
+    return traj
+
+
 def train_adamw(
     model: FlatModel,
     theta0: Tensor,
@@ -317,15 +383,16 @@ def train_adamw(
     grad_update)`` lets the caller attribute each step on the fly, where ``grad_update`` is the
     non-decay part ``−α_s m̂_s ⊘ (√v̂_s + ε)`` of the update.
     """
+    model = _check_model(model)
     checks.tensor("theta0", theta0, ndim=1, floating=True)
     checks.tensor("lrs", lrs, ndim=1, floating=True)
     if len(batches) != lrs.shape[0] or not batches:
         raise ValueError(
             f"lrs must have one entry per batch, got {lrs.shape[0]} and {len(batches)}"
         )
-    if x.shape[0] != y.shape[0]:
-        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
-    checks.shape("theta0", theta0, (model.spec.numel,))
+    checks.finite("lrs", lrs)
+    _check_theta("theta0", model, theta0)
+    _check_labels("y", y, _check_inputs("x", model, theta0, x))
     loss_grad = torch.func.grad_and_value(_loss_fn(model))
     theta = theta0.detach().clone()
     state = AdamWState.zeros_like([theta])
@@ -372,8 +439,9 @@ def adamw_updates(traj: Trajectory, variant: str = "adamw") -> Tensor:
     variants = ("adamw", "no_bias_correction", "coupled_l2", "beta1_zero")
     if variant not in variants:
         raise ValueError(f"variant must be one of {variants}, got {variant!r}")
-    if traj.steps == 0:
-        raise ValueError("traj must be a recorded trajectory (train_adamw(record=True))")
+    if not isinstance(traj, Trajectory):
+        raise ValueError(f"traj must be a Trajectory, got {type(traj).__name__}")
+    _check_traj(traj, traj.thetas.shape[-1])
     b1, b2 = traj.betas
     lam, eps = traj.weight_decay, traj.eps
     out = torch.empty_like(traj.grads)
@@ -414,9 +482,14 @@ def _single(model: FlatModel) -> Callable[[Tensor, Tensor], Tensor]:
 
 def per_sample_grads(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor) -> Tensor:
     """``(M, P)`` gradients of each sample's target log-probability (``torch.func.vmap``)."""
-    checks.tensor("theta", theta, ndim=1, floating=True)
-    if x.shape[0] != y.shape[0]:
-        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    model = _check_model(model)
+    _check_theta("theta", model, theta)
+    _check_labels("y", y, _check_inputs("x", model, theta, x))
+    return _per_sample_grads(model, theta, x, y)
+
+
+def _per_sample_grads(model: FlatModel, theta: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """:func:`per_sample_grads` without the checks (the decomposition's per-step kernel)."""
     f = _single(model)
     target = lambda th, xi, yi: f(th, xi).gather(0, yi[None])[0]  # noqa: E731
     return vmap(grad(target), in_dims=(None, 0, 0))(theta, x, y)
@@ -437,8 +510,24 @@ def test_features(
     ``"midpoint"`` (the paper code's rule) or ``"left"`` (``nodes`` must be 1: the tangent,
     NTK-style approximation ``J(x; θ_a)``).
     """
-    checks.tensor("theta_a", theta_a, ndim=1, floating=True)
-    checks.shape("theta_b", theta_b, tuple(theta_a.shape))
+    model = _check_model(model)
+    _check_theta("theta_a", model, theta_a)
+    checks.tensor("theta_b", theta_b, floating=True)
+    _check_theta("theta_b", model, theta_b)
+    _check_inputs("x", model, theta_a, x)
+    return _test_features(model, theta_a, theta_b, x, nodes, rule=rule)
+
+
+def _test_features(
+    model: FlatModel,
+    theta_a: Tensor,
+    theta_b: Tensor,
+    x: Tensor,
+    nodes: int = 8,
+    *,
+    rule: str = "gauss",
+) -> Tensor:
+    """:func:`test_features` without the tensor checks (the per-step kernel)."""
     nodes = checks.integer("nodes", nodes, low=1)
     if rule == "gauss":
         t, w = gauss_legendre(nodes, theta_a.dtype)
@@ -516,17 +605,16 @@ def decompose(
     (``data`` is then ``None``). ``variants`` maps names to ``(N, P)`` alternative updates
     (e.g. from :func:`adamw_updates`) whose per-step predicted changes are returned.
     """
-    if traj.steps == 0:
-        raise ValueError("traj must be a recorded trajectory (train_adamw(record=True))")
-    if x_train.shape[0] != y_train.shape[0]:
-        raise ValueError(
-            f"x_train and y_train must have the same length, got {x_train.shape[0]} and "
-            f"{y_train.shape[0]}"
-        )
+    model = _check_model(model)
+    traj = _check_traj(traj, model.spec.numel)
+    x_train = _check_inputs("x_train", model, traj.thetas[0], x_train)
+    _check_labels("y_train", y_train, x_train, "x_train")
+    _check_inputs("x_test", model, traj.thetas[0], x_test)
     nodes = checks.integer("nodes", nodes, low=1)
     variants = variants or {}
     for name, upd in variants.items():
         checks.shape(f"variants[{name!r}]", upd, tuple(traj.grads.shape))
+        checks.finite(f"variants[{name!r}]", upd)
     b1, b2 = traj.betas
     lam, eps = traj.weight_decay, traj.eps
     gm = model.spec.group_matrix(traj.thetas.dtype, traj.thetas.device)
@@ -541,14 +629,14 @@ def decompose(
     lrs = traj.lrs.tolist()  # one host transfer, not one per step
     for s in range(traj.steps):
         th, th_next, lr = traj.thetas[s], traj.thetas[s + 1], lrs[s]
-        phi = test_features(model, th, th_next, x_test, nodes)  # (T, C, P)
+        phi = _test_features(model, th, th_next, x_test, nodes)  # (T, C, P)
         f.append(model(th_next, x_test).detach())
         bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
         denom = traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + eps
         decay_upd = -lr * lam * th
         if per_sample:
             idx = traj.batches[s].to(u.device)
-            g_k = -per_sample_grads(model, th, x_train[idx], y_train[idx])  # ∇ℓ_k
+            g_k = -_per_sample_grads(model, th, x_train[idx], y_train[idx])  # ∇ℓ_k
             u.mul_(b1)
             u.index_add_(0, idx, (1 - b1) * g_k / idx.numel())
             psi = (lr / bc1) * u / denom  # (M, P)
@@ -567,7 +655,7 @@ def decompose(
         for k, upd in variants.items():
             var_steps[k].append(torch.einsum("tcp,p->tc", phi, upd[s]))
         if tangent:
-            jac0 = test_features(model, th, th_next, x_test, 1, rule="left")
+            jac0 = _test_features(model, th, th_next, x_test, 1, rule="left")
             tan_acc += torch.einsum("tcp,p->tc", jac0, th_next - th)
     fs = torch.stack(f)
     return Decomposition(
@@ -602,13 +690,18 @@ def step_influence(
     aggregated over data), the update split into ``grad_update`` and the decay
     ``(theta_next − theta) − grad_update``. Summed over components and parts it equals the
     change of the mean target log-probability up to quadrature error.
+
+    A per-step kernel (it attributes each step of a training loop): it checks shapes and
+    types but not finiteness, which would cost a device-to-host synchronisation per step;
+    NaN and inf in its arguments propagate into the result.
     """
-    checks.tensor("theta", theta, ndim=1, floating=True)
-    checks.shape("theta_next", theta_next, tuple(theta.shape))
-    checks.shape("grad_update", grad_update, tuple(theta.shape))
+    model = _check_model(model)
+    _check_theta("theta", model, theta, finite=False)
+    for name, v in (("theta_next", theta_next), ("grad_update", grad_update)):
+        checks.tensor(name, v, floating=True)
+        checks.shape(name, v, tuple(theta.shape))
     nodes = checks.integer("nodes", nodes, low=1)
-    if x.shape[0] != y.shape[0]:
-        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
+    _check_labels("y", y, _check_inputs("x", model, theta, x, finite=False))
     t, w = gauss_legendre(nodes, theta.dtype)
     t, w = t.to(theta.device), w.to(theta.device)
     delta = theta_next - theta
@@ -629,13 +722,14 @@ def explaind_scores(model: FlatModel, traj: Trajectory, x: Tensor, *, nodes: int
     steps, the inputs ``x`` and all output classes (the paper code's score; its normalisation
     in the paper is not confirmed).
     """
-    if traj.steps == 0:
-        raise ValueError("traj must be a recorded trajectory (train_adamw(record=True))")
+    model = _check_model(model)
+    traj = _check_traj(traj, model.spec.numel)
+    _check_inputs("x", model, traj.thetas[0], x)
     nodes = checks.integer("nodes", nodes, low=1)
     scores = torch.zeros_like(traj.thetas[0])
     for s in range(traj.steps):
         th, th_next = traj.thetas[s], traj.thetas[s + 1]
-        phi = test_features(model, th, th_next, x, nodes)
+        phi = _test_features(model, th, th_next, x, nodes)
         scores += phi.abs().sum((0, 1)) * (th_next - th).abs()
     return scores
 
@@ -644,6 +738,7 @@ def prune_mask(scores: Tensor, prunable: Tensor, sparsity: float) -> Tensor:
     """Global unstructured pruning: keep-mask ``(P,)`` that zeroes the lowest-scored fraction
     ``sparsity`` of the ``prunable`` entries (the others are always kept)."""
     checks.tensor("scores", scores, ndim=1)
+    checks.finite("scores", scores)
     checks.shape("prunable", prunable, tuple(scores.shape))
     if prunable.dtype != torch.bool:
         raise ValueError(f"prunable must be a boolean tensor, got {prunable.dtype}")

@@ -149,7 +149,8 @@ def summod(x: torch.Tensor, dim: int = -1, p: int = PRIME) -> torch.Tensor:
 
 
 def encode(x: torch.Tensor, frac_bits: int, p: int = PRIME) -> torch.Tensor:
-    """Fixed point: ``round(2^f · x) mod p`` as int64 field elements (negatives wrap).
+    """Fixed point: ``round(2^f · x) mod p`` as int64 field elements (negatives wrap),
+    elementwise over ``x`` of any shape.
 
     Requires ``|x| · 2^f < p / 2`` so that :func:`decode` recovers the sign.
     """
@@ -179,7 +180,10 @@ def lagrange_at_zero(xs: Sequence[int] | torch.Tensor, p: int = PRIME) -> torch.
     The weights of :eq:`threshold-watermark-eq-lagrange`.
     """
     p = _modulus(p)
-    pts = [int(x) for x in (xs.tolist() if isinstance(xs, torch.Tensor) else xs)]
+    if isinstance(xs, torch.Tensor) and (xs.is_floating_point() or xs.is_complex()):
+        raise ValueError(f"xs must hold integers, got dtype {xs.dtype}")
+    pts = xs.tolist() if isinstance(xs, torch.Tensor) else list(xs)
+    pts = [checks.integer(f"xs[{i}]", x) for i, x in enumerate(pts)]
     if not pts:
         raise ValueError("xs must list at least one evaluation point")
     if any(x % p == 0 for x in pts) or len({x % p for x in pts}) != len(pts):

@@ -66,6 +66,18 @@ def _params(name: str, params: object) -> list[torch.Tensor]:
         checks.tensor(f"{name}[{i}]", x, floating=True)
         if x.ndim < _base_ndim(i):
             raise ValueError(f"{name}[{i}] must have at least {_base_ndim(i)} dimensions")
+    for j in range(0, len(params), 2):  # W_j is (..., in, out), b_j (..., out)
+        W, b = params[j], params[j + 1]
+        if b.shape[-1] != W.shape[-1]:
+            raise ValueError(
+                f"{name}[{j + 1}] must have the width {W.shape[-1]} of {name}[{j}] "
+                f"(weights (..., in, out), biases (..., out)), got {tuple(b.shape)}"
+            )
+        if j and W.shape[-2] != params[j - 2].shape[-1]:
+            raise ValueError(
+                f"{name}[{j}] must take the width {params[j - 2].shape[-1]} of "
+                f"{name}[{j - 2}] as input, got {tuple(W.shape)}"
+            )
     return list(params)
 
 
@@ -74,7 +86,10 @@ def _layer_dims(params: Sequence[torch.Tensor]) -> list[int]:
 
 
 def flatten(params: Sequence[torch.Tensor]) -> torch.Tensor:
-    """All layers concatenated along one last axis (batch axes kept): ``(..., P)``."""
+    """All layers concatenated along one last axis (batch axes kept): ``(..., P)``.
+
+    A reshape: the values, finite or not, pass through unchanged.
+    """
     params = _params("params", params)
     return torch.cat([x.flatten(x.ndim - _base_ndim(i)) for i, x in enumerate(params)], dim=-1)
 
@@ -102,7 +117,12 @@ def init_mlp(
 
 
 def logits(params: Sequence[torch.Tensor], X: torch.Tensor) -> torch.Tensor:
-    """MLP logits for a batch of models: ``X`` is ``(..., m, in)``, weights ``(..., in, out)``."""
+    """MLP logits for a batch of models: ``X`` is ``(..., m, in)``, weights ``(..., in, out)``.
+
+    The forward pass of every training step (:func:`icml26.trust.federated.fedavg`, which
+    checks finiteness once, at its entry): shapes and types are checked here, but NaN and inf
+    propagate, as in torch, without a device-to-host synchronisation per step.
+    """
     params = _params("params", params)
     h = checks.tensor("X", X, floating=True)
     n_layers = len(params) // 2
@@ -124,12 +144,15 @@ def client_losses(
 ) -> torch.Tensor:
     """Mean cross-entropy of each model on its own examples: ``(K,)`` for ``X`` of ``(K, m, in)``.
 
-    ``mask`` (``(K, m)``, 0/1) marks real examples of padded shards.
+    ``mask`` (``(K, m)``, 0/1) marks real examples of padded shards. Like :func:`logits`, a
+    per-step kernel: NaN and inf propagate.
     """
     X = checks.tensor("X", X, floating=True)
     y = checks.tensor("y", y, dtype=torch.int64)
     if y.shape != X.shape[:-1]:
-        raise ValueError(f"y must have shape {tuple(X.shape[:-1])}, got {tuple(y.shape)}")
+        raise ValueError(
+            f"y must have shape X.shape[:-1] = {tuple(X.shape[:-1])}, got {tuple(y.shape)}"
+        )
     out = logits(params, X)
     ce = torch.nn.functional.cross_entropy(out.flatten(0, -2), y.flatten(), reduction="none")
     ce = ce.view(y.shape)
@@ -141,7 +164,11 @@ def client_losses(
 
 def accuracy(params: Sequence[torch.Tensor], X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Test accuracy of each model of a batch (``X`` of ``(m, in)`` is shared)."""
+    params = _params("params", params)
+    for i, p in enumerate(params):
+        checks.finite(f"params[{i}]", p)
     X = checks.tensor("X", X, ndim=2, floating=True)
+    checks.finite("X", X)
     y = checks.tensor("y", y, ndim=1, dtype=torch.int64)
     if y.shape[0] != X.shape[0]:
         raise ValueError("X and y must have the same number of rows")
@@ -168,7 +195,8 @@ def random_keys(
 ) -> list[torch.Tensor]:
     """Rademacher keys normalised per layer: ``τ_ℓ ∈ {±1/√d_ℓ}^{d_ℓ}`` (shapes of one model).
 
-    ``batch`` prepends independent-key axes (e.g. ``(K,)`` for one key per client). The signs
+    ``batch`` prepends independent-key axes (e.g. ``(K,)`` for one key per client). Only the
+    shapes, dtype and device of ``params_like`` are read, not its values. The signs
     come from ``generator`` (reproducible, and therefore predictable: for experiments only)
     or, with ``secure=True``, from ``os.urandom``, the operating system's
     cryptographically secure generator that a deployment must use.
