@@ -302,7 +302,7 @@ def _check_model(model: object) -> FlatModel:
 
 def _check_theta(name: str, model: FlatModel, theta: object, *, finite: bool = True) -> Tensor:
     """A finite ``(P,)`` parameter vector of ``model``."""
-    checks.tensor(name, theta, ndim=1, floating=True)
+    theta = checks.tensor(name, theta, ndim=1, floating=True)
     checks.shape(name, theta, (model.spec.numel,))
     if finite:
         checks.finite(name, theta)
@@ -313,7 +313,7 @@ def _check_inputs(
     name: str, model: FlatModel, theta: Tensor, x: object, *, finite: bool = True
 ) -> Tensor:
     """A non-empty batch of inputs that ``model`` accepts (tried on its first row)."""
-    checks.tensor(name, x)
+    x = checks.tensor(name, x)
     if x.ndim == 0 or x.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty batch of inputs, got {tuple(x.shape)}")
     if finite and x.is_floating_point():
@@ -332,7 +332,7 @@ def _check_inputs(
 
 
 def _check_labels(name: str, y: object, x: Tensor, x_name: str = "x") -> Tensor:
-    checks.tensor(name, y, ndim=1)
+    y = checks.tensor(name, y, ndim=1)
     if x.shape[0] != y.shape[0]:
         raise ValueError(
             f"{x_name} and {name} must have the same length, got {x.shape[0]} and {y.shape[0]}"
@@ -611,10 +611,7 @@ def decompose(
     _check_labels("y_train", y_train, x_train, "x_train")
     _check_inputs("x_test", model, traj.thetas[0], x_test)
     nodes = checks.integer("nodes", nodes, low=1)
-    variants = variants or {}
-    for name, upd in variants.items():
-        checks.shape(f"variants[{name!r}]", upd, tuple(traj.grads.shape))
-        checks.finite(f"variants[{name!r}]", upd)
+    variants = _check_variants(variants, traj)
     b1, b2 = traj.betas
     lam, eps = traj.weight_decay, traj.eps
     gm = model.spec.group_matrix(traj.thetas.dtype, traj.thetas.device)
@@ -634,11 +631,8 @@ def decompose(
         bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
         denom = traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + eps
         decay_upd = -lr * lam * th
-        if per_sample:
-            idx = traj.batches[s].to(u.device)
-            g_k = -_per_sample_grads(model, th, x_train[idx], y_train[idx])  # ∇ℓ_k
-            u.mul_(b1)
-            u.index_add_(0, idx, (1 - b1) * g_k / idx.numel())
+        if u is not None:
+            _momentum_step(u, model, th, x_train, y_train, traj.batches[s], b1)
             psi = (lr / bc1) * u / denom  # (M, P)
             contrib = -torch.einsum("tcp,kp->tck", phi, psi)
             data = contrib if data is None else data + contrib
@@ -650,11 +644,11 @@ def decompose(
         decay_steps.append(torch.einsum("tcp,p->tc", phi, decay_upd))
         total_upd = grad_upd + decay_upd
         groups.append(torch.einsum("tcp,p,pg->gtc", phi, total_upd, gm))
-        train_abs = psi.abs().sum(0) if per_sample else grad_upd.abs()
+        train_abs = psi.abs().sum(0) if u is not None else grad_upd.abs()
         scores += phi.abs().sum((0, 1)) * (train_abs + decay_upd.abs())
         for k, upd in variants.items():
             var_steps[k].append(torch.einsum("tcp,p->tc", phi, upd[s]))
-        if tangent:
+        if tan_acc is not None:
             jac0 = _test_features(model, th, th_next, x_test, 1, rule="left")
             tan_acc += torch.einsum("tcp,p->tc", jac0, th_next - th)
     fs = torch.stack(f)
@@ -671,6 +665,32 @@ def decompose(
         tangent=None if tan_acc is None else fs[0] + tan_acc,
         scores=scores,
     )
+
+
+def _check_variants(variants: dict[str, Tensor] | None, traj: Trajectory) -> dict[str, Tensor]:
+    """``variants``: named ``(N, P)`` alternative updates, finite, one per recorded step."""
+    variants = variants or {}
+    for name, upd in variants.items():
+        checks.shape(f"variants[{name!r}]", upd, tuple(traj.grads.shape))
+        checks.finite(f"variants[{name!r}]", upd)
+    return variants
+
+
+def _momentum_step(
+    u: Tensor,
+    model: FlatModel,
+    theta: Tensor,
+    x_train: Tensor,
+    y_train: Tensor,
+    batch: Tensor,
+    b1: float,
+) -> None:
+    """One step of the per-sample momentum buffer ``u`` (M, P), in place: every sample decays
+    by β₁, the batch's members add ``(1 − β₁)∇ℓ_k / |B|``."""
+    idx = batch.to(u.device)
+    g_k = -_per_sample_grads(model, theta, x_train[idx], y_train[idx])  # ∇ℓ_k
+    u.mul_(b1)
+    u.index_add_(0, idx, (1 - b1) * g_k / idx.numel())
 
 
 def step_influence(
