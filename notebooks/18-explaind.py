@@ -238,7 +238,7 @@ import numpy as np
 import torch
 
 import icml26
-from icml26.trust import adamw
+from icml26.trust import adamw, flatmodels
 from icml26.trust import pathkernel as pk
 
 SEED = 18
@@ -349,8 +349,8 @@ def make_run(seed, steps):
     g = torch.Generator().manual_seed(seed)  # drawn on the CPU, then moved to DEVICE
     x_tr, y_tr = blobs(N_TRAIN, g)
     x_te, y_te = blobs(N_TEST, g)
-    model = pk.mlp_model([2, HIDDEN, HIDDEN, 3])
-    theta0 = pk.init_params(model.spec, generator=g)
+    model = flatmodels.mlp_model([2, HIDDEN, HIDDEN, 3])
+    theta0 = flatmodels.init_params(model.spec, generator=g)
     batches = []
     while len(batches) < steps:  # shuffled epochs of mini-batches
         perm = torch.randperm(N_TRAIN, generator=g)
@@ -810,11 +810,11 @@ plt.show()
 #
 # The paper's grokking model is a one-layer Transformer (inputs `a + b =`, no positional
 # encoding, no LayerNorm, four heads as separate linear maps, a residual ReLU MLP, an
-# unembedding without bias). It is in the library (`pk.modadd_model`) and is the model of the
+# unembedding without bias). It is in the library (`flatmodels.modadd_model`) and is the model of the
 # paper-scale run (`ICML26_SCALE=paper`, $p = 113$). Shrunk to width 32 for the CPU budget of
 # this page it did not grok reliably: with our seed, validation accuracy was still 0.85 after
 # 2 600 steps (35 s of CPU time, with attribution). The default run therefore uses the
-# smaller network of many grokking studies, `pk.modadd_mlp_model`: a shared token embedding of
+# smaller network of many grokking studies, `flatmodels.modadd_mlp_model`: a shared token embedding of
 # $a$ and $b$ (width 32), concatenated, one ReLU layer of width 128 and an unembedding
 # ($P = 13\,344$). Its three components — embedding, hidden layer, unembedding — keep the
 # distinction between *outer* and *inner* layers that the paper's phase analysis is about.
@@ -823,14 +823,16 @@ plt.show()
 # %%
 g_b = torch.Generator().manual_seed(SEED)
 tok_tr, lab_tr, tok_va, lab_va = (
-    t.to(DEVICE) for t in pk.modadd_data(P_MOD, TRAIN_FRAC, generator=g_b)
+    t.to(DEVICE) for t in flatmodels.modadd_data(P_MOD, TRAIN_FRAC, generator=g_b)
 )
 model_b = (
-    pk.modadd_mlp_model(P_MOD, D_MODEL, D_MLP)
+    flatmodels.modadd_mlp_model(P_MOD, D_MODEL, D_MLP)
     if GROK_MODEL == "mlp"
-    else pk.modadd_model(P_MOD, D_MODEL, 4, D_MLP)
+    else flatmodels.modadd_model(P_MOD, D_MODEL, 4, D_MLP)
 )
-theta0_b = pk.init_params(model_b.spec, generator=g_b, scale=INIT_SCALE).to(DEVICE)
+theta0_b = flatmodels.init_params(model_b.spec, generator=g_b, scale=INIT_SCALE).to(
+    DEVICE
+)
 grad_infl, decay_infl, acc_tr, acc_va, dlogp = [], [], [], [], []
 bar = icml26.progress(total=MAX_STEPS_B, desc="grokking run")
 

@@ -97,10 +97,11 @@ def _debias() -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
 @functools.cache
 def _pk():
     """An MLP of chapter 18, its initial parameters, data and a two-step trajectory."""
+    from icml26.trust import flatmodels
     from icml26.trust import pathkernel as pk
 
-    model = pk.mlp_model([2, 3, 2])
-    theta0 = pk.init_params(model.spec, generator=_g())
+    model = flatmodels.mlp_model([2, 3, 2])
+    theta0 = flatmodels.init_params(model.spec, generator=_g())
     x, y = torch.randn(6, 2, generator=_g(1), dtype=F64), torch.arange(6) % 2
     lrs = torch.full((2,), 0.01, dtype=F64)
     traj = pk.train_adamw(model, theta0, x, y, [torch.arange(4)] * 2, lrs)
@@ -696,11 +697,11 @@ NO_ARRAY_INPUT = {
     "icml26.trust.debias.train": "a parameter dict and a batch callable (test_debias)",
     "icml26.trust.pathkernel.adamw_updates": "a recorded trajectory (test_pathkernel)",
     "icml26.trust.pathkernel.gauss_legendre": "an integer",
-    "icml26.trust.pathkernel.init_params": "a parameter spec and a generator",
-    "icml26.trust.pathkernel.mlp_model": "integers (test_pathkernel)",
-    "icml26.trust.pathkernel.modadd_data": "integers and a generator (test_pathkernel)",
-    "icml26.trust.pathkernel.modadd_mlp_model": "integers (test_pathkernel)",
-    "icml26.trust.pathkernel.modadd_model": "integers (test_pathkernel)",
+    "icml26.trust.flatmodels.init_params": "a parameter spec and a generator",
+    "icml26.trust.flatmodels.mlp_model": "integers (test_pathkernel)",
+    "icml26.trust.flatmodels.modadd_data": "integers and a generator (test_pathkernel)",
+    "icml26.trust.flatmodels.modadd_mlp_model": "integers (test_pathkernel)",
+    "icml26.trust.flatmodels.modadd_model": "integers (test_pathkernel)",
     "icml26.sequential.bandits.epoch_refresh": "integers and a growth ratio (test_bandits)",
     "icml26.agents.grounding.advantages": "a Rollout and methods (test_polia)",
     "icml26.agents.grounding.rollout": "a Policy, Scenes and a generator (test_polia)",

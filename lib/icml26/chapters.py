@@ -301,7 +301,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "explaind",
         "trust",
         "ExPLAIND: AdamW training as a kernel machine, and what it explains",
-        ("icml26.trust.pathkernel", "icml26.trust.adamw"),
+        ("icml26.trust.flatmodels", "icml26.trust.pathkernel", "icml26.trust.adamw"),
         bench="bench_18_explaind",
         sources="abstract and released code",
         bib="eichin2026explaind",
