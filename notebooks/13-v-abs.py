@@ -1061,8 +1061,9 @@ ratio_hi = icml26.claims.decide(  # the bound the claim line prints
     list(gap_ratio), icml26.claims.Threshold.of(0.5, None, None), "mean-ci"
 )[0]
 print(
-    f"gap ratio g_U / g_B per block of maps: mean {gap_ratio.mean():.2f}, upper 95% "
-    f"bound {ratio_hi:.2f}: flatness accounts for at least {1 - ratio_hi:.0%} of the gap"
+    f"gap ratio g_U / g_B per block of maps: mean {gap_ratio.mean():.2f}, "
+    f"upper 95% bound {ratio_hi:.2f}: "
+    f"flatness accounts for at least {1 - ratio_hi:.0%} of the gap"
 )
 
 # %% tags=["claim"]
