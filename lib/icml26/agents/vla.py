@@ -20,9 +20,19 @@ from torch import nn
 from torch.nn import functional as F
 
 from icml26 import checks
+from icml26.stats import stream
 
 __all__ = [
+    "ACT_STREAM",
+    "DECODING",
+    "ENV_STREAM",
+    "GREEDY_BELOW",
     "METHODS",
+    "OBS_STREAM",
+    "TOP_K",
+    "TOP_K_TAU",
+    "TOP_P",
+    "DecodingRule",
     "ForkReach",
     "History",
     "Rollout",
@@ -45,18 +55,6 @@ __all__ = [
     "train_bc",
     "uncertainty_closed_form",
 ]
-
-#: Decoding methods understood by :func:`rollout`.
-METHODS = (
-    "greedy",
-    "T=1",
-    "top-k",
-    "top-p",
-    "SCALE",
-    "SCALE (action only)",
-    "SCALE (looking only)",
-    "best-of-N",
-)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,15 +449,26 @@ class _Block(nn.Module):
 class TinyVLA(nn.Module):
     """A ViT encoder (explicit, temperable attention) + instruction/proprio query + 2 action tokens.
 
-    ``encode`` is the one vision pass of a control step (counted in ``encoder_calls``);
-    ``logits(h, prev)`` emits the next action token's logits given the previous token
-    (``prev = None`` for the first), counted in ``decoder_calls``.
+    ``dtype`` is the precision the weights are drawn and kept in (float64 for a closed loop
+    that does not depend on the last bits of the arithmetic). ``encode`` is the one vision
+    pass of a control step (counted in ``encoder_calls``); ``logits(h, prev)`` emits the next
+    action token's logits given the previous token (``prev = None`` for the first), counted
+    in ``decoder_calls``.
     """
 
     def __init__(
-        self, cfg: ForkReach, d: int = 32, heads: int = 2, depth: int = 2, patch: int = 4
+        self,
+        cfg: ForkReach,
+        d: int = 32,
+        heads: int = 2,
+        depth: int = 2,
+        patch: int = 4,
+        *,
+        dtype: torch.dtype = torch.float32,
     ) -> None:
         super().__init__()
+        if dtype not in (torch.float32, torch.float64):
+            raise ValueError(f"dtype must be torch.float32 or torch.float64, got {dtype!r}")
         checks.integer("d", d, low=2)
         checks.integer("heads", heads, low=1)
         if d % heads:
@@ -469,21 +478,28 @@ class TinyVLA(nn.Module):
             raise ValueError("patch must divide the image size")
         self.cfg, self.patch = cfg, patch
         n = (cfg.img // patch) ** 2
-        self.embed = nn.Linear(3 * patch * patch, d)
-        self.pos = nn.Parameter(0.02 * torch.randn(n, d))
-        self.blocks = nn.ModuleList(_Block(d, heads) for _ in range(depth))
-        self.instr = nn.Embedding(2, d)
-        self.register_buffer("freq", 2 * math.pi * 2.0 ** torch.arange(5.0))
-        self.prop = nn.Linear(2 + 4 * 5, d)  # position and its Fourier features
-        self.q, self.k, self.v = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
-        self.fuse = nn.Sequential(
-            nn.LayerNorm(2 * d), nn.Linear(2 * d, 2 * d), nn.GELU(), nn.Linear(2 * d, d)
-        )
-        self.tok = nn.Embedding(cfg.bins + 1, d)  # index bins = "no previous token"
-        self.head = nn.ModuleList(
-            nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, cfg.bins))
-            for _ in range(2)
-        )
+        # built in ``dtype`` from the start: float32 weights cast to float64 afterwards would
+        # carry float32 draws, whose last bits differ between CPUs' vectorised samplers
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(dtype)
+        try:
+            self.embed = nn.Linear(3 * patch * patch, d)
+            self.pos = nn.Parameter(0.02 * torch.randn(n, d))
+            self.blocks = nn.ModuleList(_Block(d, heads) for _ in range(depth))
+            self.instr = nn.Embedding(2, d)
+            self.register_buffer("freq", 2 * math.pi * 2.0 ** torch.arange(5.0))
+            self.prop = nn.Linear(2 + 4 * 5, d)  # position and its Fourier features
+            self.q, self.k, self.v = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+            self.fuse = nn.Sequential(
+                nn.LayerNorm(2 * d), nn.Linear(2 * d, 2 * d), nn.GELU(), nn.Linear(2 * d, d)
+            )
+            self.tok = nn.Embedding(cfg.bins + 1, d)  # index bins = "no previous token"
+            self.head = nn.ModuleList(
+                nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, cfg.bins))
+                for _ in range(2)
+            )
+        finally:
+            torch.set_default_dtype(previous)
         self.encoder_calls = 0
         self.decoder_calls = 0
 
@@ -592,6 +608,57 @@ def attention_entropy(policy: TinyVLA, image: torch.Tensor, gamma: float) -> flo
 # ---------------------------------------------------------------------------------------------
 # Closed-loop decoding
 # ---------------------------------------------------------------------------------------------
+#: Action temperature below which the arg-max is taken (the released code's threshold).
+GREEDY_BELOW = 1e-3
+#: The top-k baseline: the ``TOP_K`` most probable bins, sampled at temperature ``TOP_K_TAU``.
+TOP_K, TOP_K_TAU = 5, 0.7
+#: The top-p (nucleus) baseline: the smallest prefix of mass ``TOP_P``, at temperature 1.
+TOP_P = 0.9
+#: Offsets of a rollout seed's three random streams (:func:`icml26.stats.stream`): initial
+#: states, observation noise and sampling noise, independent of each other and of the seed.
+ENV_STREAM, OBS_STREAM, ACT_STREAM = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class DecodingRule:
+    """How one decoding method turns token logits into tokens.
+
+    ``adaptive``: SCALE's per-token temperature ``T0*sigmoid(u)``; otherwise the constant
+    ``temperature`` (0: the arg-max). ``top_k`` / ``top_p`` restrict the support first.
+    ``look``: the vision encoder's attention is tempered by ``gamma_t`` from the uncertainty
+    history. ``best_of``: ``n_best`` chunks, each from its own forward pass, the most likely
+    one under the policy kept.
+    """
+
+    adaptive: bool = False
+    temperature: float = 1.0
+    top_k: int | None = None
+    top_p: float | None = None
+    look: bool = False
+    best_of: bool = False
+
+    def tau(self, u: torch.Tensor, t0: float) -> torch.Tensor:
+        """The action temperature of every token whose self-uncertainty is ``u``."""
+        if self.adaptive:
+            return action_temperature(u, t0=t0)
+        return torch.full_like(u, self.temperature)
+
+
+#: The decoding methods :func:`rollout` understands, and their rules.
+DECODING: dict[str, DecodingRule] = {
+    "greedy": DecodingRule(temperature=0.0),
+    "T=1": DecodingRule(),
+    "top-k": DecodingRule(temperature=TOP_K_TAU, top_k=TOP_K),
+    "top-p": DecodingRule(top_p=TOP_P),
+    "SCALE": DecodingRule(adaptive=True, look=True),
+    "SCALE (action only)": DecodingRule(adaptive=True),
+    "SCALE (looking only)": DecodingRule(temperature=0.0, look=True),
+    "best-of-N": DecodingRule(best_of=True),
+}
+#: Decoding methods understood by :func:`rollout`.
+METHODS = tuple(DECODING)
+
+
 @dataclass
 class Rollout:
     """What :func:`rollout` records: success per episode, per-step traces, forward calls."""
@@ -609,6 +676,61 @@ class Rollout:
     states: dict = field(repr=False, default_factory=dict)
 
 
+def _decode_chunk(
+    policy: TinyVLA,
+    rule: DecodingRule,
+    h: torch.Tensor,
+    gen: torch.Generator,
+    *,
+    t0: float,
+    eps: float,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One action chunk from the context ``h``: tokens, log-likelihood, ``u`` and ``tau``."""
+    prev, toks, us, taus, ll = None, [], [], [], 0.0
+    for k in range(2):
+        lg = policy.logits(h, k, prev).double()
+        u = self_uncertainty(lg, eps=eps)
+        tau = rule.tau(u, t0)
+        tok = sample_tokens(
+            lg, tau, gen, top_k=rule.top_k, top_p=rule.top_p, greedy_below=GREEDY_BELOW
+        )
+        ll = ll + torch.log_softmax(lg, -1).gather(1, tok[:, None])[:, 0]
+        toks.append(tok)
+        us.append(u)
+        taus.append(torch.where(tau < GREEDY_BELOW, torch.zeros_like(tau), tau))
+        prev = tok
+    return torch.stack(toks, -1), ll, torch.stack(us, -1), torch.stack(taus, -1)
+
+
+def _decode_step(
+    policy: TinyVLA,
+    rule: DecodingRule,
+    img: torch.Tensor,
+    sub: dict[str, torch.Tensor],
+    gamma: torch.Tensor,
+    gen: torch.Generator,
+    *,
+    t0: float,
+    eps: float,
+    n_best: int,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Tokens, ``u`` and ``tau`` of the running episodes ``sub`` at one control step.
+
+    One encoder pass (``n_best`` for best-of-N, keeping the most likely chunk); ``u`` and
+    ``tau`` are those of the first chunk.
+    """
+    dt = img.dtype
+    cand, score, first = [], [], None
+    for _ in range(n_best if rule.best_of else 1):
+        h = policy.encode(img, sub["colour"], sub["pos"].to(dt), gamma.to(dt))
+        toks, ll, u, tau = _decode_chunk(policy, rule, h, gen, t0=t0, eps=eps)
+        cand.append(toks)
+        score.append(ll)
+        first = (u, tau) if first is None else first
+    best = torch.stack(score).argmax(0)
+    return torch.stack(cand)[best, torch.arange(best.numel())], *first
+
+
 def rollout(
     policy: TinyVLA,
     cfg: ForkReach,
@@ -623,28 +745,29 @@ def rollout(
     eps: float = 1e-12,
     n_best: int = 4,
 ) -> Rollout:
-    """Closed-loop evaluation of one decoding ``method`` (one of ``METHODS``).
+    """Closed-loop evaluation of one decoding ``method`` (a key of :data:`DECODING`).
 
-    The episodes, observation noise and sampling noise come from ``seed`` (identical initial
-    states across methods). Images and inputs take the policy's precision (a float64 policy
-    makes the closed loop independent of the last bits of its arithmetic). SCALE computes
-    ``gamma_t`` from the history *before* the step's
-    single encoder pass, then per token ``u``, ``tau = T0*sigmoid(u)`` and a draw at ``tau``.
-    Best-of-N draws ``n_best`` chunks at ``T = 1``, each from its own forward pass, and keeps
-    the one of highest log-likelihood under the policy.
+    The episodes, observation noise and sampling noise come from three independent streams of
+    ``seed`` (:data:`ENV_STREAM`, :data:`OBS_STREAM`, :data:`ACT_STREAM`), so the initial
+    states are identical across methods. Images and inputs take the policy's precision (a
+    float64 policy makes the closed loop independent of the last bits of its arithmetic).
+    SCALE computes ``gamma_t`` from the history *before* the step's single encoder pass,
+    then per token ``u``, ``tau = T0*sigmoid(u)`` and a draw at ``tau``. Best-of-N draws
+    ``n_best`` chunks at ``T = 1``, each from its own forward pass, and keeps the one of
+    highest log-likelihood under the policy.
     """
-    if method not in METHODS:
+    if method not in DECODING:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    rule = DECODING[method]
     checks.integer("n_best", n_best, low=1)
-    gen_env = torch.Generator().manual_seed(seed)
-    gen_obs = torch.Generator().manual_seed(seed + 1)
-    gen_act = torch.Generator().manual_seed(seed + 2)
+    seed = checks.integer("seed", seed, low=0)
+    gen_env, gen_obs, gen_act = (
+        stream(seed, offset) for offset in (ENV_STREAM, OBS_STREAM, ACT_STREAM)
+    )
     st = reset(cfg, episodes, gen_env)
     hist = History(episodes, 2, alpha)
     e0, d0 = policy.encoder_calls, policy.decoder_calls
     dt = next(policy.parameters()).dtype
-    look = method in ("SCALE", "SCALE (looking only)")
-    act_adapt = method in ("SCALE", "SCALE (action only)")
     P, U, TAU, G, FK, ACT = [st["pos"]], [], [], [], [], []
     steps = 0
     with torch.no_grad():
@@ -657,46 +780,15 @@ def rollout(
             sub = {key: val[idx] for key, val in st.items()}
             img = render(cfg, sub, gen_obs, dtype=dt)
             gamma = torch.ones(episodes, dtype=torch.float64)
-            if look:
+            if rule.look:
                 gamma = attention_temperature(hist.delta(), kappa=kappa, s=s)
-            reps = n_best if method == "best-of-N" else 1
-            cand, score, us_l, taus_l = [], [], None, None
-            for _r in range(reps):
-                h = policy.encode(img, sub["colour"], sub["pos"].to(dt), gamma[idx].to(dt))
-                prev, toks, u_k, tau_k, ll = None, [], [], [], 0.0
-                for k in range(2):
-                    lg = policy.logits(h, k, prev).double()
-                    u = self_uncertainty(lg, eps=eps)
-                    if method in ("greedy", "SCALE (looking only)"):
-                        tau = torch.zeros_like(u)
-                    elif act_adapt:
-                        tau = action_temperature(u, t0=t0)
-                    elif method == "top-k":
-                        tau = torch.full_like(u, 0.7)
-                    else:
-                        tau = torch.ones_like(u)
-                    tok = sample_tokens(
-                        lg,
-                        tau,
-                        gen_act,
-                        top_k=5 if method == "top-k" else None,
-                        top_p=0.9 if method == "top-p" else None,
-                    )
-                    ll = ll + torch.log_softmax(lg, -1).gather(1, tok[:, None])[:, 0]
-                    toks.append(tok)
-                    u_k.append(u)
-                    tau_k.append(torch.where(tau < 1e-3, torch.zeros_like(tau), tau))
-                    prev = tok
-                cand.append(torch.stack(toks, -1))
-                score.append(ll)
-                if us_l is None:
-                    us_l, taus_l = torch.stack(u_k, -1), torch.stack(tau_k, -1)
-            best = torch.stack(score).argmax(0)
+            tok_l, u_l, tau_l = _decode_step(
+                policy, rule, img, sub, gamma[idx], gen_act, t0=t0, eps=eps, n_best=n_best
+            )
             tokens = torch.full((episodes, 2), cfg.bins // 2, dtype=torch.long)
-            tokens[idx] = torch.stack(cand)[best, torch.arange(idx.numel())]
             us = torch.zeros(episodes, 2, dtype=torch.float64)
             taus = torch.zeros(episodes, 2, dtype=torch.float64)
-            us[idx], taus[idx] = us_l, taus_l
+            tokens[idx], us[idx], taus[idx] = tok_l, u_l, tau_l
             U.append(us)
             TAU.append(taus)
             G.append(gamma)
