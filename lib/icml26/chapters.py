@@ -256,7 +256,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         "scale",
         "agents",
         "Self-uncertainty conditioned adaptive looking and execution for VLA models",
-        ("icml26.agents.vla",),
+        (
+            "icml26.agents.uncertainty",
+            "icml26.agents.forkreach",
+            "icml26.agents.tinyvla",
+            "icml26.agents.decoding",
+        ),
         bench="bench_15_scale",
         sources="abstract and released code",
         bib="choi2026scale",
