@@ -586,6 +586,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 PENDING_MODULES = frozenset(
     {
         "icml26.agents.vla",
+        "icml26.agents.uncertainty",
+        "icml26.agents.forkreach",
+        "icml26.agents.tinyvla",
+        "icml26.agents.decoding",
         "icml26.bayesopt.pfn",
         "icml26.dynamics.motion",
         "icml26.dynamics.sde",
