@@ -1253,8 +1253,8 @@ icml26.checks.agree(
     rtol=0.0,
 )
 print(
-    f"truncated-Gaussian MES by quadrature and qMaxValueEntropy, on the same {N_OPTIMA} "
-    "f*:\nequal within 5e-3 nats at every grid point of every dataset"
+    "truncated-Gaussian MES by quadrature and qMaxValueEntropy, on the same "
+    f"{N_OPTIMA} f*:\nequal within 5e-3 nats at every grid point of every dataset"
 )
 # the grouped PES at the sample size of the training labels, the network's actual target
 f_lab = pfn.sample_posterior(mu_bt, cov_bt, LABEL_SAMPLES + 1, generator=g_bt)
