@@ -114,7 +114,8 @@ def _decode_chunk(
     eps: float,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """One action chunk from the context ``h``: tokens, log-likelihood, ``u`` and ``tau``."""
-    prev, toks, us, taus, ll = None, [], [], [], 0.0
+    prev, toks, us, taus = None, [], [], []
+    ll = torch.zeros(h.shape[0], dtype=torch.float64, device=h.device)
     for k in range(2):
         lg = policy.logits(h, k, prev).double()
         u = self_uncertainty(lg, eps=eps)
@@ -156,7 +157,9 @@ def _decode_step(
         score.append(ll)
         first = (u, tau) if first is None else first
     best = torch.stack(score).argmax(0)
-    return torch.stack(cand)[best, torch.arange(best.numel())], *first
+    assert first is not None  # at least one candidate is decoded
+    u, tau = first
+    return torch.stack(cand)[best, torch.arange(best.numel())], u, tau
 
 
 def rollout(

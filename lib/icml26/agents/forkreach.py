@@ -256,27 +256,28 @@ def make_gym_env(cfg: ForkReach | None = None, seed: int = 0):
     import numpy as np
     from gymnasium import spaces
 
-    cfg = ForkReach() if cfg is None else cfg
+    env_cfg: ForkReach = ForkReach() if cfg is None else cfg
 
     class ForkReachEnv(gym.Env):
-        metadata: ClassVar[dict] = {"render_modes": []}
+        metadata: ClassVar[dict] = {"render_modes": []}  # type: ignore[misc]
 
         def __init__(self) -> None:
             self.observation_space = spaces.Dict(
                 {
-                    "image": spaces.Box(0.0, 1.0, (3, cfg.img, cfg.img), dtype=np.float32),
+                    "image": spaces.Box(0.0, 1.0, (3, env_cfg.img, env_cfg.img), dtype=np.float32),
                     "instruction": spaces.Discrete(2),
                     "proprio": spaces.Box(0.0, 1.0, (2,), dtype=np.float32),
                 }
             )
-            self.action_space = spaces.Box(-cfg.speed, cfg.speed, (2,), dtype=np.float32)
+            self.action_space = spaces.Box(-env_cfg.speed, env_cfg.speed, (2,), dtype=np.float32)
             self._gen = torch.Generator().manual_seed(seed)
             self._st: dict | None = None
 
         def _obs(self) -> dict:
             st = self._st
+            assert st is not None, "reset() first"
             return {
-                "image": render(cfg, st, self._gen)[0].numpy(),
+                "image": render(env_cfg, st, self._gen)[0].numpy(),
                 "instruction": int(st["colour"][0]),
                 "proprio": st["pos"][0].float().numpy(),
             }
@@ -285,12 +286,12 @@ def make_gym_env(cfg: ForkReach | None = None, seed: int = 0):
             super().reset(seed=seed)
             if seed is not None:
                 self._gen = torch.Generator().manual_seed(int(seed))
-            self._st = reset(cfg, 1, self._gen)
+            self._st = reset(env_cfg, 1, self._gen)
             return self._obs(), {}
 
         def step(self, action):
             a = torch.as_tensor(np.asarray(action, dtype=np.float64)).reshape(1, 2)
-            self._st = step(cfg, self._st, a)
+            self._st = step(env_cfg, self._st, a)
             ok = bool(self._st["success"][0])
             trunc = bool(self._st["done"][0]) and not ok
             return self._obs(), float(ok), ok, trunc, {}

@@ -134,7 +134,8 @@ class TinyVLA(nn.Module):
         self.encoder_calls += 1
         vis, _ = self.vision(image, gamma)
         xy = proprio.to(vis)
-        ang = (xy[:, :, None] * self.freq).flatten(1)
+        freq: torch.Tensor = self.freq  # type: ignore[assignment]  # a registered buffer
+        ang = (xy[:, :, None] * freq).flatten(1)
         query = self.instr(instruction) + self.prop(torch.cat([xy, ang.sin(), ang.cos()], -1))
         a = torch.softmax(
             (self.k(vis) @ self.q(query)[:, :, None])[..., 0] / vis.shape[-1] ** 0.5, -1

@@ -597,8 +597,8 @@ class AlphaNet(nn.Module):
         m = mask[:, None, :, None]
         mean = (h * m).sum(2) / m.sum(2)
         mx = h.masked_fill(~m, -1e9).max(2).values
-        n = mask.sum(-1, keepdim=True).to(x_query) / mask.shape[1]
-        glob = torch.stack([x_query, ymax[:, None].expand(N, C), n.expand(N, C)], -1)
+        frac = mask.sum(-1, keepdim=True).to(x_query) / mask.shape[1]
+        glob = torch.stack([x_query, ymax[:, None].expand(N, C), frac.expand(N, C)], -1)
         return self.head(torch.cat([glob, mean, mx], -1))
 
 

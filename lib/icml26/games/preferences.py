@@ -185,7 +185,9 @@ def potential_lstsq(S: object) -> np.ndarray:
 # --- preference heads --------------------------------------------------------------------------
 
 
-def rotation(dim: int, *, dtype: torch.dtype = torch.float64, device: str = "cpu") -> torch.Tensor:
+def rotation(
+    dim: int, *, dtype: torch.dtype = torch.float64, device: torch.device | str = "cpu"
+) -> torch.Tensor:
     """The block-diagonal skew matrix ``R^≻ = diag([[0, −1], [1, 0]], ...)`` of size ``dim``."""
     dim = checks.integer("dim", dim, low=2)
     if dim % 2:
@@ -604,7 +606,8 @@ def self_play(
         checks.probability_vector("pi0", pi0)
         pi = pi0.reshape(B, K).to(S_T).clone()
     total = torch.zeros_like(pi)
-    snaps, iters = [], []
+    snaps: list[torch.Tensor] = []
+    iters: list[torch.Tensor] = []
     s_sum = S_T + S_C  # s_t = (S_T + S_C) + (λ/√t)(S_T − S_C)
     drift = (S_T - S_C) * lam_t
     constant = not bool(drift.any())  # SPPO: the judge never moves

@@ -38,13 +38,14 @@ def region_ids(name: str, regions: object) -> torch.Tensor:
 
 def _qkv(q: object, k: object, v: object) -> None:
     """Queries, keys and values: floating-point tensors of one shape, finite."""
+    ts = {}
     for name, t in (("q", q), ("k", k), ("v", v)):
-        checks.tensor(name, t, floating=True)
+        ts[name] = t = checks.tensor(name, t, floating=True)
         if t.ndim < 2:
             raise ValueError(f"{name} must have at least 2 dimensions, got {tuple(t.shape)}")
         checks.finite(name, t)
-    checks.shape("k", k, q.shape)
-    checks.shape("v", v, q.shape)
+    checks.shape("k", ts["k"], ts["q"].shape)
+    checks.shape("v", ts["v"], ts["q"].shape)
 
 
 def block_mask(regions: object, T: int) -> torch.Tensor:

@@ -104,6 +104,7 @@ class RectorEncoder(nn.Module):
         self.mask_token = nn.Parameter(0.02 * torch.randn(d))
         self.time_emb = nn.Parameter(0.02 * torch.randn(T, d))
         self.reg_emb = nn.Parameter(0.02 * torch.randn(max_regions, d))
+        self.chan: nn.Module
         if channel_embedding == "position":
             self.chan = nn.Sequential(nn.Linear(3, d), nn.GELU(), nn.Linear(d, d))
         else:

@@ -140,7 +140,7 @@ class PretrainResult:
 def _check_pretrain(enc: object, x: object, pos: object, anatomical: object, n: dict) -> None:
     if not isinstance(enc, RectorEncoder):
         raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
-    checks.tensor("x", x, ndim=4, floating=True)
+    x = checks.tensor("x", x, ndim=4, floating=True)
     checks.shape("pos", np.asarray(pos), (x.shape[1], 3))
     region_ids("anatomical", anatomical)
     checks.shape("anatomical", np.asarray(anatomical), (x.shape[1],))
@@ -167,7 +167,10 @@ def _train_step(
     weights: tuple[float, float, float],
 ) -> list[float]:
     """One AdamW step on two structured views of the batch ``xb``; the four losses."""
-    views = tuple(structured_mask(len(xb), regions, enc.T, kinds, gen) for _ in range(2))
+    views = (
+        structured_mask(len(xb), regions, enc.T, kinds, gen),
+        structured_mask(len(xb), regions, enc.T, kinds, gen),
+    )
     losses = rector_losses(enc, heads, xb, pos, regions, views, weights=weights)
     opt.zero_grad()
     losses["total"].backward()
@@ -210,7 +213,8 @@ def pretrain(
     opt = torch.optim.AdamW([*enc.parameters(), *heads.parameters()], lr=lr, weight_decay=0.01)
     pos_t = torch.as_tensor(np.asarray(pos), dtype=torch.float32)
     anatomical = np.asarray(anatomical)
-    regions, phases, seen = anatomical.copy(), 0.0, 0
+    regions, seen = anatomical.copy(), 0
+    phases: float | np.ndarray = 0.0
     partitions, hist = [regions.copy()], []
     enc.train()
     for step in progress(range(steps)) if progress is not None else range(steps):

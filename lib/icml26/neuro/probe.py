@@ -7,6 +7,8 @@ channels removed at test time (their tokens left out, the probe unchanged).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 
@@ -32,7 +34,7 @@ BANDS_HZ = ((4, 8), (8, 12), (12, 16), (16, 24), (24, 40))
 def _check_encoder_input(enc: object, x: object, batch: int) -> int:
     if not isinstance(enc, RectorEncoder):
         raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
-    checks.tensor("x", x, ndim=4, floating=True)
+    x = checks.tensor("x", x, ndim=4, floating=True)
     if len(x) == 0:
         raise ValueError("x must hold at least one window")
     return checks.integer("batch", batch, low=1)
@@ -118,7 +120,7 @@ def band_power_features(x: np.ndarray, fs: float) -> np.ndarray:
     return np.log(bp + 1e-12).reshape(len(x), -1)
 
 
-def _probe(z_train: np.ndarray, y_train: np.ndarray, C: float) -> object:
+def _probe(z_train: np.ndarray, y_train: np.ndarray, C: float) -> Any:
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
