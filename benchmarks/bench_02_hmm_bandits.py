@@ -11,7 +11,7 @@ from hmmlearn.hmm import CategoricalHMM, GaussianHMM
 
 from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
-from icml26.sequential import bandits, hmm
+from icml26.sequential import bandits, categorical, hmm
 from icml26.stats import one_thread
 
 DT = torch.float64
@@ -118,7 +118,7 @@ register(
 B_CAT = torch.tensor([[0.6, 0.2, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1], [0.1, 0.1, 0.2, 0.6]], dtype=DT)
 P_CAT = torch.full((N, N), 0.05, dtype=DT).fill_diagonal_(0.9)
 S_RUNS, S_STEPS, D = 128, 2_000, 4
-_, OBS = hmm.simulate_categorical(
+_, OBS = categorical.simulate_categorical(
     P_CAT, PI, B_CAT, S_RUNS, S_STEPS, generator=torch.Generator().manual_seed(3)
 )
 OBS_NP = OBS.numpy()
@@ -127,7 +127,7 @@ ETA = torch.randn(D, generator=torch.Generator().manual_seed(0), dtype=DT).numpy
 
 @one_thread
 def batched_spectral():
-    return hmm.spectral_hmm(OBS, N, D)
+    return categorical.spectral_hmm(OBS, N, D)
 
 
 def per_run_spectral():
@@ -150,7 +150,9 @@ P0_CAT = torch.full((N, N), 0.15, dtype=DT).fill_diagonal_(0.7)
 
 @one_thread
 def batched_categorical_bw():
-    return hmm.baum_welch_categorical(OBS[:BW_RUNS, :BW_STEPS], P0_CAT, PI, B0_CAT, n_iter=BW_ITERS)
+    return categorical.baum_welch_categorical(
+        OBS[:BW_RUNS, :BW_STEPS], P0_CAT, PI, B0_CAT, n_iter=BW_ITERS
+    )
 
 
 def hmmlearn_categorical_bw():

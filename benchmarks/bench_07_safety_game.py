@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from benchmarks.registry import register, register_scaling
-from icml26.games import zerosum
+from icml26.games import budgeted, zerosum
 from icml26.pipeline.notebooks import notebook_functions
 
 T_BENCH = 1024
@@ -47,7 +47,7 @@ A_LIST = list(A_BATCH.numpy())
 A_SMALL = list(np.random.default_rng(0).uniform(-1.0, 1.0, (32, 3, 3)))
 
 
-_pool = zerosum.simulate_candidates(4096, 8, generator=torch.Generator().manual_seed(1))
+_pool = budgeted.simulate_candidates(4096, 8, generator=torch.Generator().manual_seed(1))
 M_POOL = _pool.helpful - _pool.helpful[:, :1]
 D_POOL = _pool.risk - _pool.risk[:, :1]
 POOL_LIST = list(zip(M_POOL.numpy(), D_POOL.numpy(), strict=True))
@@ -126,17 +126,17 @@ register_scaling(
 register(
     name="4096 prompts, budgeted LP (T = 0.1, 8 candidates): batched exact vertex enumeration vs "
     "one HiGHS call per prompt",
-    kernel=lambda: zerosum.budgeted_lp_batched(M_POOL, D_POOL, 0.1)[0],
+    kernel=lambda: budgeted.budgeted_lp_batched(M_POOL, D_POOL, 0.1)[0],
     reference=lambda: [_budget_reference(m, d, 0.1)[0] for m, d in POOL_LIST],
-    library=lambda: [zerosum.budgeted_lp(m, d, 0.1).value for m, d in POOL_LIST],
+    library=lambda: [budgeted.budgeted_lp(m, d, 0.1).value for m, d in POOL_LIST],
     library_name="scipy linprog (HiGHS), one call per prompt",
 )
 
 
 def _budgeted_at(prompts: int):
-    p = zerosum.simulate_candidates(prompts, 8, generator=torch.Generator().manual_seed(prompts))
+    p = budgeted.simulate_candidates(prompts, 8, generator=torch.Generator().manual_seed(prompts))
     M, D = p.helpful - p.helpful[:, :1], p.risk - p.risk[:, :1]
-    return lambda: zerosum.budgeted_lp_batched(M, D, 0.1)
+    return lambda: budgeted.budgeted_lp_batched(M, D, 0.1)
 
 
 register_scaling(

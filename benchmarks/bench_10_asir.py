@@ -46,18 +46,7 @@ _reference = notebook_functions("10-asir", "stego_images_reference")["stego_imag
 
 
 def _diffusers_loop():
-    from diffusers import DDIMScheduler
-
-    sched = DDIMScheduler(
-        num_train_timesteps=1000,
-        beta_schedule="linear",
-        beta_start=1e-4,
-        beta_end=0.02,
-        clip_sample=False,
-        set_alpha_to_one=True,
-        timestep_spacing="leading",
-    )
-    sched.set_timesteps(NUM_STEPS)
+    sched = dm.diffusers_scheduler(dm.linear_betas(1000, 1e-4, 0.02), NUM_STEPS)
     i_star = NUM_STEPS - T_STAR
     out = []
     for j in range(B):

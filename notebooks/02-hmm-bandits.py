@@ -478,7 +478,7 @@ import torch
 from hmmlearn.hmm import CategoricalHMM, GaussianHMM
 
 import icml26
-from icml26.sequential import bandits, hmm
+from icml26.sequential import bandits, categorical, hmm
 
 SEED = 2026
 rng = icml26.seed_everything(SEED)
@@ -1646,7 +1646,7 @@ icml26.claim(
 #
 # The reference implementation of {prf:ref}`hmm-bandits-alg-spectral` for *one* sequence, in numpy,
 # step by step as written (moments by counting, one symbol at a time); the kernel
-# `icml26.sequential.hmm.spectral_hmm` does the same for all runs at once, the moments by one
+# `icml26.sequential.categorical.spectral_hmm` does the same for all runs at once, the moments by one
 # `bincount` over flat indices and the linear algebra as batched SVD and eigen-decompositions.
 
 
@@ -1696,7 +1696,7 @@ pop = (
     torch.einsum("ijk,ix,kz->xz", joint3, B_sp, B_sp)[None],
     torch.einsum("ijk,ix,kz,jy->xzy", joint3, B_sp, B_sp, B_sp)[None],
 )
-P_pop, pi_pop, B_pop = hmm.spectral_from_moments(*pop, N_STATES, floor=0.0)
+P_pop, pi_pop, B_pop = categorical.spectral_from_moments(*pop, N_STATES, floor=0.0)
 perm_pop = hmm.align_states(B_pop, B_sp)
 P_pop, _, B_pop, _ = hmm.permute_hmm(perm_pop, P_pop, pi_pop, B_pop, B_pop)
 err_pop = max(
@@ -1705,11 +1705,11 @@ err_pop = max(
 assert err_pop < 1e-10, "the spectral estimator must be exact on exact moments"
 print(f"spectral estimator on population moments: max parameter error {below(err_pop)}")
 gen = torch.Generator().manual_seed(SEED + 7)
-_, obs_chk = hmm.simulate_categorical(P_sp, pi_d, B_sp, 2, 3_000, generator=gen)
+_, obs_chk = categorical.simulate_categorical(P_sp, pi_d, B_sp, 2, 3_000, generator=gen)
 eta_default = torch.randn(
     EMISSION_SPEC_D, generator=torch.Generator().manual_seed(0), dtype=DT
 )
-kern = hmm.spectral_hmm(obs_chk, N_STATES, EMISSION_SPEC_D)
+kern = categorical.spectral_hmm(obs_chk, N_STATES, EMISSION_SPEC_D)
 refs = reference_spectral(
     obs_chk[1].numpy(), N_STATES, EMISSION_SPEC_D, eta_default.numpy()
 )
@@ -1722,13 +1722,15 @@ print("spectral kernel vs reference: the same (P, pi, B) on a run of 3000 contex
 
 # %%
 gen = torch.Generator().manual_seed(SEED + 6)
-_, obs_all = hmm.simulate_categorical(
+_, obs_all = categorical.simulate_categorical(
     P_sp, pi_d, B_sp, RUNS_SPEC, max(SPEC_SIZES), generator=gen
 )
-_, obs_test = hmm.simulate_categorical(
+_, obs_test = categorical.simulate_categorical(
     P_sp, pi_d, B_sp, RUNS_SPEC, 1_000, generator=gen
 )
-b_true_test, _ = hmm.forward_filter(hmm.categorical_loglik(obs_test, B_sp), P_sp, pi_d)
+b_true_test, _ = hmm.forward_filter(
+    categorical.categorical_loglik(obs_test, B_sp), P_sp, pi_d
+)
 
 
 def belief_error(P_e, pi_e, B_e):
@@ -1738,7 +1740,9 @@ def belief_error(P_e, pi_e, B_e):
     """
     perm_e = hmm.align_states(B_e, B_sp)
     P_a, pi_a, B_a, _ = hmm.permute_hmm(perm_e, P_e, pi_e, B_e, B_e)
-    b_e, _ = hmm.forward_filter(hmm.categorical_loglik(obs_test, B_a), P_a, pi_a)
+    b_e, _ = hmm.forward_filter(
+        categorical.categorical_loglik(obs_test, B_a), P_a, pi_a
+    )
     return hmm.tv_distance(b_e, b_true_test).mean(1)
 
 
@@ -1752,10 +1756,10 @@ pi_cold = torch.full((RUNS_SPEC, N_STATES), 1 / N_STATES, **to_dev)
 spec_err, bw_err, cold_err = [], [], []
 for n in icml26.progress(SPEC_SIZES, desc="spectral vs Baum-Welch"):
     obs_n = obs_all[:, :n]
-    fit_s = hmm.spectral_hmm(obs_n, N_STATES, EMISSION_SPEC_D)
+    fit_s = categorical.spectral_hmm(obs_n, N_STATES, EMISSION_SPEC_D)
     spec_err.append(belief_error(*fit_s))
     if n in BW_SPEC_SIZES:  # spectral and cold starts, batched as one problem
-        P_b, pi_b, B_b, _ = hmm.baum_welch_categorical(
+        P_b, pi_b, B_b, _ = categorical.baum_welch_categorical(
             obs_n.repeat(2, 1),
             torch.cat([fit_s[0], P_cold]),
             torch.cat([fit_s[1], pi_cold]),
@@ -1929,15 +1933,19 @@ print(
 
 # %%
 obs_x = obs_all[:1, :XCHECK_T]
-P_s1, pi_s1, B_s1 = hmm.spectral_hmm(obs_x, N_STATES, EMISSION_SPEC_D)
+P_s1, pi_s1, B_s1 = categorical.spectral_hmm(obs_x, N_STATES, EMISSION_SPEC_D)
 cat = CategoricalHMM(n_components=N_STATES, n_features=EMISSION_SPEC_D, init_params="")
 cat.startprob_, cat.transmat_ = pi_s1[0].numpy(), P_s1[0].numpy()
 cat.emissionprob_ = B_s1[0].numpy()
 obs_np = obs_x[0].numpy()[:, None]
-_, ll_cat = hmm.forward_filter(hmm.categorical_loglik(obs_x, B_s1), P_s1, pi_s1)
+_, ll_cat = hmm.forward_filter(categorical.categorical_loglik(obs_x, B_s1), P_s1, pi_s1)
 err_cat = abs(float(ll_cat[0]) - cat.score(obs_np))
-_, ll_true_x = hmm.forward_filter(hmm.categorical_loglik(obs_x, B_sp), P_sp, pi_d)
-fit_c = hmm.baum_welch_categorical(obs_x, P_s1, pi_s1, B_s1, n_iter=BW_SPEC_ITERS)
+_, ll_true_x = hmm.forward_filter(
+    categorical.categorical_loglik(obs_x, B_sp), P_sp, pi_d
+)
+fit_c = categorical.baum_welch_categorical(
+    obs_x, P_s1, pi_s1, B_s1, n_iter=BW_SPEC_ITERS
+)
 cat_fit = CategoricalHMM(
     n_components=N_STATES,
     n_features=EMISSION_SPEC_D,

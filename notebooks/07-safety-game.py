@@ -368,7 +368,7 @@ import numpy as np
 import torch
 
 import icml26
-from icml26.games import zerosum
+from icml26.games import budgeted, zerosum
 
 SEED = 7
 rng = icml26.seed_everything(SEED)
@@ -508,27 +508,27 @@ def budgeted_lp_reference(
 
 
 # %% [markdown]
-# The library has the same LP three ways: `icml26.games.zerosum.budgeted_lp` calls HiGHS
+# The library has the same LP three ways: `icml26.games.budgeted.budgeted_lp` calls HiGHS
 # (through `scipy.optimize.linprog`) and also returns the smallest optimal multiplier
-# $\lambda^\star$; `icml26.games.zerosum.budgeted_lp_batched` does the vertex enumeration of the
+# $\lambda^\star$; `icml26.games.budgeted.budgeted_lp_batched` does the vertex enumeration of the
 # reference for a whole batch of prompts at once, as a few vectorised operations on
-# $(Q, K, K)$ tensors; and `icml26.games.zerosum.safety_game` builds the $K \times 2$ matrix
+# $(Q, K, K)$ tensors; and `icml26.games.budgeted.safety_game` builds the $K \times 2$ matrix
 # {eq}`safety-game-eq-game-matrix`, which `icml26.games.zerosum.maximin_lp` solves as a game. The candidate
-# pool is simulated by `icml26.games.zerosum.simulate_candidates`: per prompt, a refusal and seven
+# pool is simulated by `icml26.games.budgeted.simulate_candidates`: per prompt, a refusal and seven
 # answers with a level of detail, a quality, and a prompt-level sensitivity (most prompts are
-# harmless; detail helps and, on sensitive prompts, harms). `icml26.games.zerosum.probe` reads
+# harmless; detail helps and, on sensitive prompts, harms). `icml26.games.budgeted.probe` reads
 # each probe **once** — the yes-probability with logit noise, as one forward pass of a model
 # asked "helpful?" or "harmful?" — and the scores are taken relative to the refusal.
 
 # %%
-pool = zerosum.simulate_candidates(PROMPTS, POOL_K, generator=gen_pool)
-h_hat = zerosum.probe(pool.helpful, PROBE_NOISE, generator=gen_pool)
-r_hat = zerosum.probe(pool.risk, PROBE_NOISE, generator=gen_pool)
+pool = budgeted.simulate_candidates(PROMPTS, POOL_K, generator=gen_pool)
+h_hat = budgeted.probe(pool.helpful, PROBE_NOISE, generator=gen_pool)
+r_hat = budgeted.probe(pool.risk, PROBE_NOISE, generator=gen_pool)
 M_hat, D_hat = h_hat - h_hat[:, :1], r_hat - r_hat[:, :1]  # what the method sees
 M_true, D_true = pool.helpful - pool.helpful[:, :1], pool.risk - pool.risk[:, :1]
 Mn, Dn = M_hat.numpy(), D_hat.numpy()
-v_batch, pi_batch = zerosum.budgeted_lp_batched(M_hat, D_hat, BUDGET)
-sols = [zerosum.budgeted_lp(Mn[q], Dn[q], BUDGET) for q in range(N_REDUCTION)]
+v_batch, pi_batch = budgeted.budgeted_lp_batched(M_hat, D_hat, BUDGET)
+sols = [budgeted.budgeted_lp(Mn[q], Dn[q], BUDGET) for q in range(N_REDUCTION)]
 icml26.checks.agree(
     "batched LP vs HiGHS",
     v_batch[:N_REDUCTION].numpy(),
@@ -650,7 +650,7 @@ above_err, below_err, below_excess, above_excess = 0.0, 0.0, [], []
 for q in binding:
     for f in BETA_ABOVE:
         b = f * lam[q]
-        g = zerosum.maximin_lp(zerosum.safety_game(Mn[q], Dn[q], BUDGET, b))
+        g = zerosum.maximin_lp(budgeted.safety_game(Mn[q], Dn[q], BUDGET, b))
         above_err = max(
             above_err,
             abs((b + 1) * g.value - sols[q].value),
@@ -659,7 +659,7 @@ for q in binding:
         if f == BETA_ABOVE[0]:
             above_excess.append(g.strategy @ Dn[q] - BUDGET)
     b = BETA_BELOW * lam[q]
-    g = zerosum.maximin_lp(zerosum.safety_game(Mn[q], Dn[q], BUDGET, b))
+    g = zerosum.maximin_lp(budgeted.safety_game(Mn[q], Dn[q], BUDGET, b))
     below_excess.append(g.strategy @ Dn[q] - BUDGET)
     below_err = max(below_err, abs((b + 1) * g.value - sols[q].value), below_excess[-1])
 below_excess, above_excess = np.array(below_excess), np.array(above_excess)
@@ -714,15 +714,15 @@ icml26.claim(
 
 # %%
 robust_excess, plain_violations, plain_excess, cost = [], [], [], []
-v_true_T = zerosum.budgeted_lp_batched(M_true, D_true, BUDGET)[0]
+v_true_T = budgeted.budgeted_lp_batched(M_true, D_true, BUDGET)[0]
 for eps in EPSILONS:
     noise = (
         torch.rand(pool.risk.shape, generator=gen_pool, dtype=torch.float64) * 2 - 1
     ) * eps
     r_read = pool.risk + noise
     D_read = r_read - r_read[:, :1]
-    _, pi_robust = zerosum.budgeted_lp_batched(M_true, D_read, BUDGET - 2 * eps)
-    _, pi_plain = zerosum.budgeted_lp_batched(M_true, D_read, BUDGET)
+    _, pi_robust = budgeted.budgeted_lp_batched(M_true, D_read, BUDGET - 2 * eps)
+    _, pi_plain = budgeted.budgeted_lp_batched(M_true, D_read, BUDGET)
     risk_robust, risk_plain = (pi_robust * D_true).sum(1), (pi_plain * D_true).sum(1)
     robust_excess.append((risk_robust - BUDGET).numpy())
     plain_violations.append(int((risk_plain > BUDGET + 1e-12).sum()))
@@ -769,7 +769,7 @@ for tb, lab, c in (
     (BUDGET, "LP at T", 1),
     (BUDGET - 2 * EPSILONS[eps_show], "LP at T − 2ε", 0),
 ):
-    pi_show = zerosum.budgeted_lp_batched(M_true, D_read, tb)[1]
+    pi_show = budgeted.budgeted_lp_batched(M_true, D_read, tb)[1]
     risk_show = (pi_show * D_true).sum(1).numpy()
     ax0.hist(
         risk_show[risk_show > 0.5 * BUDGET],
@@ -825,8 +825,8 @@ def game_vs_filter(M_h, D_h, M_t, D_t):
     game's gain from those prompts and from prompts where it uses one far over T."""
     out = []
     for T_b in BUDGETS:
-        v_g, pi_g = zerosum.budgeted_lp_batched(M_h, D_h, T_b)
-        pi_f = zerosum.threshold_filter(M_h, D_h, T_b)
+        v_g, pi_g = budgeted.budgeted_lp_batched(M_h, D_h, T_b)
+        pi_f = budgeted.threshold_filter(M_h, D_h, T_b)
         gain = v_g - (pi_f * M_h).sum(1)  # on the scores the methods see
         used = pi_g > 1e-9
         border = ((D_h > T_b) & (D_h <= T_b + BAND) & used).any(1)
@@ -855,9 +855,9 @@ def at_equal_risk(r):
 per_pool = [game_vs_filter(M_hat, D_hat, M_true, D_true)]
 for k in range(1, POOL_SEEDS):
     g_k = torch.Generator().manual_seed(SEED + 100 + k)
-    pool_k = zerosum.simulate_candidates(PROMPTS, POOL_K, generator=g_k)
-    h_k = zerosum.probe(pool_k.helpful, PROBE_NOISE, generator=g_k)
-    r_k = zerosum.probe(pool_k.risk, PROBE_NOISE, generator=g_k)
+    pool_k = budgeted.simulate_candidates(PROMPTS, POOL_K, generator=g_k)
+    h_k = budgeted.probe(pool_k.helpful, PROBE_NOISE, generator=g_k)
+    r_k = budgeted.probe(pool_k.risk, PROBE_NOISE, generator=g_k)
     per_pool.append(
         game_vs_filter(
             h_k - h_k[:, :1],
@@ -1596,7 +1596,7 @@ print(
 #   probes on HHH, TruthfulQA and SafetyBench (secondary sources list, for one unknown setting,
 #   SafetyBench accuracy 60.1, HHH 72.9, TruthfulQA 54.7, and a gain of about 15 % on
 #   SafetyBench over baselines). Here candidates and probe readings are simulated
-#   (`icml26.games.zerosum.simulate_candidates`, `icml26.games.zerosum.probe`) and the LP is
+#   (`icml26.games.budgeted.simulate_candidates`, `icml26.games.budgeted.probe`) and the LP is
 #   solved directly. The paper's headline empirical claim is **not tested**.
 # - **What is tested** is the paper's formulation: the reduction of the game to the budgeted LP
 #   and its threshold $\beta \ge \lambda^\star$ (07.1–07.2, our derivation of "$\beta$ large
@@ -1630,7 +1630,7 @@ print(
 # (a) Show that the helpfulness lost per prompt by solving at $T - 2\varepsilon$ instead of $T$
 # (both with true scores) is at most $2\varepsilon\,\lambda^\star(T - 2\varepsilon)$, the
 # smallest optimal multiplier at the tightened budget. (b) Check it on the pool of 07.3 with
-# `icml26.games.zerosum.budgeted_lp` for $\varepsilon = 0.02$. (c) Why can no rule that only
+# `icml26.games.budgeted.budgeted_lp` for $\varepsilon = 0.02$. (c) Why can no rule that only
 # sees readings within $\varepsilon$ guarantee true risk $\le T$ with a smaller margin?
 # ````
 #

@@ -1255,19 +1255,7 @@ plt.show()
 # deterministic rest ($\eta = 0$).
 
 # %%
-from diffusers import DDIMScheduler
-
-sched = DDIMScheduler(
-    num_train_timesteps=1000,
-    beta_schedule="linear",
-    beta_start=1e-4,
-    beta_end=0.02,
-    clip_sample=False,
-    set_alpha_to_one=True,
-    timestep_spacing="leading",
-    prediction_type="epsilon",
-)
-sched.set_timesteps(NUM_STEPS)
+sched = dm.diffusers_scheduler(dm.linear_betas(1000, 1e-4, 0.02), NUM_STEPS)
 assert np.array_equal(sched.timesteps.numpy(), dm.ddim_timesteps(1000, NUM_STEPS))
 x_T = torch.randn(B, 64, generator=gen(80))
 key = torch.randn(NUM_STEPS - T_DEMO, B, 64, generator=gen(81))

@@ -12,8 +12,8 @@ rendered text, axe-core), tab through a chapter page, and show that each check f
 deliberately broken page. ``-m pdf`` checks the PDF edition that ``make pdf`` built.
 """
 
+import contextlib
 import json
-import os
 import re
 import tomllib
 from html.parser import HTMLParser
@@ -302,10 +302,8 @@ def _pages(site: Path) -> list[Path]:
     )
 
 
-#: axe-core runs on every front page and on one chapter page (the chapter template); every
-#: page gets the layout, figure and text checks. ``ICML26_AXE_ALL=1`` runs axe on every
-#: chapter page too (about 25 minutes on 2 cores instead of about 10).
-AXE_ALL = os.environ.get("ICML26_AXE_ALL") == "1"
+#: Pages are read by this many Chromiums side by side (each page's scripts run on one core).
+READERS = 2
 
 #: Problems that the chapters' text causes (their editorial tests name them too), reported by
 #: their own test so that a layout or accessibility regression is never hidden among them.
@@ -314,20 +312,35 @@ EDITORIAL = ("internal id or process word", "claim heading")
 
 @pytest.fixture(scope="module")
 def reading(site, browser) -> dict[int, list[str]]:
-    """Every page read at each width: width -> problems."""
-    from icml26.pipeline.browser import WIDTHS, read_page, serve
+    """Every page read at each width, axe-core included: width -> problems. The pages are
+    shared round-robin between the module's browser and READERS - 1 more."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from icml26.pipeline.browser import WIDTHS, chromium, read_page, serve
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    found: dict[int, list[str]] = {w: [] for w in WIDTHS}
-    with serve(site) as origin:
-        for page in _pages(site):
+    pages = _pages(site)
+
+    def read(driver, share: list[Path], origin: str) -> list[tuple[int, str]]:
+        out = []
+        for page in share:
             rel = page.relative_to(site).as_posix()
-            chapter = rel.startswith("notebooks/")
-            shots = SCREENSHOTS / page.stem if chapter else None
-            axe = AXE_ALL or not chapter or page.stem == CHAPTERS[0].stem
-            found_here = read_page(browser, origin + rel, origin, shots=shots, axe=axe)
-            for width, problems in found_here.items():
-                found[width] += [f"{rel} at {width} px: {p}" for p in problems]
+            shots = SCREENSHOTS / page.stem if rel.startswith("notebooks/") else None
+            for width, problems in read_page(driver, origin + rel, origin, shots=shots).items():
+                out += [(width, f"{rel} at {width} px: {p}") for p in problems]
+        return out
+
+    with serve(site) as origin, contextlib.ExitStack() as stack:
+        drivers = [browser] + [stack.enter_context(chromium()) for _ in range(READERS - 1)]
+        with ThreadPoolExecutor(len(drivers)) as pool:
+            jobs = [
+                pool.submit(read, d, pages[k :: len(drivers)], origin)
+                for k, d in enumerate(drivers)
+            ]
+            results = [line for job in jobs for line in job.result()]
+    found: dict[int, list[str]] = {w: [] for w in WIDTHS}
+    for width, line in results:
+        found[width].append(line)
     return found
 
 
@@ -346,7 +359,8 @@ def test_rendered_text_has_no_internal_ids_and_headings_number_their_claims(read
 
 @book
 def test_a_chapter_page_works_from_the_keyboard(site, browser):
-    from icml26.pipeline.browser import keyboard_problems, serve
+    from icml26.pipeline.browser import serve
+    from icml26.pipeline.keyboard import keyboard_problems
 
     with serve(site) as origin:
         problems = keyboard_problems(browser, origin + f"notebooks/{CHAPTERS[0].stem}.html")
@@ -390,7 +404,8 @@ GOOD_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title
 def test_the_browser_checks_fail_on_a_broken_page(tmp_path, browser):
     import base64
 
-    from icml26.pipeline.browser import keyboard_problems, page_problems, serve
+    from icml26.pipeline.browser import page_problems, serve
+    from icml26.pipeline.keyboard import keyboard_problems
 
     png = base64.b64decode(  # a 4 × 2 white PNG: squeezed to a square by the page
         "iVBORw0KGgoAAAANSUhEUgAAAAQAAAACCAIAAADwyuo0AAAAEklEQVR4nGP8//8/AwwwMSABAEgGAwG0Rz8L"

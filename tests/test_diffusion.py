@@ -10,17 +10,8 @@ from icml26.generative import diffusion as d
 
 
 def _scheduler(prediction: str, n_train: int, n_steps: int, betas: torch.Tensor):
-    diffusers = pytest.importorskip("diffusers")
-    s = diffusers.DDIMScheduler(
-        num_train_timesteps=n_train,
-        trained_betas=betas.numpy(),
-        clip_sample=False,
-        set_alpha_to_one=True,
-        prediction_type=prediction,
-        timestep_spacing="leading",
-    )
-    s.set_timesteps(n_steps)
-    return s
+    assert betas.numel() == n_train
+    return d.diffusers_scheduler(betas, n_steps, prediction)
 
 
 def _toy_model(x: torch.Tensor, t: int) -> torch.Tensor:
@@ -76,8 +67,25 @@ def test_last_step_injects_no_noise() -> None:
     assert float(d.ddim_sigma(abar[20], d.previous_alpha(abar, 20, 50), 1.0)) > 0.0
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"betas": torch.zeros(0)}, "betas"),
+        ({"betas": torch.full((10,), 1.5)}, "betas"),
+        ({"betas": torch.tensor([0.1, float("nan")])}, "betas"),
+        ({"num_steps": 11}, "num_steps"),
+        ({"prediction": "v_prediction"}, "prediction"),
+    ],
+)
+def test_diffusers_scheduler_rejects_bad_input(kwargs, match) -> None:
+    args = {"betas": d.linear_betas(10, 0.01, 0.2), "num_steps": 5} | kwargs
+    with pytest.raises(ValueError, match=match):
+        d.diffusers_scheduler(**args)
+
+
 def test_add_noise_matches_ddpm_scheduler() -> None:
-    diffusers = pytest.importorskip("diffusers")
+    import diffusers  # pinned: a broken install fails here rather than skipping
+
     betas = d.linear_betas(1000)
     s = diffusers.DDPMScheduler(num_train_timesteps=1000, trained_betas=betas.numpy())
     g = torch.Generator().manual_seed(1)

@@ -12,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26.games import zerosum
+from icml26.games import budgeted, zerosum
 from icml26.pipeline.notebooks import notebook_functions
 
 
@@ -310,7 +310,7 @@ def test_hoeffding_validation(delta: float, beta: float) -> None:
 
 def _pool(q: int = 64, k: int = 8, seed: int = 0):
     g = torch.Generator().manual_seed(seed)
-    pool = zerosum.simulate_candidates(q, k, generator=g)
+    pool = budgeted.simulate_candidates(q, k, generator=g)
     return pool.helpful - pool.helpful[:, :1], pool.risk - pool.risk[:, :1]
 
 
@@ -318,12 +318,12 @@ def test_budgeted_lp_batched_matches_highs_and_reference() -> None:
     M, D = _pool()
     ref = notebook_functions("07-safety-game", "budgeted_lp_reference")["budgeted_lp_reference"]
     for T in (0.0, 0.05, 0.2, 1.0):
-        v, x = zerosum.budgeted_lp_batched(M, D, T)
+        v, x = budgeted.budgeted_lp_batched(M, D, T)
         assert torch.allclose(x.sum(1), torch.ones(len(x), dtype=x.dtype))
         assert ((x * D).sum(1) <= T + 1e-12).all()
         assert torch.allclose((x * M).sum(1), v, atol=1e-12)
         for q in range(0, 64, 7):
-            s = zerosum.budgeted_lp(M[q].numpy(), D[q].numpy(), T)
+            s = budgeted.budgeted_lp(M[q].numpy(), D[q].numpy(), T)
             assert abs(s.value - float(v[q])) < 1e-9
             assert abs(ref(M[q].numpy(), D[q].numpy(), T)[0] - float(v[q])) < 1e-12
 
@@ -333,14 +333,14 @@ def test_budgeted_lp_batched_matches_highs_and_reference() -> None:
 def test_game_equals_lp_above_multiplier_and_overspends_below(seed: int, T: float) -> None:
     M, D = _pool(1, 6, seed)
     m, d = M[0].numpy(), D[0].numpy()
-    s = zerosum.budgeted_lp(m, d, T)
+    s = budgeted.budgeted_lp(m, d, T)
     for beta in (1.5 * s.multiplier + 0.1, 5 * s.multiplier + 1):
-        g = zerosum.maximin_lp(zerosum.safety_game(m, d, T, beta))
+        g = zerosum.maximin_lp(budgeted.safety_game(m, d, T, beta))
         # two HiGHS solves agree to its feasibility tolerance (1e-7), scaled by beta + 1
         assert abs((beta + 1) * g.value - s.value) < 1e-7 * (beta + 1)
         assert g.strategy @ d <= T + 1e-7
     if s.multiplier > 1e-6:
-        g = zerosum.maximin_lp(zerosum.safety_game(m, d, T, 0.5 * s.multiplier))
+        g = zerosum.maximin_lp(budgeted.safety_game(m, d, T, 0.5 * s.multiplier))
         assert g.strategy @ d > T + 1e-12
 
 
@@ -350,34 +350,34 @@ def test_robust_budget_and_filter() -> None:
     eps = 0.02
     noise = (torch.rand(D.shape, generator=g, dtype=D.dtype) * 2 - 1) * eps
     D_read = D + noise - noise[:, :1]
-    _, x = zerosum.budgeted_lp_batched(M, D_read, 0.1 - 2 * eps)
+    _, x = budgeted.budgeted_lp_batched(M, D_read, 0.1 - 2 * eps)
     assert ((x * D).sum(1) <= 0.1 + 1e-12).all()
-    f = zerosum.threshold_filter(M, D, 0.1)
-    v, _ = zerosum.budgeted_lp_batched(M, D, 0.1)
+    f = budgeted.threshold_filter(M, D, 0.1)
+    v, _ = budgeted.budgeted_lp_batched(M, D, 0.1)
     assert ((f * D).sum(1) <= 0.1).all() and ((f * M).sum(1) <= v + 1e-12).all()
-    p = zerosum.probe(torch.full((4, 3), 0.3, dtype=torch.float64), 0.0, generator=g)
+    p = budgeted.probe(torch.full((4, 3), 0.3, dtype=torch.float64), 0.0, generator=g)
     assert torch.allclose(p, torch.full((4, 3), 0.3, dtype=torch.float64))
 
 
 def test_budgeted_validation() -> None:
     M, D = _pool(4)
     with pytest.raises(ValueError, match="budget"):
-        zerosum.budgeted_lp([0.0, 1.0], [0.1, 0.2], -1.0)
+        budgeted.budgeted_lp([0.0, 1.0], [0.1, 0.2], -1.0)
     with pytest.raises(ValueError, match="helpful and risk"):
-        zerosum.budgeted_lp([0.0, 1.0], [0.1], 0.1)
+        budgeted.budgeted_lp([0.0, 1.0], [0.1], 0.1)
     with pytest.raises(ValueError, match="helpful and risk"):
-        zerosum.budgeted_lp_batched(M, D[:, :3], 0.1)
+        budgeted.budgeted_lp_batched(M, D[:, :3], 0.1)
     with pytest.raises(ValueError, match="budget"):
-        zerosum.budgeted_lp_batched(M, D + 1.0, 0.1)
+        budgeted.budgeted_lp_batched(M, D + 1.0, 0.1)
     with pytest.raises(ValueError, match="helpful"):
-        zerosum.budgeted_lp_batched(M.numpy(), D, 0.1)
+        budgeted.budgeted_lp_batched(M.numpy(), D, 0.1)
     with pytest.raises(ValueError, match="beta"):
-        zerosum.safety_game([0.0, 1.0], [0.0, 0.2], 0.1, -1.0)
+        budgeted.safety_game([0.0, 1.0], [0.0, 0.2], 0.1, -1.0)
     with pytest.raises(ValueError, match="budget"):
-        zerosum.threshold_filter(M, D + 1.0, 0.1)
+        budgeted.threshold_filter(M, D + 1.0, 0.1)
     with pytest.raises(ValueError, match="queries"):
-        zerosum.simulate_candidates(0, 4, generator=torch.Generator())
+        budgeted.simulate_candidates(0, 4, generator=torch.Generator())
     with pytest.raises(ValueError, match="generator"):
-        zerosum.simulate_candidates(2, 4, generator=None)
+        budgeted.simulate_candidates(2, 4, generator=None)
     with pytest.raises(ValueError, match="noise"):
-        zerosum.probe(M.abs() / 2, -1.0, generator=torch.Generator())
+        budgeted.probe(M.abs() / 2, -1.0, generator=torch.Generator())

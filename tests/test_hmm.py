@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from icml26.pipeline.notebooks import notebook_functions
-from icml26.sequential import hmm
+from icml26.sequential import categorical, hmm
 
 DT = torch.float64
 
@@ -310,7 +310,7 @@ def aligned(P_e, pi_e, B_e, B_true):
 
 def test_simulate_categorical_frequencies():
     P, pi = chain(0.8)
-    S, obs = hmm.simulate_categorical(
+    S, obs = categorical.simulate_categorical(
         P, pi, B4, 4, 20_000, generator=torch.Generator().manual_seed(0)
     )
     assert obs.shape == (4, 20_000) and obs.dtype == torch.long
@@ -321,9 +321,11 @@ def test_simulate_categorical_frequencies():
 
 def test_categorical_loglik_shared_and_per_run_agree():
     P, pi = chain()
-    _, obs = hmm.simulate_categorical(P, pi, B4, 3, 50, generator=torch.Generator().manual_seed(1))
-    shared = hmm.categorical_loglik(obs, B4)
-    per_run = hmm.categorical_loglik(obs, B4.expand(3, -1, -1))
+    _, obs = categorical.simulate_categorical(
+        P, pi, B4, 3, 50, generator=torch.Generator().manual_seed(1)
+    )
+    shared = categorical.categorical_loglik(obs, B4)
+    per_run = categorical.categorical_loglik(obs, B4.expand(3, -1, -1))
     assert shared.shape == (3, 50, 3)
     assert torch.equal(shared, per_run)
     assert torch.allclose(shared[1, 7], B4[:, obs[1, 7]].log())
@@ -331,12 +333,14 @@ def test_categorical_loglik_shared_and_per_run_agree():
 
 def test_categorical_baum_welch_matches_hmmlearn_from_same_start():
     P, pi = chain(0.85)
-    _, obs = hmm.simulate_categorical(P, pi, B4, 1, 800, generator=torch.Generator().manual_seed(2))
+    _, obs = categorical.simulate_categorical(
+        P, pi, B4, 1, 800, generator=torch.Generator().manual_seed(2)
+    )
     P0, _ = chain(0.7)
     B0 = torch.full((3, 4), 0.25, dtype=DT) + 0.05 * torch.tensor(
         [[1, -1, 0, 0], [0, 1, -1, 0], [0, 0, -1, 1]], dtype=DT
     )
-    P_f, pi_f, B_f, trace = hmm.baum_welch_categorical(obs, P0, pi, B0, n_iter=15)
+    P_f, pi_f, B_f, trace = categorical.baum_welch_categorical(obs, P0, pi, B0, n_iter=15)
     assert bool((trace.diff(dim=1) > -1e-8).all())
     ref = CategoricalHMM(
         n_components=3, n_features=4, init_params="", params="ste", n_iter=15, tol=-np.inf
@@ -351,7 +355,7 @@ def test_categorical_baum_welch_matches_hmmlearn_from_same_start():
 def test_spectral_is_exact_on_population_moments():
     P, pi = chain(0.9)
     P_e, pi_e, B_e = aligned(
-        *hmm.spectral_from_moments(*population_moments(P, pi, B4), 3, floor=0.0), B4
+        *categorical.spectral_from_moments(*population_moments(P, pi, B4), 3, floor=0.0), B4
     )
     assert (P_e[0] - P).abs().max() < 1e-10
     assert (B_e[0] - B4).abs().max() < 1e-10
@@ -377,7 +381,7 @@ def test_spectral_recovers_random_identifiable_hmms(seed):
     # nearly unidentifiable HMMs are not examples (the method needs rank and eigen-gaps)
     assume(float(sv.min()) >= 0.05 and float(gaps.min()) >= 0.02)
     P_e, w_e, B_e = aligned(
-        *hmm.spectral_from_moments(*population_moments(P, w, B), n, floor=0.0), B
+        *categorical.spectral_from_moments(*population_moments(P, w, B), n, floor=0.0), B
     )
     assert (B_e[0] - B).abs().max() < 1e-7
     assert (P_e[0] - P).abs().max() < 1e-7
@@ -388,9 +392,9 @@ def test_spectral_likelihood_against_hmmlearn():
     """The spectral estimate from a long sequence scores almost as well as the truth (hmmlearn)."""
     P, pi = chain(0.9)
     g = torch.Generator().manual_seed(3)
-    _, obs = hmm.simulate_categorical(P, pi, B4, 1, 40_000, generator=g)
-    _, test = hmm.simulate_categorical(P, pi, B4, 1, 5_000, generator=g)
-    P_e, pi_e, B_e = hmm.spectral_hmm(obs, 3, 4)
+    _, obs = categorical.simulate_categorical(P, pi, B4, 1, 40_000, generator=g)
+    _, test = categorical.simulate_categorical(P, pi, B4, 1, 5_000, generator=g)
+    P_e, pi_e, B_e = categorical.spectral_hmm(obs, 3, 4)
     est = CategoricalHMM(n_components=3, n_features=4, init_params="")
     est.startprob_, est.transmat_, est.emissionprob_ = (
         pi_e[0].numpy(),
@@ -404,18 +408,18 @@ def test_spectral_likelihood_against_hmmlearn():
     uniform = math.log(1 / 4)
     assert ll_est > uniform + 0.5 * (ll_true - uniform)  # far better than knowing nothing
     assert abs(ll_est - ll_true) < 0.02  # nats per context
-    _, ll_ours = hmm.forward_filter(hmm.categorical_loglik(test, B_e), P_e, pi_e)
+    _, ll_ours = hmm.forward_filter(categorical.categorical_loglik(test, B_e), P_e, pi_e)
     assert abs(float(ll_ours[0]) - est.score(x)) < 1e-6
 
 
 def test_spectral_error_shrinks_with_the_sample():
     P, pi = chain(0.9)
-    _, obs = hmm.simulate_categorical(
+    _, obs = categorical.simulate_categorical(
         P, pi, B4, 16, 16_000, generator=torch.Generator().manual_seed(4)
     )
     errs = []
     for n in (1_000, 16_000):
-        _, _, B_e = aligned(*hmm.spectral_hmm(obs[:, :n], 3, 4), B4)
+        _, _, B_e = aligned(*categorical.spectral_hmm(obs[:, :n], 3, 4), B4)
         errs.append(float((B_e - B4).abs().amax((1, 2)).median()))
     assert errs[1] < 0.5 * errs[0]  # 16x the data: about 4x smaller error
 
@@ -424,25 +428,25 @@ def test_finite_context_validation():
     P, pi = chain()
     obs = torch.zeros(2, 10, dtype=torch.long)
     with pytest.raises(ValueError, match="B"):
-        hmm.simulate_categorical(P, pi, B4[:2], 2, 5)
+        categorical.simulate_categorical(P, pi, B4[:2], 2, 5)
     with pytest.raises(ValueError, match="B"):
-        hmm.categorical_loglik(obs, B4 * 2)
+        categorical.categorical_loglik(obs, B4 * 2)
     with pytest.raises(ValueError, match="obs"):
-        hmm.categorical_loglik(obs.double(), B4)
+        categorical.categorical_loglik(obs.double(), B4)
     with pytest.raises(ValueError, match="obs"):
-        hmm.categorical_loglik(obs + 4, B4)
+        categorical.categorical_loglik(obs + 4, B4)
     with pytest.raises(ValueError, match="n_iter"):
-        hmm.baum_welch_categorical(obs, P, pi, B4, n_iter=0)
+        categorical.baum_welch_categorical(obs, P, pi, B4, n_iter=0)
     with pytest.raises(ValueError, match="n_symbols"):
-        hmm.spectral_moments(obs, 0)
+        categorical.spectral_moments(obs, 0)
     with pytest.raises(ValueError, match="obs"):
-        hmm.spectral_moments(obs[:, :2], 4)
+        categorical.spectral_moments(obs[:, :2], 4)
     with pytest.raises(ValueError, match="n_states"):
-        hmm.spectral_hmm(obs, 5, 4)
-    p12, p13, p132 = hmm.spectral_moments(obs, 4)
+        categorical.spectral_hmm(obs, 5, 4)
+    p12, p13, p132 = categorical.spectral_moments(obs, 4)
     with pytest.raises(ValueError, match="p132"):
-        hmm.spectral_from_moments(p12, p13, p132[..., :2], 3)
+        categorical.spectral_from_moments(p12, p13, p132[..., :2], 3)
     with pytest.raises(ValueError, match="floor"):
-        hmm.spectral_from_moments(p12, p13, p132, 3, floor=-1.0)
+        categorical.spectral_from_moments(p12, p13, p132, 3, floor=-1.0)
     with pytest.raises(ValueError, match="eta"):
-        hmm.spectral_from_moments(p12, p13, p132, 3, eta=torch.ones(3, dtype=DT))
+        categorical.spectral_from_moments(p12, p13, p132, 3, eta=torch.ones(3, dtype=DT))

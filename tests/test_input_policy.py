@@ -52,6 +52,12 @@ def _hmm() -> tuple[torch.Tensor, ...]:
     )
 
 
+def _schedule():
+    from icml26.agents.jit import Schedule
+
+    return Schedule(np.array([0, 2, 4]), np.array([0]), 6)  # one task: prefix + 2 sub-tasks
+
+
 def _subsets() -> torch.Tensor:
     from icml26.retrieval import med
 
@@ -218,6 +224,10 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
             0.5,
             0.7,
         ),
+        {},
+    ),
+    "icml26.generative.diffusion.diffusers_scheduler": lambda: (
+        (torch.linspace(0.01, 0.2, 10, dtype=F64), 5),
         {},
     ),
     # grpo (chapters 04, 14)
@@ -471,6 +481,21 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "icml26.trust.watermark.cosines": lambda: ((_mlp(), _mlp(1)), {}),
     "icml26.trust.watermark.detection_z": lambda: ((_mlp(), _mlp(1)), {"min_dim": 1}),
     "icml26.trust.watermark.sign_z": lambda: ((_mlp(), _mlp(1)), {}),
+    # agents.jit (chapter 12)
+    "icml26.agents.jit.latency.draw_latencies": lambda: (
+        (np.array([0.5, 1.0]), np.array([0.3, 0.4]), np.array([0.0, 0.1]), (3,)),
+        {"rng": np.random.default_rng(0)},
+    ),
+    "icml26.agents.jit.latency.fit_lognormal": lambda: ((np.array([0.5, 1.0, 2.0]),), {}),
+    "icml26.agents.jit.planner.pass_at_k": lambda: ((np.array([0.1, 0.5]), 3), {}),
+    "icml26.agents.jit.latency.strategy_latencies": lambda: (
+        (np.ones((2, 3, 6)), _schedule(), np.array([0.1])),
+        {"delta_h": 0.2},
+    ),
+    "icml26.agents.jit.latency.mc_strategy_means": lambda: (
+        (np.ones(6), np.full(6, 0.3), np.zeros(6), _schedule(), np.array([0.1])),
+        {"delta_h": 0.2, "draws": 4, "rng": np.random.default_rng(0)},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -487,6 +512,7 @@ _BROADCASTS = "elementwise; the arguments broadcast against each other (document
 
 #: Documented departures from a probe: ``(function, argument, probe) -> reason``.
 ALLOWED: dict[tuple[str, str, str], str] = {
+    ("icml26.agents.jit.planner.pass_at_k", "p", "shape"): "elementwise over any shape",
     ("icml26.generative.diffusion.add_noise", "x0", "shape"): "elementwise over any shape",
     ("icml26.generative.diffusion.add_noise", "noise", "shape"): "broadcasts like x0 + noise",
     ("icml26.generative.diffusion.ddim_step", "sample", "shape"): "elementwise over any shape",
@@ -558,7 +584,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Modules whose public functions have no example yet: the probes do not reach them.
 PENDING_MODULES = frozenset(
     {
-        "icml26.agents.jit",
         "icml26.agents.vla",
         "icml26.bayesopt.pfn",
         "icml26.dynamics.motion",
@@ -598,46 +623,46 @@ NO_ARRAY_INPUT = {
     "icml26.retrieval.med.train_free_embeddings": "a boolean relevance matrix",
     "icml26.retrieval.med.trig_moment_curve": "integers",
     "icml26.retrieval.med.trig_moment_queries": "curve parameters, tested in test_med",
-    "icml26.retrieval.limit.bm25_scores": "token lists",
-    "icml26.retrieval.limit.bm25s_scores": "texts",
-    "icml26.retrieval.limit.bm25s_stopwords": "nothing",
+    "icml26.retrieval.retrievers.bm25_scores": "token lists",
+    "icml26.retrieval.retrievers.bm25s_scores": "texts",
+    "icml26.retrieval.retrievers.bm25s_stopwords": "nothing",
     "icml26.retrieval.limit.generate_limit": "integers and a seed",
     "icml26.retrieval.limit.load_mteb": "a folder (test_limit: file and line of each bad record)",
-    "icml26.retrieval.limit.minilm_scores": "texts",
+    "icml26.retrieval.retrievers.minilm_scores": "texts",
     "icml26.retrieval.limit.parse_mteb": "file texts (test_limit)",
-    "icml26.retrieval.limit.token_sum_scores": "texts",
-    "icml26.retrieval.limit.tokenize": "texts",
-    "icml26.retrieval.limit.train_bow_encoder": "texts and a boolean relevance matrix",
-    "icml26.retrieval.limit.vanilla_stopwords": "nothing",
+    "icml26.retrieval.retrievers.token_sum_scores": "texts",
+    "icml26.retrieval.retrievers.tokenize": "texts",
+    "icml26.retrieval.retrievers.train_bow_encoder": "texts and a boolean relevance matrix",
+    "icml26.retrieval.retrievers.vanilla_stopwords": "nothing",
     "icml26.retrieval.limit.write_limit": "a folder and texts",
     "icml26.sequential.hmm.align_states": "state means, probed through gaussian_loglik",
     "icml26.sequential.hmm.baum_welch": "observations and a start (test_hmm)",
-    "icml26.sequential.hmm.baum_welch_categorical": "integer symbols",
-    "icml26.sequential.hmm.categorical_loglik": "integer symbols",
+    "icml26.sequential.categorical.baum_welch_categorical": "integer symbols",
+    "icml26.sequential.categorical.categorical_loglik": "integer symbols",
     "icml26.sequential.hmm.doubling_epochs": "integers",
     "icml26.sequential.hmm.epoch_beliefs": "observations and a start (test_hmm)",
     "icml26.sequential.hmm.fit_contraction_rate": "distances (test_hmm)",
     "icml26.sequential.hmm.kmeans_init": "observations (test_hmm)",
     "icml26.sequential.hmm.permute_hmm": "a permutation",
     "icml26.sequential.hmm.simulate": "parameters, integers and a generator (test_hmm)",
-    "icml26.sequential.hmm.simulate_categorical": "parameters, integers and a generator",
-    "icml26.sequential.hmm.spectral_from_moments": "moments (test_hmm)",
-    "icml26.sequential.hmm.spectral_hmm": "integer symbols",
-    "icml26.sequential.hmm.spectral_moments": "integer symbols",
-    "icml26.games.zerosum.budgeted_lp": "payoffs (test_zerosum)",
-    "icml26.games.zerosum.budgeted_lp_batched": "payoffs (test_zerosum)",
+    "icml26.sequential.categorical.simulate_categorical": "parameters, integers and a generator",
+    "icml26.sequential.categorical.spectral_from_moments": "moments (test_hmm)",
+    "icml26.sequential.categorical.spectral_hmm": "integer symbols",
+    "icml26.sequential.categorical.spectral_moments": "integer symbols",
+    "icml26.games.budgeted.budgeted_lp": "payoffs (test_zerosum)",
+    "icml26.games.budgeted.budgeted_lp_batched": "payoffs (test_zerosum)",
     "icml26.games.zerosum.hoeffding_samples": "numbers",
     "icml26.games.zerosum.judge_estimate": "payoffs and a generator (test_zerosum)",
     "icml26.games.zerosum.max_helpfulness_lp": "payoffs (test_zerosum)",
     "icml26.games.zerosum.multiplier_game": "payoffs (test_zerosum)",
     "icml26.games.zerosum.mwu_gap_bound": "integers",
     "icml26.games.zerosum.payoff_matrix": "payoffs (test_zerosum)",
-    "icml26.games.zerosum.probe": "a strategy and a generator",
-    "icml26.games.zerosum.safety_game": "payoffs (test_zerosum)",
+    "icml26.games.budgeted.probe": "a strategy and a generator",
+    "icml26.games.budgeted.safety_game": "payoffs (test_zerosum)",
     "icml26.games.zerosum.simulate_benchmark": "integers and a generator",
-    "icml26.games.zerosum.simulate_candidates": "integers and a generator",
-    "icml26.games.zerosum.tensor_2d": "a validator itself",
-    "icml26.games.zerosum.threshold_filter": "payoffs (test_zerosum)",
+    "icml26.games.budgeted.simulate_candidates": "integers and a generator",
+    "icml26.games.budgeted.tensor_2d": "a validator itself",
+    "icml26.games.budgeted.threshold_filter": "payoffs (test_zerosum)",
     "icml26.generative.diffusion.ddim_sample": "a model callable (test_diffusion)",
     "icml26.generative.diffusion.ddim_sigma": "schedule values (test_diffusion)",
     "icml26.generative.diffusion.ddim_timesteps": "integers",
@@ -692,6 +717,20 @@ NO_ARRAY_INPUT = {
     "icml26.trust.shamir.summod": "int64 field elements (test_shamir)",
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
+    "icml26.agents.jit.tools.shop_manifest": "nothing",
+    "icml26.agents.jit.tools.loosen": "a manifest and tool names (test_jit)",
+    "icml26.agents.jit.plans.parse_plan": "plan source code (test_jit)",
+    "icml26.agents.jit.plans.render_plan": "a plan (test_jit)",
+    "icml26.agents.jit.plans.nesting_depths": "a plan (test_jit)",
+    "icml26.agents.jit.plans.check_plan": "a plan, a manifest and facts (test_jit)",
+    "icml26.agents.jit.execution.run_plan": "a plan and an integer (test_jit)",
+    "icml26.agents.jit.execution.plan_cost": "a plan, a manifest and numbers (test_jit)",
+    "icml26.agents.jit.planner.sample_draft": "a plan, numbers and a generator (test_jit)",
+    "icml26.agents.jit.planner.repair": "a draft, a number and a generator (test_jit)",
+    "icml26.agents.jit.planner.valid_probability": "numbers (test_jit)",
+    "icml26.agents.jit.planner.amdahl_bound": "a number (test_jit)",
+    "icml26.agents.jit.latency.order_statistic_means": "numbers (test_jit)",
+    "icml26.agents.jit.latency.random_schedule": "integers, numbers and a generator (test_jit)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }

@@ -13,7 +13,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26.retrieval import limit, med
+from icml26.retrieval import limit, med, retrievers
 
 ROOT = Path(__file__).resolve().parents[1]
 SYNTH = ROOT / "data" / "limit-small-synth"
@@ -109,11 +109,11 @@ def test_generator_validates_k(n_docs, k):
 
 def test_bm25_matches_bm25s():
     data = limit.load_mteb(SYNTH)
-    stop = limit.bm25s_stopwords()
-    ours = limit.bm25_scores(
-        limit.tokenize(data.doc_texts, stop), limit.tokenize(data.query_texts[:200], stop)
+    stop = retrievers.bm25s_stopwords()
+    ours = retrievers.bm25_scores(
+        retrievers.tokenize(data.doc_texts, stop), retrievers.tokenize(data.query_texts[:200], stop)
     )
-    ref = limit.bm25s_scores(data.doc_texts, data.query_texts[:200])
+    ref = retrievers.bm25s_scores(data.doc_texts, data.query_texts[:200])
     assert np.abs(ours - ref).max() < 1e-5
 
 
@@ -127,11 +127,11 @@ def test_bow_encoder_overfits_small_problem():
         r = json.loads(s)
         rel[int(r["query-id"].split("_")[1]), ids.index(r["corpus-id"])] = True
     g = torch.Generator().manual_seed(0)
-    S = limit.train_bow_encoder(docs, queries, rel, 8, steps=200, generator=g)
+    S = retrievers.train_bow_encoder(docs, queries, rel, 8, steps=200, generator=g)
     assert S.shape == (28, 8)
     assert float(med.recall_at_k(torch.as_tensor(S), rel, 2)) > 0.9
     with pytest.raises(ValueError, match="d must be >= 1"):
-        limit.train_bow_encoder(docs, queries, rel, 0, generator=g)
+        retrievers.train_bow_encoder(docs, queries, rel, 0, generator=g)
 
 
 def test_limit_full_shape_at_reduced_size():
@@ -280,14 +280,14 @@ def test_token_sum_tends_to_word_matching():
     docs = ["Ann likes Red Kites.", "Bob likes Blue Hats.", "Cy likes Green Mugs."]
     queries = ["Who likes Red Kites?", "Who likes Green Mugs?"]
     g = torch.Generator().manual_seed(0)
-    s = limit.token_sum_scores(docs, queries, 4096, generator=g, stopwords=frozenset({"who"}))
+    s = retrievers.token_sum_scores(docs, queries, 4096, generator=g, stopwords=frozenset({"who"}))
     assert s.shape == (2, 3) and s.argmax(1).tolist() == [0, 2]
     with pytest.raises(ValueError, match="d"):
-        limit.token_sum_scores(docs, queries, 0, generator=g)
+        retrievers.token_sum_scores(docs, queries, 0, generator=g)
     with pytest.raises(ValueError, match="generator"):
-        limit.token_sum_scores(docs, queries, 8, generator=None)
+        retrievers.token_sum_scores(docs, queries, 8, generator=None)
     with pytest.raises(ValueError, match="normalise"):
-        limit.token_sum_scores(docs, queries, 8, generator=g, normalise="yes")
+        retrievers.token_sum_scores(docs, queries, 8, generator=g, normalise="yes")
 
 
 def test_token_sum_is_the_inner_product_of_summed_token_vectors():
@@ -295,13 +295,13 @@ def test_token_sum_is_the_inner_product_of_summed_token_vectors():
     docs, queries = ["aa bb bb", "cc aa"], ["bb cc", "aa"]  # words of two or more letters
     words = ["aa", "bb", "cc"]
     g = torch.Generator().manual_seed(3)
-    s = limit.token_sum_scores(docs, queries, 16, generator=g)
+    s = retrievers.token_sum_scores(docs, queries, 16, generator=g)
     G = torch.randn(3, 16, generator=torch.Generator().manual_seed(3))
     counts_d = torch.tensor([[1.0, 2, 0], [1, 0, 1]])
     counts_q = torch.tensor([[0.0, 1, 1], [1, 0, 0]])
     want = (counts_q @ G) @ (counts_d @ G).T
     np.testing.assert_allclose(s, want.numpy(), rtol=1e-5, atol=1e-5)
-    cos = limit.token_sum_scores(
+    cos = retrievers.token_sum_scores(
         docs, queries, 16, generator=torch.Generator().manual_seed(3), normalise=True
     )
     zq, zd = counts_q @ G, counts_d @ G
@@ -311,9 +311,9 @@ def test_token_sum_is_the_inner_product_of_summed_token_vectors():
 
 
 def test_vanilla_stopwords_drop_the_template_verb():
-    stop = limit.vanilla_stopwords()
-    assert "likes" in stop and limit.bm25s_stopwords() < stop
-    assert limit.tokenize(["Who likes Quokkas?"], stop) == [["who", "quokkas"]]
+    stop = retrievers.vanilla_stopwords()
+    assert "likes" in stop and retrievers.bm25s_stopwords() < stop
+    assert retrievers.tokenize(["Who likes Quokkas?"], stop) == [["who", "quokkas"]]
 
 
 def _attribute_stats(data):

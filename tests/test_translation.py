@@ -192,18 +192,9 @@ def test_autoencoders_train():
 
 
 def test_ddim_with_x0_prediction_matches_diffusers():
-    from diffusers import DDIMScheduler
-
     betas = diffusion.linear_betas(20, 0.01, 0.6)
     abar = diffusion.alphas_cumprod(betas)
-    sched = DDIMScheduler(
-        num_train_timesteps=20,
-        trained_betas=betas.numpy(),
-        prediction_type="sample",
-        clip_sample=False,
-        set_alpha_to_one=True,
-    )
-    sched.set_timesteps(10)
+    sched = diffusion.diffusers_scheduler(betas, 10, prediction="sample")
     x = torch.randn(3, 4, generator=gen(), dtype=torch.float64)
     ours = x.clone()
     for t in sched.timesteps:

@@ -6,7 +6,7 @@ import torch
 
 from icml26 import checks, stats
 from icml26.dynamics import sde
-from icml26.retrieval import limit
+from icml26.retrieval import retrievers
 from icml26.sequential import bandits, hmm
 
 DT = torch.float64
@@ -60,7 +60,7 @@ def test_unicycle_positions_checks_the_last_dimension_and_heading():
 
 def test_train_bow_encoder_needs_a_boolean_relevance():
     with pytest.raises(ValueError, match=r"relevance must have dtype torch\.bool"):
-        limit.train_bow_encoder(
+        retrievers.train_bow_encoder(
             ["a b", "c d"], ["a"], torch.ones(1, 2), 2, generator=torch.Generator()
         )
 

@@ -303,6 +303,46 @@ def claim(
     exists, is the broken variant). The verdict is ``OK``, ``NOT REPRODUCED`` or ``NOT
     DISCRIMINATING``; none raises, so a notebook goes on after an honest negative result.
     """
+    _check_line(id, statement, kind, rule)
+    threshold = Threshold.of(at_most, at_least, between)
+    label = _text_field("control_label", control_label)
+    reason = _text_field("no_control", no_control)
+    single = _text_field("single_seed", single_seed)
+    tuned_text = _text_field("tuned", tuned)
+    if (measured is None) == (seeds is None):
+        raise ValueError("give exactly one of measured= or seeds=")
+    if control is not None and reason is not None:
+        raise ValueError("give control= or no_control=, not both")
+    if label is not None and control is None:
+        raise ValueError("control_label needs control=")
+    if seeds is not None and single is not None:
+        raise ValueError("single_seed is for a claim decided on one run: give measured=")
+
+    x, holds, fields = _measurement(measured, seeds, threshold, rule, single)
+    control_holds = False
+    if control is not None:
+        cx, control_holds = _control(control, threshold, rule)
+        fields.append(f"control {label + ' ' if label else ''}{format_value(cx, digits)}")
+    elif reason is not None:
+        fields.append(f"no control: {reason}")
+    if tuned_text is not None:
+        fields.append(f"tuned: {tuned_text}")
+    if not holds:
+        verdict = NOT_REPRODUCED
+    elif control_holds:
+        verdict = NOT_DISCRIMINATING
+    else:
+        verdict = OK
+    tail = "".join(SEP + f for f in [*fields, verdict]) if fields else f" {verdict}"
+    print(
+        f"CLAIM {id} [{kind}]: {statement} — measured {format_value(x, digits)} "
+        f"({threshold.text(digits)}){tail}"
+    )
+    return Verdict(verdict)
+
+
+def _check_line(id: object, statement: object, kind: object, rule: object) -> None:
+    """The claim's id, statement, kind and rule are printable and known."""
     if not isinstance(id, str) or not id.strip() or any(c in id for c in ":[] \t\n"):
         raise ValueError(
             f"id must be a non-empty string without ':', '[', ']' or spaces, got {id!r}"
@@ -318,58 +358,33 @@ def claim(
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    threshold = Threshold.of(at_most, at_least, between)
-    label = _text_field("control_label", control_label)
-    reason = _text_field("no_control", no_control)
-    single = _text_field("single_seed", single_seed)
-    tuned_text = _text_field("tuned", tuned)
-    if (measured is None) == (seeds is None):
-        raise ValueError("give exactly one of measured= or seeds=")
-    if control is not None and reason is not None:
-        raise ValueError("give control= or no_control=, not both")
-    if label is not None and control is None:
-        raise ValueError("control_label needs control=")
-    if seeds is not None and single is not None:
-        raise ValueError("single_seed is for a claim decided on one run: give measured=")
 
-    fields: list[str] = []
+
+def _measurement(
+    measured: object, seeds: object, threshold: Threshold, rule: str, single: str | None
+) -> tuple[float, bool, list[str]]:
+    """The claim's value, whether it holds, and the line's first fields (how it was decided)."""
     if seeds is not None:
         values = _values("seeds", seeds)
         if len(values) < MIN_SEEDS:
             raise ValueError(f"seeds must hold at least {MIN_SEEDS} values, got {len(values)}")
         x, holds, how = decide(values, threshold, rule)
-        fields.append(f"{len(values)} seeds: {how}")
-    else:
-        x = _real("measured", measured)
-        holds = threshold.holds(x)
-        if single is not None:
-            fields.append(f"1 seed: {single}")
-    if control is not None:
-        if _is_sequence(control):
-            cvals = _values("control", control)
-            if len(cvals) < 2:
-                raise ValueError("control must be a number or at least 2 per-seed values")
-            cx, control_holds, _ = decide(cvals, threshold, rule)
-        else:
-            cx = _real("control", control)
-            control_holds = threshold.holds(cx)
-        fields.append(f"control {label + ' ' if label else ''}{format_value(cx, digits)}")
-    elif reason is not None:
-        fields.append(f"no control: {reason}")
-    if tuned_text is not None:
-        fields.append(f"tuned: {tuned_text}")
-    if not holds:
-        verdict = NOT_REPRODUCED
-    elif control is not None and control_holds:
-        verdict = NOT_DISCRIMINATING
-    else:
-        verdict = OK
-    tail = "".join(SEP + f for f in [*fields, verdict]) if fields else f" {verdict}"
-    print(
-        f"CLAIM {id} [{kind}]: {statement} — measured {format_value(x, digits)} "
-        f"({threshold.text(digits)}){tail}"
-    )
-    return Verdict(verdict)
+        return x, holds, [f"{len(values)} seeds: {how}"]
+    x = _real("measured", measured)
+    return x, threshold.holds(x), ([f"1 seed: {single}"] if single is not None else [])
+
+
+def _control(control: object, threshold: Threshold, rule: str) -> tuple[float, bool]:
+    """The control's value (one number, or per-seed values decided by ``rule``) and whether it
+    satisfies the claim's threshold too."""
+    if _is_sequence(control):
+        cvals = _values("control", control)
+        if len(cvals) < 2:
+            raise ValueError("control must be a number or at least 2 per-seed values")
+        cx, control_holds, _ = decide(cvals, threshold, rule)
+        return cx, control_holds
+    cx = _real("control", control)
+    return cx, threshold.holds(cx)
 
 
 def _is_sequence(value: object) -> bool:

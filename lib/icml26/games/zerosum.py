@@ -14,14 +14,12 @@ of answer ``i`` under intent ``j``. This module holds:
 - :func:`simulate_benchmark`, :func:`payoff_matrix`, :func:`judge_estimate` — the black-box
   simulator: candidates with latent helpfulness and risk, noisy judges, estimated payoffs
   (:eq:`safety-game-eq-payoff`, :eq:`safety-game-eq-estimate`);
-- :func:`budgeted_lp`, :func:`budgeted_lp_batched`, :func:`safety_game`, :func:`threshold_filter` —
-  the paper's budgeted LP (:eq:`safety-game-eq-budget-lp`), by HiGHS and batched over prompts, its
-  game (:eq:`safety-game-eq-game-matrix`, :prf:ref:`safety-game-thm-reduction`) and the filter
-  baseline;
-- :func:`simulate_candidates`, :func:`probe` — a simulated candidate pool and one-probe readings;
 - :func:`max_helpfulness_lp`, :func:`multiplier_game` — the risk-capped form of the intents game
   (an extension) and the bounded-multiplier game of one intent (:eq:`safety-game-eq-game-matrix`);
 - :func:`hoeffding_samples`, :func:`mwu_gap_bound` — the sample-size and round-count bounds.
+
+The paper's budgeted game (refusal-relative scores, a risk budget, one LP per prompt) is in
+:mod:`icml26.games.budgeted`.
 """
 
 from __future__ import annotations
@@ -39,13 +37,9 @@ from scipy.optimize import linprog
 from icml26 import checks, stats
 
 __all__ = [
-    "BudgetedSolution",
-    "CandidatePool",
     "GameSolution",
     "MWUResult",
     "SafetyBenchmark",
-    "budgeted_lp",
-    "budgeted_lp_batched",
     "duality_gap",
     "hoeffding_samples",
     "judge_estimate",
@@ -56,12 +50,7 @@ __all__ = [
     "mwu",
     "mwu_gap_bound",
     "payoff_matrix",
-    "probe",
-    "safety_game",
     "simulate_benchmark",
-    "simulate_candidates",
-    "tensor_2d",
-    "threshold_filter",
     "worst_case_payoff",
 ]
 
@@ -284,6 +273,23 @@ def mwu(
     squeeze = A.ndim == 2
     if squeeze:
         A = A.unsqueeze(0)
+    Gx, Gy = _hedge_gains(A, T, eta)
+    Ab = A.permute(1, 2, 0).contiguous()  # (m, n, B), for the certificate
+    with _single_thread(A.device):
+        xs, ys, rounds = _hedge_rounds(Gx, Gy, Ab, T, tol, check_every)
+    xb, yb = xs / rounds, ys / rounds
+    lower, upper = _bracket(Ab, xb, yb)
+    xb, yb = xb.T, yb.T
+    parts = [xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper)]
+    if squeeze:
+        parts = [p.squeeze(0) for p in parts]
+    x, y, lower, upper, gap, value = parts
+    return MWUResult(x, y, lower, upper, gap, value, rounds=rounds)
+
+
+def _hedge_gains(A: torch.Tensor, T: int, eta: float | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(η A, −η' A)`` of every game, on the payoff centred per game, batch last ``(m, n, B)``:
+    the exponents of the two players' multiplicative updates in :func:`mwu`."""
     B, m, n = A.shape
     hi, lo = A.amax((-2, -1)), A.amin((-2, -1))
     width = (hi - lo).clamp_min(1e-12)
@@ -295,40 +301,49 @@ def mwu(
     centred = A - (0.5 * (hi + lo)).view(B, 1, 1)
     Gx = (centred * eta_x.view(B, 1, 1)).permute(1, 2, 0).contiguous()  # (m, n, B): η A
     Gy = (centred * -eta_y.view(B, 1, 1)).permute(1, 2, 0).contiguous()  # (m, n, B): −η' A
-    Ab = A.permute(1, 2, 0).contiguous()  # (m, n, B), for the certificate
-    x = torch.full((m, B), 1.0 / m, dtype=A.dtype, device=A.device)
-    y = torch.full((n, B), 1.0 / n, dtype=A.dtype, device=A.device)
+    return Gx, Gy
+
+
+def _bracket(
+    Ab: torch.Tensor, xb: torch.Tensor, yb: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(min_j (x̄ᵀA)_j, max_i (Aȳ)_i)`` of every game: the value lies between them."""
+    lower = (Ab * xb.unsqueeze(1)).sum(0).amin(0)
+    upper = (Ab * yb.unsqueeze(0)).sum(1).amax(0)
+    return lower, upper
+
+
+def _hedge_rounds(
+    Gx: torch.Tensor,
+    Gy: torch.Tensor,
+    Ab: torch.Tensor,
+    T: int,
+    tol: float | None,
+    check_every: int,
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """Up to ``T`` Hedge rounds of both players from uniform strategies: the sums of the
+    iterates ``(m, B)``, ``(n, B)`` and the rounds run (fewer when every gap is ``≤ tol``)."""
+    m, n, B = Ab.shape
+    x = torch.full((m, B), 1.0 / m, dtype=Ab.dtype, device=Ab.device)
+    y = torch.full((n, B), 1.0 / n, dtype=Ab.dtype, device=Ab.device)
     xs, ys = torch.zeros_like(x), torch.zeros_like(y)
     bx, by = torch.empty_like(Gx), torch.empty_like(Gy)
-
-    def bracket(xb: torch.Tensor, yb: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        lower = (Ab * xb.unsqueeze(1)).sum(0).amin(0)  # min_j (x̄ᵀA)_j
-        upper = (Ab * yb.unsqueeze(0)).sum(1).amax(0)  # max_i (Aȳ)_i
-        return lower, upper
-
     rounds = 0
-    with _single_thread(A.device):
-        for t in range(1, T + 1):
-            xs += x
-            ys += y
-            fx = torch.mul(Gx, y.unsqueeze(0), out=bx).sum(1).exp_()  # e^{η (A y_t)_i}
-            fy = torch.mul(Gy, x.unsqueeze(1), out=by).sum(0).exp_()  # e^{−η' (Aᵀx_t)_j}
-            x = x.mul_(fx)
-            x = x.div_(x.sum(0))
-            y = y.mul_(fy)
-            y = y.div_(y.sum(0))
-            rounds = t
-            if tol is not None and t % check_every == 0 and t < T:
-                lower, upper = bracket(xs / t, ys / t)
-                if bool(((upper - lower) <= tol).all()):
-                    break
-    xb, yb = xs / rounds, ys / rounds
-    lower, upper = bracket(xb, yb)
-    xb, yb = xb.T, yb.T
-    parts = (xb, yb, lower, upper, upper - lower, 0.5 * (lower + upper))
-    if squeeze:
-        parts = tuple(p.squeeze(0) for p in parts)
-    return MWUResult(*parts, rounds=rounds)
+    for t in range(1, T + 1):
+        xs += x
+        ys += y
+        fx = torch.mul(Gx, y.unsqueeze(0), out=bx).sum(1).exp_()  # e^{η (A y_t)_i}
+        fy = torch.mul(Gy, x.unsqueeze(1), out=by).sum(0).exp_()  # e^{−η' (Aᵀx_t)_j}
+        x = x.mul_(fx)
+        x = x.div_(x.sum(0))
+        y = y.mul_(fy)
+        y = y.div_(y.sum(0))
+        rounds = t
+        if tol is not None and t % check_every == 0 and t < T:
+            lower, upper = _bracket(Ab, xs / t, ys / t)
+            if bool(((upper - lower) <= tol).all()):
+                break
+    return xs, ys, rounds
 
 
 def mwu_gap_bound(m: int, n: int, T: int, width: float = 1.0) -> float:
@@ -445,7 +460,7 @@ def judge_estimate(
     _probabilities(helpful, risk)
     w = checks.real("w", w, low=0.0, high=1.0)
     single = not isinstance(samples, (list, tuple))
-    ns = [samples] if single else list(samples)
+    ns = list(samples) if isinstance(samples, (list, tuple)) else [samples]
     if not ns:
         raise ValueError("samples must be a positive integer or a non-empty list of them")
     ns = [checks.integer("samples", n, low=1) for n in ns]
@@ -466,181 +481,3 @@ def judge_estimate(
         out.append(((1.0 - w) * h - w * r) / n)
     est = torch.stack(out).to(helpful.device)
     return est[0] if single else est
-
-
-# ---------------------------------------------------------------------------------------------
-# The paper's budgeted game (chapter 07): refusal-relative scores, a risk budget, one LP.
-
-
-@dataclass(frozen=True)
-class BudgetedSolution:
-    """Solution of the budgeted LP: strategy, helpfulness value and smallest optimal multiplier."""
-
-    strategy: np.ndarray
-    value: float
-    multiplier: float
-
-
-@dataclass(frozen=True)
-class CandidatePool:
-    """True yes-probabilities of the two probes, ``(Q, K)``; column 0 is the refusal."""
-
-    helpful: torch.Tensor
-    risk: torch.Tensor
-
-
-def _scores(helpful: object, risk: object) -> tuple[np.ndarray, np.ndarray]:
-    m = np.asarray(helpful, dtype=np.float64)
-    d = np.asarray(risk, dtype=np.float64)
-    if m.ndim != 1 or m.shape != d.shape or m.size == 0:
-        raise ValueError(f"helpful and risk must be matching 1-D vectors, got {m.shape}, {d.shape}")
-    checks.finite("helpful", m)
-    checks.finite("risk", d)
-    return m, d
-
-
-def budgeted_lp(helpful: object, risk: object, budget: float) -> BudgetedSolution:
-    """max π·M s.t. π·Δ ≤ T, π ∈ Δ_K by HiGHS (:eq:`safety-game-eq-budget-lp`, chapter 07).
-
-    ``helpful`` (M) and ``risk`` (Δ) are refusal-relative scores of the ``K`` candidates. The
-    returned ``multiplier`` is the smallest optimal Lagrange multiplier λ* of the budget, the
-    threshold of :prf:ref:`safety-game-thm-reduction`. Raises ``ValueError`` when no mixture meets
-    T.
-    """
-    m, d = _scores(helpful, risk)
-    t = checks.real("budget", budget)
-    K = m.size
-    res = linprog(
-        -m,
-        A_ub=d[None],
-        b_ub=[t],
-        A_eq=np.ones((1, K)),
-        b_eq=[1.0],
-        bounds=[(0.0, None)] * K,
-        method="highs",
-    )
-    if res.status == 2:
-        raise ValueError(f"budget={t} is below the smallest risk score {d.min()}")
-    if res.status != 0:
-        raise RuntimeError(f"linprog (HiGHS) failed: {res.message}")
-    x = np.clip(res.x, 0.0, None)
-    x = x / x.sum()
-    value = float(x @ m)
-    over = d > t
-    lam = max(0.0, float(((m[over] - value) / (d[over] - t)).max())) if over.any() else 0.0
-    return BudgetedSolution(x, value, lam)
-
-
-def budgeted_lp_batched(
-    helpful: torch.Tensor, risk: torch.Tensor, budget: float | torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The budgeted LP for a batch ``(Q, K)`` of queries at once, exactly.
-
-    Implements :eq:`safety-game-eq-budget-lp`.
-
-    With one constraint besides the simplex, an optimal vertex mixes at most two candidates:
-    one within the budget and one over it, with the budget tight. Enumerating all pairs is a
-    handful of vectorised operations on ``(Q, K, K)`` tensors (no solver, any device). Returns
-    the values ``(Q,)`` and optimal strategies ``(Q, K)``.
-    """
-    m = tensor_2d("helpful", helpful)
-    d = tensor_2d("risk", risk)
-    if m.shape != d.shape:
-        raise ValueError(f"helpful and risk must have matching shapes, got {m.shape}, {d.shape}")
-    t = torch.as_tensor(budget, dtype=m.dtype, device=m.device).reshape(-1, 1)
-    if t.shape[0] not in (1, m.shape[0]) or not torch.isfinite(t).all():
-        raise ValueError("budget must be a finite scalar or one value per query")
-    ok = d <= t
-    if not ok.any(-1).all():
-        raise ValueError("budget is below every candidate's risk score for some query")
-    neg = torch.tensor(-torch.inf, dtype=m.dtype, device=m.device)
-    pure = torch.where(ok, m, neg)  # (Q, K)
-    di, dj = d.unsqueeze(2), d.unsqueeze(1)  # i within budget, j over it
-    theta = ((t.unsqueeze(2) - di) / (dj - di).clamp_min(1e-300)).clamp(0.0, 1.0)
-    pair_ok = ok.unsqueeze(2) & ~ok.unsqueeze(1)
-    pair = torch.where(pair_ok, m.unsqueeze(2) + theta * (m.unsqueeze(1) - m.unsqueeze(2)), neg)
-    Q, K = m.shape
-    best_pure, ip = pure.max(-1)
-    best_pair, flat = pair.reshape(Q, K * K).max(-1)
-    i, j = flat // K, flat % K
-    th = theta.reshape(Q, K * K).gather(1, flat[:, None]).squeeze(1)
-    x = torch.zeros_like(m)
-    use_pair = best_pair > best_pure
-    rows = torch.arange(Q, device=m.device)
-    x[rows, ip] = (~use_pair).to(m.dtype)
-    x[rows, i] += use_pair.to(m.dtype) * (1 - th)
-    x[rows, j] += use_pair.to(m.dtype) * th
-    return torch.maximum(best_pure, best_pair), x
-
-
-def tensor_2d(name: str, a: object) -> torch.Tensor:
-    """Validate a floating ``(Q, K)`` tensor of finite scores (chapter 07); returns it."""
-    if (
-        not isinstance(a, torch.Tensor)
-        or a.ndim != 2
-        or not a.is_floating_point()
-        or a.numel() == 0
-    ):
-        raise ValueError(f"{name} must be a non-empty floating (Q, K) torch.Tensor")
-    checks.finite(name, a)
-    return a
-
-
-def safety_game(helpful: object, risk: object, budget: float, beta: float) -> np.ndarray:
-    """The paper's game as a ``(K, 2)`` matrix (:eq:`safety-game-eq-game-matrix`, chapter 07).
-
-    Columns: the benign user (λ = 0) and the adversarial user charging λ = 1 per unit of excess
-    risk, weighted by the prior: ``[M, M + β(T − Δ)] / (β + 1)``. Its maximin value is the value
-    V of :prf:ref:`safety-game-def-budget-game`.
-    """
-    m, d = _scores(helpful, risk)
-    t = checks.real("budget", budget)
-    b = checks.real("beta", beta, low=0.0)
-    return np.c_[m, m + b * (t - d)] / (b + 1.0)
-
-
-def threshold_filter(helpful: torch.Tensor, risk: torch.Tensor, budget: float) -> torch.Tensor:
-    """Baseline: drop every candidate with Δ > T, answer the most helpful remaining (one-hot)."""
-    m = tensor_2d("helpful", helpful)
-    d = tensor_2d("risk", risk)
-    t = checks.real("budget", budget)
-    score = torch.where(d <= t, m, torch.tensor(-torch.inf, dtype=m.dtype, device=m.device))
-    if not torch.isfinite(score.max(-1).values).all():
-        raise ValueError("budget is below every candidate's risk score for some query")
-    return torch.nn.functional.one_hot(score.argmax(-1), m.shape[1]).to(m.dtype)
-
-
-def simulate_candidates(
-    queries: int, candidates: int, *, generator: torch.Generator, dtype: torch.dtype = torch.float64
-) -> CandidatePool:
-    """A simulated candidate pool: true yes-probabilities of the helpful and harmful probes.
-
-    Column 0 is the refusal (helpful 0.05, harmful 0.02). Candidate ``i ≥ 1`` has a level of
-    detail u ~ U(0, 1) and a quality q ~ U(0.5, 1); a query has a sensitivity s ~ Beta(1, 2)
-    (most questions are harmless). helpful = 0.05 + 0.9 q u^0.5, harmful = 0.02 + 0.9 s u^1.5 w
-    with w ~ U(0.4, 1.6) clipped to [0, 1]: more detail helps and, on sensitive questions, harms.
-    """
-    Q = checks.integer("queries", queries, low=1)
-    K = checks.integer("candidates", candidates, low=2)
-    if not isinstance(generator, torch.Generator):
-        raise ValueError("generator must be a torch.Generator")
-
-    def u(*shape: int) -> torch.Tensor:
-        return torch.rand(*shape, generator=generator, dtype=dtype)
-
-    detail, quality, spread = u(Q, K), 0.5 + 0.5 * u(Q, K), 0.4 + 1.2 * u(Q, K)
-    s = 1.0 - u(Q, 1).sqrt()  # Beta(1, 2)
-    helpful = 0.05 + 0.9 * quality * detail.sqrt()
-    risk = (0.02 + 0.9 * s * detail**1.5 * spread).clamp(0.0, 1.0)
-    helpful[:, 0], risk[:, 0] = 0.05, 0.02
-    return CandidatePool(helpful, risk)
-
-
-def probe(p: torch.Tensor, noise: float, *, generator: torch.Generator) -> torch.Tensor:
-    """One probe per candidate: the yes-probability read with logit noise N(0, noise²)."""
-    p = tensor_2d("p", p)
-    s = checks.real("noise", noise, low=0.0)
-    if not isinstance(generator, torch.Generator):
-        raise ValueError("generator must be a torch.Generator")
-    z = torch.randn(p.shape, generator=generator, dtype=p.dtype)
-    return torch.sigmoid(torch.logit(p.clamp(1e-6, 1 - 1e-6)) + s * z)

@@ -27,6 +27,7 @@ __all__ = [
     "ddim_sigma",
     "ddim_step",
     "ddim_timesteps",
+    "diffusers_scheduler",
     "linear_betas",
     "previous_alpha",
 ]
@@ -48,6 +49,37 @@ def linear_betas(
     if hi < lo:
         raise ValueError(f"beta_end must be >= beta_start, got {hi} < {lo}")
     return torch.linspace(lo, hi, n, dtype=dtype)
+
+
+def diffusers_scheduler(betas: torch.Tensor, num_steps: int, prediction: str = "epsilon"):
+    """``diffusers.DDIMScheduler`` configured as this module's sampler, ``num_steps`` set.
+
+    The cross-check of chapters 10 and 11 (and of ``tests/test_diffusion.py``): the training
+    schedule ``betas`` given as ``trained_betas`` (diffusers keeps it in float32), no clipping,
+    ``ᾱ_prev = 1`` at the last step (``set_alpha_to_one``), ``"leading"`` timestep spacing as
+    :func:`ddim_timesteps`, and ``prediction`` ``"epsilon"`` or ``"sample"`` (an ``x₀``-predicting
+    model, chapter 11). Its ``step(..., eta=η, variance_noise=noise)`` then agrees with
+    :func:`ddim_step` given the same noise.
+    """
+    from diffusers import DDIMScheduler
+
+    betas = checks.tensor("betas", betas, ndim=1, floating=True)
+    checks.finite("betas", betas)
+    if betas.numel() == 0 or bool(((betas <= 0) | (betas >= 1)).any()):
+        raise ValueError("betas must be a non-empty schedule with values in (0, 1)")
+    num_steps = checks.integer("num_steps", num_steps, low=1, high=betas.numel())
+    if prediction not in ("epsilon", "sample"):
+        raise ValueError(f"prediction must be 'epsilon' or 'sample', got {prediction!r}")
+    sched = DDIMScheduler(
+        num_train_timesteps=betas.numel(),
+        trained_betas=betas.detach().cpu().numpy(),
+        clip_sample=False,
+        set_alpha_to_one=True,
+        timestep_spacing="leading",
+        prediction_type=prediction,
+    )
+    sched.set_timesteps(num_steps)
+    return sched
 
 
 def alphas_cumprod(betas: torch.Tensor) -> torch.Tensor:
