@@ -7,13 +7,13 @@ chapter asserts that they agree map by map. No established library implements th
 - Case 1: 4000 maps, kernel against the reference loop.
 - Case 2: 1000 maps, the notebook's default scale.
 
-Why the ratio is modest (measured on the 2-core machine, CPU time, median of 3): the reference
-is lean Python — a search stops at the goal after about 11 depths with at most 3 nodes, about
-0.23 ms per map — while the kernel does about 60 elementwise operations on (maps, K, 4) float64
-tensors per depth, about 15-20 µs per map, whatever the number of maps beyond a few thousand.
-Ratios measured: 200 maps 5.6×, 1000 maps 13×, 2000 maps 13-20×, 8000 maps 22× (the machine was
-shared, so single measurements vary by ±30 %). The batched kernel is written for a GPU, where
-the per-map cost falls further; that case was not measured.
+Why the ratio is modest: the reference is lean Python — a search stops at the goal after
+about 11 depths with at most 3 nodes, about 0.2 ms per map — while the kernel does about 60
+elementwise operations on (maps, K, 4) float64 tensors per depth. Its time is a fixed cost
+(about 3 ms: the dispatch of some 800 tensor operations, whatever the batch) plus about 9 µs
+per map, so the ratio is bounded by about 20-25× and is just below 20× at 1000 maps (see
+``benchmarks/explanations.md``). The batched kernel is written for a GPU, where the per-map
+cost falls further; that case was not measured.
 """
 
 from __future__ import annotations

@@ -28,14 +28,15 @@ import torch
 
 from benchmarks.registry import register, register_scaling
 from icml26.pipeline.notebooks import notebook_functions
+from icml26.trust import flatmodels
 from icml26.trust import pathkernel as pk
 
 _g = torch.Generator().manual_seed(0)
-_model = pk.mlp_model([2, 32, 32, 3])
+_model = flatmodels.mlp_model([2, 32, 32, 3])
 _x = torch.randn(256, 2, generator=_g, dtype=torch.float64)
 _y = torch.randint(0, 3, (256,), generator=_g)
 _x_test = torch.randn(64, 2, generator=_g, dtype=torch.float64)
-_theta0 = pk.init_params(_model.spec, generator=_g)
+_theta0 = flatmodels.init_params(_model.spec, generator=_g)
 _batches = [torch.randperm(256, generator=_g)[:64] for _ in range(4)]
 _lrs = torch.tensor([1e-2 * 0.5 * (1 + math.cos(math.pi * s / 4)) for s in range(4)])
 _traj = pk.train_adamw(_model, _theta0, _x, _y, _batches, _lrs.double(), weight_decay=0.1)

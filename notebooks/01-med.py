@@ -1735,7 +1735,8 @@ for j, k in enumerate((2, 10, 20)):
     assert abs(sk - table["MiniLM-L6 (d=384)"][j]) < 1e-12
 print("recall@k: icml26 == scikit-learn for k = 2, 10, 20")
 own = retrievers.bm25_scores(
-    retrievers.tokenize(data.doc_texts, stop), retrievers.tokenize(data.query_texts, stop)
+    retrievers.tokenize(data.doc_texts, stop),
+    retrievers.tokenize(data.query_texts, stop),
 )
 err = np.abs(own - scores["BM25 (bm25s)"]).max()
 assert err < 1e-5

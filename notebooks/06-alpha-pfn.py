@@ -325,6 +325,7 @@ P41_BATCH = icml26.pick(ci=256, paper=512)
 BT_SETS = icml26.pick(ci=4, paper=12)  # datasets for the BoTorch cross-check
 BT_REF_SAMPLES = icml26.pick(ci=2000, paper=4000)
 N_OPTIMA = icml26.pick(ci=32, paper=64)  # optimal samples shared with BoTorch
+MES_Y_SAMPLES = icml26.pick(ci=2048, paper=4096)  # qMaxValueEntropy's y samples
 TIME_CANDS = icml26.pick(ci=1024, paper=1024)  # candidates in the timing experiment
 TIME_SAMPLES = icml26.pick(ci=1000, paper=1000)  # M of the timed reference
 BO_SEEDS = icml26.pick(ci=20, paper=60)  # prior functions optimised by BO
@@ -1175,7 +1176,11 @@ plt.show()
 # reference's own posterior draws, their maxima $f^\star$ for `qMaxValueEntropy` (MES, with
 # Takeno et al.'s treatment of noisy observations), their maximisers $x^\star$ for
 # `qPredictiveEntropySearch` (PES, by expectation propagation) and both for
-# `qJointEntropySearch` (JES). Values are compared in nats.
+# `qJointEntropySearch` (JES). Values are compared in nats. For MES we also compute, by
+# quadrature ({func}`~icml26.bayesopt.pfn.truncated_gaussian_mes`), the quantity
+# `qMaxValueEntropy` estimates by Monte Carlo — the information under its truncated-Gaussian
+# approximation — once on the same `N_OPTIMA` values $f^\star$ that BoTorch gets, and once on
+# the maxima of *all* the reference's draws, the same $f^\star$ draws that our grouped MES bins.
 
 # %%
 g_bt = stream(SEED, 7)
@@ -1213,7 +1218,10 @@ for i in range(BT_SETS):
             float((post.variance[:, 0] - torch.diagonal(cov_bt[i])).abs().max()),
         )
         mes = qMaxValueEntropy(
-            model, candidate_set=grid[:, None], num_mv_samples=N_OPTIMA
+            model,
+            candidate_set=grid[:, None],
+            num_mv_samples=N_OPTIMA,
+            num_y_samples=MES_Y_SAMPLES,
         )
         mes.posterior_max_values = f_star
         bt_acq["qMES"].append(mes(X_bt))
@@ -1228,6 +1236,32 @@ for i in range(BT_SETS):
 bt_acq = {k: torch.stack(v) for k, v in bt_acq.items()}
 assert post_err < 1e-6, post_err
 print(f"exact GP posterior vs SingleTaskGP.posterior: max difference {post_err:.0e}")
+var_bt = torch.diagonal(cov_bt, dim1=1, dim2=2).clamp_min(1e-12)
+f_star_bt = f_bt.max(-1).values  # (BT_SETS, BT_REF_SAMPLES): every draw's maximum
+tmes_shared = pfn.truncated_gaussian_mes(
+    mu_bt, var_bt, NOISE_SD, f_star_bt[:, None, :N_OPTIMA], points=101
+)
+tmes_all = pfn.truncated_gaussian_mes(
+    mu_bt, var_bt, NOISE_SD, f_star_bt[:, None, :], points=101
+)
+# BoTorch's qMES estimates the same number by Monte Carlo over MES_Y_SAMPLES values of y
+icml26.checks.agree(
+    "truncated-Gaussian MES by quadrature vs qMaxValueEntropy, same f* (nats)",
+    tmes_shared,
+    bt_acq["qMES"],
+    atol=5e-3,
+    rtol=0.0,
+)
+print(
+    "truncated-Gaussian MES by quadrature and qMaxValueEntropy, on the same "
+    f"{N_OPTIMA} f*:\nequal within 5e-3 nats at every grid point of every dataset"
+)
+# the grouped PES at the sample size of the training labels, the network's actual target
+f_lab = pfn.sample_posterior(mu_bt, cov_bt, LABEL_SAMPLES + 1, generator=g_bt)
+pes_label_m = pfn.grouped_entropy_search(
+    f_lab.float(), idx_bt, NOISE_SD, kind="pes", bins=BINS, points=Y_POINTS
+)[0].double()
+acq_bt_net = alpha_pfn(nets[0], bt.x_ctx, bt.y_ctx, bt.mask, grid.expand(BT_SETS, -1))
 
 
 def corr(a: torch.Tensor, b: torch.Tensor) -> float:
@@ -1236,34 +1270,62 @@ def corr(a: torch.Tensor, b: torch.Tensor) -> float:
 
 rho_mes = [corr(bt_acq["qMES"][i], ref_bt["mes"][i]) for i in range(BT_SETS)]
 rho_pes = [corr(bt_acq["qPES"][i], ref_bt["pes"][i]) for i in range(BT_SETS)]
-print(" n   corr. MES  corr. PES   mean MES: ours  qMES   mean PES: ours  qPES   qJES")
+print("correlation over the grid with the grouped reference")
+print("  n   qMES vs MES   qPES vs PES   α-network vs PES")
 for i in range(BT_SETS):
     print(
-        f"{int(bt.mask[i].sum()):2d}{rho_mes[i]:11.2f}{rho_pes[i]:11.2f}"
-        f"{float(ref_bt['mes'][i].mean()):17.3f}{float(bt_acq['qMES'][i].mean()):7.3f}"
-        f"{float(ref_bt['pes'][i].mean()):17.3f}{float(bt_acq['qPES'][i].mean()):7.3f}"
-        f"{float(bt_acq['qJES'][i].mean()):7.3f}"
+        f"{int(bt.mask[i].sum()):3d}{rho_mes[i]:14.2f}{rho_pes[i]:14.2f}"
+        f"{corr(acq_bt_net[i], ref_bt['pes'][i]):19.2f}"
     )
 assert np.median(rho_mes) > 0.7 and np.median(rho_pes) > 0.5, (rho_mes, rho_pes)
+columns = {
+    "MES grp": ref_bt["mes"],
+    "MES trunc": tmes_all,
+    "qMES": bt_acq["qMES"],
+    "PES grp": ref_bt["pes"],
+    f"M={LABEL_SAMPLES + 1}": pes_label_m,
+    "α-net": acq_bt_net,
+    "qPES": bt_acq["qPES"],
+    "qJES": bt_acq["qJES"],
+}
+print("mean over the grid, in nats")
+print("  n" + "".join(f"{name:>10}" for name in columns))
+for i in range(BT_SETS):
+    print(
+        f"{int(bt.mask[i].sum()):3d}"
+        + "".join(f"{float(v[i].mean()):10.3f}" for v in columns.values())
+    )
 
 # %% [markdown]
 # The posteriors agree to round-off. Given the same optimal samples, BoTorch's MES and PES
 # *rank* the grid much as the grouped references do (the correlations above), but their
-# *values* are lower, by up to a factor of three. The grouped estimator measures
-# $\mathrm{MI}(y; g(I))$, which {prf:ref}`alpha-pfn-lem-binning` bounds above by the true
-# information (up to its finite-$M$ bias, about a tenth at this $M$), so values below it
-# underestimate the information. `qMaxValueEntropy` conditions $f(x)$ only on $f(x) \le
-# f^\star$ — a truncated Gaussian — and ignores that the maximum is attained somewhere, which
-# is information too; `qPredictiveEntropySearch` replaces the conditional on $x^\star$ by an
-# expectation-propagation fit. `qJointEntropySearch` lies above both references, as the
-# information about $(x^\star, f^\star)$ must: it is at least the information about either
-# (here in its mean over the grid, on every dataset of the table). The α-network is trained
-# on grouped labels and inherits their scale; against
-# BoTorch's estimators it should be compared in ranking, not in nats.
+# *values* are lower, by up to a factor of three. For MES the value-level check locates the
+# gap. On the `N_OPTIMA` values $f^\star$ that `qMaxValueEntropy` is given, our quadrature of
+# the truncated-Gaussian information equals its Monte-Carlo estimate at every point, so
+# BoTorch computes what it sets out to; and on *all* the $f^\star$ draws that our grouped MES
+# bins ("MES trunc"), the truncated-Gaussian value stays below the grouped one. The gap is
+# the approximation, not the samples: conditioning $f(x)$ only on $f(x) \le f^\star$ ignores
+# that the maximum is attained somewhere, which is information too. The grouped estimator
+# measures $\mathrm{MI}(y; g(I))$, which {prf:ref}`alpha-pfn-lem-binning` bounds above by the
+# true information; its finite-$M$ bias runs the other way, but at $M$ = `BT_REF_SAMPLES` it
+# is small — compare the column at the labels' sample size, where it is not.
+# `qPredictiveEntropySearch` replaces the conditional on $x^\star$ by an
+# expectation-propagation fit, and its values too are below the grouped PES.
+# `qJointEntropySearch` lies above both references, as the information about
+# $(x^\star, f^\star)$ must: it is at least the information about either (here in its mean
+# over the grid, on every dataset of the table).
+#
+# Part of the α-network's offset comes from its labels. They were made with
+# `LABEL_SAMPLES` + 1 draws, and at that sample size the grouped PES lies above its converged
+# value where data are few — the finite-$M$ bias that follows
+# {prf:ref}`alpha-pfn-lem-binning`, which the network learns as faithfully as the signal. The
+# rest is the network's own error: on these four datasets it ranks the grid about as well as
+# BoTorch's PES does, but in value it lies above both grouped estimates on three datasets and
+# below them on the fourth. Pooled over the held-out datasets, 06.6 measures how much of the
+# reference's variance it explains in nats; against BoTorch's estimators it should be
+# compared in ranking only.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Three datasets of the BoTorch cross-check. Top: the GP posterior (mean ± 2 sd) and the data. Bottom: the acquisitions in nats — the reference PES (grouped Monte Carlo), the first α-network's mean, and BoTorch's PES, JES and MES on the same optimal samples; EI is rescaled to the reference's maximum, for its shape only. The network follows the level and shape of PES where data are few, but flattens the sharp peak of the third dataset: its values explain two thirds of the reference's variance, not all of it. Note how closely EI's shape follows BoTorch's MES.", "name": "alpha-pfn-fig-acquisitions"}}
-acq_bt_net = alpha_pfn(nets[0], bt.x_ctx, bt.y_ctx, bt.mask, grid.expand(BT_SETS, -1))
-var_bt = torch.diagonal(cov_bt, dim1=1, dim2=2)
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Three datasets of the BoTorch cross-check. Top: the GP posterior (mean ± 2 sd) and the data. Bottom: the acquisitions in nats — the reference PES (grouped Monte Carlo), the first α-network's mean, and BoTorch's PES, JES and MES on the same optimal samples; EI is rescaled to the reference's maximum, for its shape only. The network follows the shape of PES but, where data are few, sits above it: its labels were made with far fewer posterior draws than this reference, and carry their finite-sample bias (table above); on the third dataset it flattens the sharp peak. Note how closely EI's shape follows BoTorch's MES.", "name": "alpha-pfn-fig-acquisitions"}}
 best_bt = bt.y_ctx.masked_fill(~bt.mask, -1e9).max(-1).values
 ei_bt = pfn.expected_improvement(mu_bt, var_bt, best_bt[:, None])
 fig, axes = plt.subplots(2, 3, figsize=(7.4, 4.6), sharex=True)
@@ -1448,11 +1510,13 @@ plt.show()
 # better than random search. We run `BO_SEEDS` fresh prior functions, `BO_INIT` random initial
 # points and `BO_ITERS` iterations on the grid, and compare the mean simple regret
 # $f^\star - \max_{t} f(x_t)$ at the end. The reference is grouped Monte-Carlo PES with
-# $M$ = `BO_SAMPLES` fresh posterior samples at every step; EI is shown for scale. The
-# tolerance, fixed in advance, is 0.02 above the reference's regret (2 % of the prior's
-# standard deviation), and at most half of random search's regret. The control of both is the
-# same network *untrained*: an acquisition that reads the data but carries no information
-# about where the optimum is.
+# $M$ = `BO_SAMPLES` fresh posterior samples at every step. The tolerance, fixed in advance,
+# is 0.02 above the reference's regret (2 % of the prior's standard deviation), and at most
+# half of random search's regret. The control of both is EI, run on the same functions from
+# the same initial designs: it reads the same posterior but ignores the law of the optimum,
+# so if EI meets a threshold as well, that claim cannot tell amortised entropy search from
+# expected improvement. The same network *untrained* — an acquisition that reads the data but
+# has learnt nothing — is printed in each statement, for scale.
 
 # %%
 g_bo = stream(SEED, 9)
@@ -1517,29 +1581,29 @@ net_regret = [final[f"α-network {s}"] for s in range(NET_SEEDS)]
 untrained_regret = [final[f"untrained {s}"] for s in range(NET_SEEDS)]
 
 # %% tags=["claim"]
-# fails if: the amortised acquisition explored or exploited badly (untrained: control)
+# fails if: the α-network drove BO worse than the PES it imitates (control: EI)
 icml26.claim(
     "06.9",
-    "BO mean regret: α-network − reference PES (tolerance 0.02; "
-    f"EI {final['EI'] - final['reference PES']:+.3f})",
+    "BO mean regret: α-network − reference PES (untrained network "
+    f"{np.mean(untrained_regret) - final['reference PES']:+.2f})",
     seeds=[r - final["reference PES"] for r in net_regret],
     rule="worst",
     at_most=0.02,
-    control=[r - final["reference PES"] for r in untrained_regret],
-    control_label="untrained network",
+    control=final["EI"] - final["reference PES"],
+    control_label="EI",
 )
 
 # %% tags=["claim"]
-# fails if: the α-network carried no information about the optimum (untrained control)
+# fails if: the α-network carried no information about the optimum (control: EI)
 icml26.claim(
     "06.10",
-    "BO mean regret: α-network / random search "
-    f"(EI {final['EI'] / final['random']:.3f})",
+    "BO mean regret: α-network / random search (untrained network "
+    f"{np.mean(untrained_regret) / final['random']:.1f})",
     seeds=[r / final["random"] for r in net_regret],
     rule="worst",
     at_most=0.5,
-    control=[r / final["random"] for r in untrained_regret],
-    control_label="untrained network",
+    control=final["EI"] / final["random"],
+    control_label="EI",
 )
 
 # %% [markdown]
@@ -1550,6 +1614,16 @@ icml26.claim(
 # is smooth, because it averages the labels of many tasks — amortisation averages out the
 # labels' Monte-Carlo noise as well as their cost. The untrained networks read the same data
 # and do worse than random search.
+#
+# But EI meets both thresholds too, by a wide margin, so 06.9 and 06.10 are **NOT
+# DISCRIMINATING**: on one-dimensional draws from a known prior, fifteen greedy steps of
+# expected improvement find the optimum, and simple regret cannot show whether an acquisition
+# has learnt entropy search or something EI-like. What these runs do show is that amortisation
+# keeps the decisions usable — the trained networks are as good as EI, the untrained ones far
+# worse than random search. The evidence that the network carries the entropy-search values
+# and not EI's is 06.6; a BO setting in which entropy search beats EI would be needed to turn
+# that into regret, and {ref}`alpha-pfn-ex-multimodal-bo` asks whether the multimodal prior is
+# one.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Simple regret over BO iterations on fresh prior functions (median and interquartile range over functions; the $y$-axis is symmetric-log). The α-network finds the optimum about as fast as EI; the Monte-Carlo PES stalls on its sampling noise (see the text); random search and the untrained network lag far behind.", "name": "alpha-pfn-fig-regret"}}
 fig, ax = plt.subplots(figsize=(6.4, 3.2))
@@ -1597,16 +1671,22 @@ plt.show()
 #   UCB about as much. The threshold was fixed before the run and is not moved. The decisions
 #   are nevertheless good enough for BO (06.9–06.10), where simple regret, not the PES of one
 #   step, is what counts.
-# - **BO does not separate entropy search from EI here.** 06.9–06.10 test what amortisation
-#   must preserve: the network drives BO as well as the entropy search it imitates, and far
-#   better than the same network untrained (their control). EI, printed on both claim lines,
-#   passes both thresholds as well — on one-dimensional GP draws with a known prior, greedy
-#   improvement finds the optimum within fifteen steps. Only 06.6 (values) and 06.7
-#   (decisions, not reproduced) put EI on the failing side; a BO benchmark that rewards
-#   exploration, as the paper's multimodal functions do, is not run.
+# - **06.9–06.10 are NOT DISCRIMINATING.** The network drives BO as well as the entropy search
+#   it imitates (better, in fact, than its noisy Monte-Carlo reference) and far better than
+#   random search, while the same network untrained does worse than random. But EI, their
+#   control, meets both thresholds as well: on one-dimensional GP draws with a known prior,
+#   greedy improvement finds the optimum within fifteen steps, so regret here cannot tell
+#   entropy search from EI. The thresholds were fixed before the runs and are not moved. Only
+#   06.6 (values) puts EI on the failing side of a claim the network passes. A BO benchmark on
+#   which entropy search beats EI — the paper's Hartmann, Ackley and HPO problems, in more
+#   dimensions — is not run. On the multimodal 1-D prior EI kept its lead in our runs, and a
+#   network trained at this budget fell behind both ({ref}`alpha-pfn-ex-multimodal-bo`).
 # - **Estimators disagree in nats.** BoTorch's MES and PES rank like the grouped references
-#   but are lower in value; the claims compare the network with the estimator that made its
-#   labels. The grouped reference itself is biased low by its bins and high by its finite $M$.
+#   but are lower in value; for MES the whole gap is the truncated-Gaussian approximation
+#   (same $f^\star$ draws, Cross-check). The claims compare the network with the estimator
+#   that made its labels. That estimator is biased low by its bins and high by its finite
+#   $M$, and the labels' $M$ is small enough that the network learns the second bias too: its
+#   values sit above a well-converged reference where data are few.
 # - **Not tested:** the paper's benchmarks (Branin, Hartmann, Ackley, LCBench, HPO-B),
 #   extrapolation to 16 dimensions, the fully Bayesian treatment of hyper-parameters, and the
 #   paper's runtime table, which depends on hardware and on the baselines' Monte-Carlo
@@ -1706,6 +1786,33 @@ paper.show("06-alpha-pfn")
 # a bar head also keeps the base PFN and the α-PFN on one output family.
 # ````
 #
+# ````{exercise} BO where EI and PES part ways
+# :label: alpha-pfn-ex-multimodal-bo
+#
+# On the multimodal prior ($\ell$ = `MULTIMODAL_LS`) EI's values follow PES no better than on
+# the chapter's prior (table in {ref}`alpha-pfn-es-vs-ei`). Make training labels from that
+# prior, train three α-networks, and repeat 06.9–06.10 on fresh multimodal functions with EI as
+# the control. Before running, write down which of EI, the reference PES and the network you
+# expect to reach the lowest regret, and why.
+# ````
+#
+# ````{solution} alpha-pfn-ex-multimodal-bo
+# :class: dropdown
+#
+# With about three times as many bumps, 64 grid points and 17 evaluations, the posterior over
+# $x^\star$ stays spread for longer, so the grouped PES is rarely flat and its decisions are
+# less noisy than on the chapter's prior. Whether it then beats EI is an empirical question:
+# EI also explores, through $\sigma(x)$, and in one dimension the grid is small enough that
+# a greedy search visits most bumps. Expect the network, trained with the same budget on a
+# harder prior, to fit PES less well than here (measure 06.6 on this prior first): a claim
+# that EI fails requires *both* a regime in which the reference beats EI and a network that
+# follows the reference there. In our runs of this exercise (two sets of 20 functions, with
+# other seeds than the chapter's) neither held: EI kept the lowest mean regret, the
+# Monte-Carlo PES was several times worse, and a single network trained with this chapter's
+# budget was worse still, once worse than random search. Report the verdicts as the claims
+# print them.
+# ````
+#
 # ````{exercise} Amortising JES
 # :label: alpha-pfn-ex-jes
 #
@@ -1738,5 +1845,6 @@ paper.show("06-alpha-pfn")
 #   reference in nats, which EI cannot (06.6); its maximisers are not yet those of PES (06.7).
 # - MES and EI are close cousins in one dimension; PES is where entropy search departs from EI.
 # - The expectation over optima moves offline: one forward pass replaces per-step sampling of
-#   optima (06.8), and BO with the amortised acquisition finds the optimum as EI does, better
-#   than its own noisy Monte-Carlo reference (06.9–06.10).
+#   optima (06.8). BO with the amortised acquisition finds the optimum as EI does, better than
+#   its noisy Monte-Carlo reference — but so does EI, so these runs cannot tell the two apart
+#   (06.9–06.10, not discriminating).

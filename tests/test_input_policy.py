@@ -97,10 +97,11 @@ def _debias() -> tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]:
 @functools.cache
 def _pk():
     """An MLP of chapter 18, its initial parameters, data and a two-step trajectory."""
+    from icml26.trust import flatmodels
     from icml26.trust import pathkernel as pk
 
-    model = pk.mlp_model([2, 3, 2])
-    theta0 = pk.init_params(model.spec, generator=_g())
+    model = flatmodels.mlp_model([2, 3, 2])
+    theta0 = flatmodels.init_params(model.spec, generator=_g())
     x, y = torch.randn(6, 2, generator=_g(1), dtype=F64), torch.arange(6) % 2
     lrs = torch.full((2,), 0.01, dtype=F64)
     traj = pk.train_adamw(model, theta0, x, y, [torch.arange(4)] * 2, lrs)
@@ -232,6 +233,21 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     ),
     # grpo (chapters 04, 14)
     "icml26.grpo.group_advantages": lambda: ((torch.rand(3, 4, generator=_g(), dtype=F64),), {}),
+    # agents.jit (chapter 12)
+    "icml26.agents.jit.latency.draw_latencies": lambda: (
+        (np.array([0.5, 1.0]), np.array([0.3, 0.4]), np.array([0.0, 0.1]), (3,)),
+        {"rng": np.random.default_rng(0)},
+    ),
+    "icml26.agents.jit.latency.fit_lognormal": lambda: ((np.array([0.5, 1.0, 2.0]),), {}),
+    "icml26.agents.jit.planner.pass_at_k": lambda: ((np.array([0.1, 0.5]), 3), {}),
+    "icml26.agents.jit.latency.strategy_latencies": lambda: (
+        (np.ones((2, 3, 6)), _schedule(), np.array([0.1])),
+        {"delta_h": 0.2},
+    ),
+    "icml26.agents.jit.latency.mc_strategy_means": lambda: (
+        (np.ones(6), np.full(6, 0.3), np.zeros(6), _schedule(), np.array([0.1])),
+        {"delta_h": 0.2, "draws": 4, "rng": np.random.default_rng(0)},
+    ),
     # trust.adamw (chapters 17, 18)
     "icml26.trust.adamw.adamw_step": lambda: (
         (_params(), [torch.ones_like(p) for p in _params()], _adamw_state()),
@@ -481,21 +497,6 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "icml26.trust.watermark.cosines": lambda: ((_mlp(), _mlp(1)), {}),
     "icml26.trust.watermark.detection_z": lambda: ((_mlp(), _mlp(1)), {"min_dim": 1}),
     "icml26.trust.watermark.sign_z": lambda: ((_mlp(), _mlp(1)), {}),
-    # agents.jit (chapter 12)
-    "icml26.agents.jit.latency.draw_latencies": lambda: (
-        (np.array([0.5, 1.0]), np.array([0.3, 0.4]), np.array([0.0, 0.1]), (3,)),
-        {"rng": np.random.default_rng(0)},
-    ),
-    "icml26.agents.jit.latency.fit_lognormal": lambda: ((np.array([0.5, 1.0, 2.0]),), {}),
-    "icml26.agents.jit.planner.pass_at_k": lambda: ((np.array([0.1, 0.5]), 3), {}),
-    "icml26.agents.jit.latency.strategy_latencies": lambda: (
-        (np.ones((2, 3, 6)), _schedule(), np.array([0.1])),
-        {"delta_h": 0.2},
-    ),
-    "icml26.agents.jit.latency.mc_strategy_means": lambda: (
-        (np.ones(6), np.full(6, 0.3), np.zeros(6), _schedule(), np.array([0.1])),
-        {"delta_h": 0.2, "draws": 4, "rng": np.random.default_rng(0)},
-    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -585,6 +586,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 PENDING_MODULES = frozenset(
     {
         "icml26.agents.vla",
+        "icml26.agents.uncertainty",
+        "icml26.agents.forkreach",
+        "icml26.agents.tinyvla",
+        "icml26.agents.decoding",
         "icml26.bayesopt.pfn",
         "icml26.dynamics.motion",
         "icml26.dynamics.sde",
@@ -668,6 +673,20 @@ NO_ARRAY_INPUT = {
     "icml26.generative.diffusion.ddim_timesteps": "integers",
     "icml26.generative.diffusion.linear_betas": "numbers",
     "icml26.generative.diffusion.previous_alpha": "a schedule and integers",
+    "icml26.agents.jit.tools.shop_manifest": "nothing",
+    "icml26.agents.jit.tools.loosen": "a manifest and tool names (test_jit)",
+    "icml26.agents.jit.plans.parse_plan": "plan source code (test_jit)",
+    "icml26.agents.jit.plans.render_plan": "a plan (test_jit)",
+    "icml26.agents.jit.plans.nesting_depths": "a plan (test_jit)",
+    "icml26.agents.jit.plans.check_plan": "a plan, a manifest and facts (test_jit)",
+    "icml26.agents.jit.execution.run_plan": "a plan and an integer (test_jit)",
+    "icml26.agents.jit.execution.plan_cost": "a plan, a manifest and numbers (test_jit)",
+    "icml26.agents.jit.planner.sample_draft": "a plan, numbers and a generator (test_jit)",
+    "icml26.agents.jit.planner.repair": "a draft, a number and a generator (test_jit)",
+    "icml26.agents.jit.planner.valid_probability": "numbers (test_jit)",
+    "icml26.agents.jit.planner.amdahl_bound": "a number (test_jit)",
+    "icml26.agents.jit.latency.order_statistic_means": "numbers (test_jit)",
+    "icml26.agents.jit.latency.random_schedule": "integers, numbers and a generator (test_jit)",
     "icml26.trust.federated.digits_data": "numbers (test_federated)",
     "icml26.trust.federated.dirichlet_partition": "integer labels and a generator",
     "icml26.trust.federated.iid_partition": "integers and a generator",
@@ -682,11 +701,11 @@ NO_ARRAY_INPUT = {
     "icml26.trust.debias.train": "a parameter dict and a batch callable (test_debias)",
     "icml26.trust.pathkernel.adamw_updates": "a recorded trajectory (test_pathkernel)",
     "icml26.trust.pathkernel.gauss_legendre": "an integer",
-    "icml26.trust.pathkernel.init_params": "a parameter spec and a generator",
-    "icml26.trust.pathkernel.mlp_model": "integers (test_pathkernel)",
-    "icml26.trust.pathkernel.modadd_data": "integers and a generator (test_pathkernel)",
-    "icml26.trust.pathkernel.modadd_mlp_model": "integers (test_pathkernel)",
-    "icml26.trust.pathkernel.modadd_model": "integers (test_pathkernel)",
+    "icml26.trust.flatmodels.init_params": "a parameter spec and a generator",
+    "icml26.trust.flatmodels.mlp_model": "integers (test_pathkernel)",
+    "icml26.trust.flatmodels.modadd_data": "integers and a generator (test_pathkernel)",
+    "icml26.trust.flatmodels.modadd_mlp_model": "integers (test_pathkernel)",
+    "icml26.trust.flatmodels.modadd_model": "integers (test_pathkernel)",
     "icml26.sequential.bandits.epoch_refresh": "integers and a growth ratio (test_bandits)",
     "icml26.agents.grounding.advantages": "a Rollout and methods (test_polia)",
     "icml26.agents.grounding.rollout": "a Policy, Scenes and a generator (test_polia)",
@@ -717,20 +736,6 @@ NO_ARRAY_INPUT = {
     "icml26.trust.shamir.summod": "int64 field elements (test_shamir)",
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
-    "icml26.agents.jit.tools.shop_manifest": "nothing",
-    "icml26.agents.jit.tools.loosen": "a manifest and tool names (test_jit)",
-    "icml26.agents.jit.plans.parse_plan": "plan source code (test_jit)",
-    "icml26.agents.jit.plans.render_plan": "a plan (test_jit)",
-    "icml26.agents.jit.plans.nesting_depths": "a plan (test_jit)",
-    "icml26.agents.jit.plans.check_plan": "a plan, a manifest and facts (test_jit)",
-    "icml26.agents.jit.execution.run_plan": "a plan and an integer (test_jit)",
-    "icml26.agents.jit.execution.plan_cost": "a plan, a manifest and numbers (test_jit)",
-    "icml26.agents.jit.planner.sample_draft": "a plan, numbers and a generator (test_jit)",
-    "icml26.agents.jit.planner.repair": "a draft, a number and a generator (test_jit)",
-    "icml26.agents.jit.planner.valid_probability": "numbers (test_jit)",
-    "icml26.agents.jit.planner.amdahl_bound": "a number (test_jit)",
-    "icml26.agents.jit.latency.order_statistic_means": "numbers (test_jit)",
-    "icml26.agents.jit.latency.random_schedule": "integers, numbers and a generator (test_jit)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from icml26.pipeline.notebooks import notebook_functions
+from icml26.trust import flatmodels
 from icml26.trust import pathkernel as pk
 from icml26.trust.adamw import AdamWState, adamw_step
 
@@ -20,10 +21,10 @@ DT = torch.float64
 
 def _run(steps: int = 8, batch: int = 8, m: int = 24, seed: int = 0, wd: float = 0.1):
     g = torch.Generator().manual_seed(seed)
-    model = pk.mlp_model([2, 6, 6, 3])
+    model = flatmodels.mlp_model([2, 6, 6, 3])
     x = torch.randn(m, 2, generator=g, dtype=DT)
     y = torch.randint(0, 3, (m,), generator=g)
-    theta0 = pk.init_params(model.spec, generator=g)
+    theta0 = flatmodels.init_params(model.spec, generator=g)
     batches = [torch.randperm(m, generator=g)[:batch] for _ in range(steps)]
     lrs = torch.linspace(3e-2, 1e-2, steps, dtype=DT)
     traj = pk.train_adamw(model, theta0, x, y, batches, lrs, weight_decay=wd)
@@ -113,9 +114,9 @@ def test_per_sample_grads_match_loop_and_transformer() -> None:
         (g,) = torch.autograd.grad(model(p, x[k : k + 1])[0, y[k]], p)
         assert (vm[k] - g).abs().max() < 1e-13
     gen = torch.Generator().manual_seed(1)
-    tr = pk.modadd_model(7, 8, 2, 16)
-    tok, lab, _, _ = pk.modadd_data(7, 0.5, generator=gen)
-    th_t = pk.init_params(tr.spec, generator=gen, scale=0.3)
+    tr = flatmodels.modadd_model(7, 8, 2, 16)
+    tok, lab, _, _ = flatmodels.modadd_data(7, 0.5, generator=gen)
+    th_t = flatmodels.init_params(tr.spec, generator=gen, scale=0.3)
     psg = pk.per_sample_grads(tr, th_t, tok[:4], lab[:4])
     assert psg.shape == (4, tr.spec.numel)
     p = th_t.clone().requires_grad_(True)
@@ -184,9 +185,9 @@ def test_step_influence_sums_to_change() -> None:
     assert abs(float(gi.sum() + di.sum()) - float(target(b) - target(a))) < 1e-13
     assert gi.shape == di.shape == (3,)
     gen = torch.Generator().manual_seed(2)
-    tr = pk.modadd_model(7, 8, 2, 16)  # the paper-scale model takes the same path
-    tok, lab, _, _ = pk.modadd_data(7, 0.5, generator=gen)
-    t0 = pk.init_params(tr.spec, generator=gen, scale=0.3)
+    tr = flatmodels.modadd_model(7, 8, 2, 16)  # the paper-scale model takes the same path
+    tok, lab, _, _ = flatmodels.modadd_data(7, 0.5, generator=gen)
+    t0 = flatmodels.init_params(tr.spec, generator=gen, scale=0.3)
     t1 = t0 + 1e-3 * torch.randn(t0.shape, generator=gen, dtype=DT)
     gi, di = pk.step_influence(tr, t0, t1, t1 - t0, tok, lab, nodes=8)
     change = (
@@ -230,24 +231,26 @@ def test_prune_mask_fraction_and_torch_magnitude() -> None:
 
 def test_models_and_modadd_data() -> None:
     gen = torch.Generator().manual_seed(0)
-    tr, ytr, va, yva = pk.modadd_data(11, 0.6, generator=gen)
+    tr, ytr, va, yva = flatmodels.modadd_data(11, 0.6, generator=gen)
     assert len(tr) + len(va) == 11 * 12 // 2 and len(tr) == round(0.6 * 66)
     assert torch.equal(ytr, (tr[:, 0] + tr[:, 2]) % 11)
     assert torch.equal(yva, (va[:, 0] + va[:, 2]) % 11)
     assert (tr[:, 0] <= tr[:, 2]).all() and (tr[:, 1] == 11).all() and (tr[:, 3] == 12).all()
-    for model in (pk.modadd_model(11, 8, 2, 16), pk.modadd_mlp_model(11, 8, 16)):
-        th = pk.init_params(model.spec, generator=gen, scale=0.5)
+    for model in (flatmodels.modadd_model(11, 8, 2, 16), flatmodels.modadd_mlp_model(11, 8, 16)):
+        th = flatmodels.init_params(model.spec, generator=gen, scale=0.5)
         out = model(th, va)
         assert out.shape == (len(va), 11)
         assert torch.allclose(out.exp().sum(-1), torch.ones(len(va), dtype=DT))
-    spec = pk.modadd_model(11, 8, 2, 16).spec
+    spec = flatmodels.modadd_model(11, 8, 2, 16).spec
     gm = spec.group_matrix()
     assert gm.shape == (spec.numel, 4) and torch.equal(gm.sum(1), torch.ones(spec.numel, dtype=DT))
     assert spec.group_names == ("embed", "attn", "mlp", "unembed")
-    assert pk.mlp_model([2, 3]).spec.numel == 9
-    th32 = pk.init_params(spec, generator=gen, dtype=torch.float32)
+    assert flatmodels.mlp_model([2, 3]).spec.numel == 9
+    th32 = flatmodels.init_params(spec, generator=gen, dtype=torch.float32)
     assert th32.dtype == torch.float32 and th32.shape == (spec.numel,)
-    assert np.isclose(float(pk.init_params(spec, generator=gen)[-88:].std()), 1 / math.sqrt(8), 0.5)
+    assert np.isclose(
+        float(flatmodels.init_params(spec, generator=gen)[-88:].std()), 1 / math.sqrt(8), 0.5
+    )
 
 
 # --- bad input ------------------------------------------------------------------------------
@@ -255,30 +258,30 @@ def test_models_and_modadd_data() -> None:
 
 def test_bad_input_models_and_specs() -> None:
     with pytest.raises(ValueError, match="names, shapes and groups"):
-        pk.ParamSpec(("a",), ((1,), (2,)), ("g",))
+        flatmodels.ParamSpec(("a",), ((1,), (2,)), ("g",))
     with pytest.raises(ValueError, match="sizes"):
-        pk.mlp_model([3])
+        flatmodels.mlp_model([3])
     with pytest.raises(ValueError, match=r"sizes\[1\]"):
-        pk.mlp_model([2, 0, 3])
+        flatmodels.mlp_model([2, 0, 3])
     with pytest.raises(ValueError, match="p must be"):
-        pk.modadd_model(1, 8, 2, 16)
+        flatmodels.modadd_model(1, 8, 2, 16)
     with pytest.raises(ValueError, match="d_model must be divisible"):
-        pk.modadd_model(5, 9, 2, 16)
+        flatmodels.modadd_model(5, 9, 2, 16)
     with pytest.raises(ValueError, match="n_heads"):
-        pk.modadd_model(5, 8, 0, 16)
+        flatmodels.modadd_model(5, 8, 0, 16)
     with pytest.raises(ValueError, match="d_mlp"):
-        pk.modadd_model(5, 8, 2, 0)
+        flatmodels.modadd_model(5, 8, 2, 0)
     with pytest.raises(ValueError, match="d_embed"):
-        pk.modadd_mlp_model(5, 0, 4)
+        flatmodels.modadd_mlp_model(5, 0, 4)
     with pytest.raises(ValueError, match="d_hidden"):
-        pk.modadd_mlp_model(5, 4, 0)
+        flatmodels.modadd_mlp_model(5, 4, 0)
     gen = torch.Generator().manual_seed(0)
     with pytest.raises(ValueError, match="train_fraction"):
-        pk.modadd_data(5, 1.0, generator=gen)
+        flatmodels.modadd_data(5, 1.0, generator=gen)
     with pytest.raises(ValueError, match="empty split"):
-        pk.modadd_data(2, 0.01, generator=gen)
+        flatmodels.modadd_data(2, 0.01, generator=gen)
     with pytest.raises(ValueError, match="scale"):
-        pk.init_params(pk.mlp_model([2, 3]).spec, generator=gen, scale=0.0)
+        flatmodels.init_params(flatmodels.mlp_model([2, 3]).spec, generator=gen, scale=0.0)
     with pytest.raises(ValueError, match="n must be"):
         pk.gauss_legendre(0)
 
@@ -318,7 +321,7 @@ def test_bad_trajectories_models_and_inputs() -> None:
     with pytest.raises(ValueError, match=r"traj\.grads"):
         pk.decompose(model, nan_grads, x, y, x[:2])
     with pytest.raises(ValueError, match=r"traj\.thetas"):
-        pk.explaind_scores(pk.mlp_model([2, 5, 3]), traj, x[:2])
+        pk.explaind_scores(flatmodels.mlp_model([2, 5, 3]), traj, x[:2])
     with pytest.raises(ValueError, match=r"traj\.lrs"):
         pk.adamw_updates(dataclasses.replace(traj, lrs=traj.lrs[:1]))
     with pytest.raises(ValueError, match="model must be a FlatModel"):

@@ -182,6 +182,34 @@ def test_truncated_normal_entropy_matches_scipy() -> None:
     assert np.allclose(pfn.truncated_normal_entropy(mu, sd, up).numpy(), want, atol=1e-9)
 
 
+def test_truncated_gaussian_mes_matches_botorch_qmes() -> None:
+    from botorch.acquisition.max_value_entropy_search import qMaxValueEntropy
+
+    t = _tasks(1, seed=11)
+    m = t.mask[0]
+    model = pfn.fixed_gp_model(t.x_ctx[0][m], t.y_ctx[0][m], noise_sd=0.1, **PRIOR)
+    mu, cov = pfn.gp_posterior(t.x_ctx, t.y_ctx, t.mask, GRID, noise_sd=0.1, **PRIOR)
+    f_star = pfn.sample_posterior(mu, cov, 16, generator=_gen(12))[0].max(-1).values
+    torch.manual_seed(0)
+    with torch.no_grad():
+        acq = qMaxValueEntropy(
+            model, candidate_set=GRID[:, None], num_mv_samples=16, num_y_samples=4096
+        )
+        acq.posterior_max_values = f_star[:, None]
+        want = acq(GRID[:, None, None])
+    var = torch.diagonal(cov[0]).clamp_min(1e-12)
+    got = pfn.truncated_gaussian_mes(mu[0], var, 0.1, f_star)
+    assert float((got - want).abs().max()) < 2e-3
+    assert bool((got > -1e-9).all())
+    # quadrature converged, f* draws averaged in chunks, and a far-away f* gives no information
+    fine = pfn.truncated_gaussian_mes(mu[0], var, 0.1, f_star, points=1601)
+    assert torch.allclose(got, fine, atol=1e-8)
+    one_by_one = torch.stack([pfn.truncated_gaussian_mes(mu[0], var, 0.1, f[None]) for f in f_star])
+    assert torch.allclose(got, one_by_one.mean(0), atol=1e-12)
+    far = pfn.truncated_gaussian_mes(mu[0], var, 0.1, torch.full((3,), 50.0, dtype=torch.float64))
+    assert float(far.abs().max()) < 1e-8
+
+
 def test_expected_improvement_matches_botorch() -> None:
     from botorch.acquisition.analytic import ExpectedImprovement
 
@@ -340,6 +368,40 @@ NAN3 = torch.tensor([0.0, math.nan, 1.0], dtype=torch.float64)
                 torch.zeros(2, 3, 4), torch.zeros(2, 1, dtype=torch.long), 0.1, bins=0
             ),
             "bins",
+        ),
+        (
+            lambda: pfn.truncated_gaussian_mes(torch.zeros(2), torch.zeros(2), 0.1, torch.zeros(3)),
+            "var",
+        ),
+        (
+            lambda: pfn.truncated_gaussian_mes(torch.zeros(2), torch.ones(3), 0.1, torch.zeros(3)),
+            "var",
+        ),
+        (
+            lambda: pfn.truncated_gaussian_mes(torch.zeros(2), torch.ones(2), 0.0, torch.zeros(3)),
+            "noise_sd",
+        ),
+        (
+            lambda: pfn.truncated_gaussian_mes(
+                torch.zeros(2), torch.ones(2), 0.1, torch.zeros(3, 4)
+            ),
+            "f_star",
+        ),
+        (
+            lambda: pfn.truncated_gaussian_mes(torch.zeros(2), torch.ones(2), 0.1, torch.zeros(0)),
+            "f_star",
+        ),
+        (
+            lambda: pfn.truncated_gaussian_mes(
+                torch.zeros(2), torch.ones(2), 0.1, torch.full((3,), math.nan)
+            ),
+            "f_star",
+        ),
+        (
+            lambda: pfn.truncated_gaussian_mes(
+                torch.zeros(2), torch.ones(2), 0.1, torch.zeros(3), points=2
+            ),
+            "points",
         ),
         (
             lambda: pfn.truncated_normal_entropy(torch.zeros(2), -torch.ones(2), torch.zeros(2)),

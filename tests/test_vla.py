@@ -1,4 +1,5 @@
-"""Tests of icml26.agents.vla (chapter 15): self-uncertainty, temperatures, history, ForkReach."""
+"""Tests of icml26.agents.vla (chapter 15): self-uncertainty, temperatures, history, ForkReach,
+the policy and closed-loop decoding."""
 
 from __future__ import annotations
 
@@ -197,6 +198,57 @@ def test_rollout_counts_and_gamma():
     assert b.encoder_calls == 3 * b.steps
 
 
+def test_policy_dtype_draws_weights_in_it():
+    torch.manual_seed(0)
+    p64 = vla.TinyVLA(CFG, d=8, depth=1, dtype=torch.float64)
+    assert all(p.dtype == torch.float64 for p in p64.parameters())
+    assert p64.freq.dtype == torch.float64
+    assert torch.get_default_dtype() == torch.float32, "the default dtype is restored"
+    torch.manual_seed(0)
+    p32 = vla.TinyVLA(CFG, d=8, depth=1)
+    assert all(p.dtype == torch.float32 for p in p32.parameters())
+    # float64 draws, not float32 draws converted: the positional table is not float32-exact
+    assert bool((p64.pos != p64.pos.float().double()).any())
+    with pytest.raises(ValueError, match="dtype"):
+        vla.TinyVLA(CFG, dtype=torch.float16)
+
+
+def test_decoding_table():
+    assert vla.METHODS == tuple(vla.DECODING)
+    assert vla.DECODING["SCALE"].adaptive and vla.DECODING["SCALE"].look
+    assert not vla.DECODING["SCALE (action only)"].look
+    assert not vla.DECODING["SCALE (looking only)"].adaptive
+    assert vla.DECODING["top-k"].top_k == vla.TOP_K
+    assert vla.DECODING["top-p"].top_p == vla.TOP_P
+    assert vla.DECODING["best-of-N"].best_of
+    u = torch.tensor([-3.0, 0.0, 3.0], dtype=torch.float64)
+    assert bool((vla.DECODING["greedy"].tau(u, 1.0) == 0).all())
+    assert bool((vla.DECODING["T=1"].tau(u, 1.0) == 1).all())
+    assert torch.allclose(vla.DECODING["SCALE"].tau(u, 2.0), 2 * torch.sigmoid(u))
+
+
+def test_rollout_streams_share_initial_states_across_methods():
+    pol = vla.TinyVLA(CFG, d=8, depth=1, dtype=torch.float64)
+    cfg = CFG.__class__(horizon=3)
+    a = vla.rollout(pol, cfg, "greedy", episodes=6, seed=5)
+    b = vla.rollout(pol, cfg, "T=1", episodes=6, seed=5)
+    c = vla.rollout(pol, cfg, "greedy", episodes=6, seed=6)
+    assert torch.equal(a.pos[0], b.pos[0]) and not torch.equal(a.pos[0], c.pos[0])
+    again = vla.rollout(pol, cfg, "greedy", episodes=6, seed=5)
+    assert torch.equal(a.pos, again.pos) and torch.equal(a.u, again.u)
+
+
+def test_vla_reexports_its_modules():
+    from icml26.agents import decoding, forkreach, tinyvla, uncertainty
+
+    modules = [decoding, forkreach, tinyvla, uncertainty]
+    names = [n for m in modules for n in m.__all__]
+    assert sorted(names) == sorted(vla.__all__), "vla re-exports exactly the modules' names"
+    for m in modules:
+        for n in m.__all__:
+            assert getattr(vla, n) is getattr(m, n)
+
+
 def test_short_training_lowers_loss():
     g = _gen(6)
     demos = vla.collect_demos(CFG, 8, g, explore=0.2)
@@ -282,6 +334,8 @@ def test_validation_env_and_policy():
     pol = vla.TinyVLA(CFG)
     with pytest.raises(ValueError, match="method"):
         vla.rollout(pol, CFG, "beam", episodes=2, seed=0)
+    with pytest.raises(ValueError, match="seed"):
+        vla.rollout(pol, CFG, "greedy", episodes=2, seed=-1)
     with pytest.raises(ValueError, match="steps"):
         vla.train_bc(pol, {"tokens": torch.zeros(2, 2)}, steps=0)
     with pytest.raises(ValueError, match="gamma"):

@@ -189,8 +189,6 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_08_hrc_dsppo",
         sources="full paper",
         bib="huang2026transitivity",
-        figures_vary="the preference encoders' held-out pair accuracies (08.12-08.14) count "
-        "pairs after non-convex training; another CPU lands a few pairs apart",
     ),
     Chapter(
         "09",
@@ -264,12 +262,15 @@ CHAPTERS: tuple[Chapter, ...] = (
         "scale",
         "agents",
         "Self-uncertainty conditioned adaptive looking and execution for VLA models",
-        ("icml26.agents.vla",),
+        (
+            "icml26.agents.uncertainty",
+            "icml26.agents.forkreach",
+            "icml26.agents.tinyvla",
+            "icml26.agents.decoding",
+        ),
         bench="bench_15_scale",
         sources="abstract and released code",
         bib="choi2026scale",
-        figures_vary="the behaviour-cloned policy's success rates and step counts come from "
-        "float32 training and closed-loop rollouts; another CPU moves them by a few points",
     ),
     Chapter(
         "16",
@@ -301,7 +302,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "explaind",
         "trust",
         "ExPLAIND: AdamW training as a kernel machine, and what it explains",
-        ("icml26.trust.pathkernel", "icml26.trust.adamw"),
+        ("icml26.trust.flatmodels", "icml26.trust.pathkernel", "icml26.trust.adamw"),
         bench="bench_18_explaind",
         sources="abstract and released code",
         bib="eichin2026explaind",

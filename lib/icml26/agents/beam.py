@@ -24,6 +24,7 @@ most ``8 × 8``: a path's visited cells are one 64-bit mask.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -92,7 +93,7 @@ def grid_moves(size: int) -> tuple[torch.Tensor, torch.Tensor]:
 def _holes(name: str, hole: object) -> torch.Tensor:
     if isinstance(hole, np.ndarray):
         hole = torch.from_numpy(hole)
-    checks.tensor(name, hole, ndim=3, dtype=torch.bool)
+    hole = checks.tensor(name, hole, ndim=3, dtype=torch.bool)
     if hole.shape[1] != hole.shape[2] or not 2 <= hole.shape[1] <= 8 or hole.shape[0] < 1:
         raise ValueError(
             f"{name} must have shape (B, n, n) with 2 <= n <= 8, got {tuple(hole.shape)}"
@@ -454,7 +455,7 @@ class _Beam:
         )
 
 
-def _search_tables(world: World) -> dict[str, torch.Tensor]:
+def _search_tables(world: World) -> dict[str, Any]:
     """The tables the search indexes, on the world's device: F_pri, F_obs, F_heur rows
     addressed by ``map * S + state``, transitions with walls, holes, row offsets."""
     dev, B, S = world.prior.device, world.n_maps, world.size**2

@@ -39,6 +39,7 @@ __all__ = [
     "sample_gp_prior",
     "sample_posterior",
     "train_alpha_net",
+    "truncated_gaussian_mes",
     "truncated_normal_entropy",
 ]
 
@@ -470,6 +471,61 @@ def truncated_normal_entropy(mu: Tensor, sigma: Tensor, upper: Tensor) -> Tensor
     logcdf = torch.special.log_ndtr(g)
     ratio = torch.exp(normal.log_prob(g) - logcdf)  # φ/Φ, stable
     return 0.5 * math.log(2 * math.pi * math.e) + torch.log(sigma) + logcdf - 0.5 * g * ratio
+
+
+def truncated_gaussian_mes(
+    mean: Tensor, var: Tensor, noise_sd: float, f_star: Tensor, *, points: int = 401
+) -> Tensor:
+    """MES of a noisy observation under the truncated-Gaussian approximation, by quadrature.
+
+    The approximation of max-value entropy search (Wang & Jegelka; for noisy ``y`` Takeno et
+    al., as in BoTorch's ``qMaxValueEntropy``): given ``f*``, the latent ``f(x)`` is
+    ``N(μ, σ²)`` truncated to ``f(x) ≤ f*``, so ``y = f(x) + ε`` has density
+    ``N(y; μ, σ² + σ_n²) Φ((f* − m(y)) / s) / Φ((f* − μ) / σ)`` with ``m(y)`` and ``s²`` the
+    mean and variance of ``f(x) | y``. Returns ``H[y] − mean over f* of H[y | f*]`` in nats,
+    the ``f*`` draws (last axis of ``f_star``, broadcasting with ``mean[..., None]``) shared
+    by every candidate. ``mean`` and ``var`` are the latent posterior moments, shape ``(...)``.
+    """
+    checks.tensor("mean", mean, floating=True)
+    checks.tensor("var", var, floating=True)
+    checks.tensor("f_star", f_star, floating=True)
+    for name, v in (("mean", mean), ("var", var), ("f_star", f_star)):
+        checks.finite(name, v)
+    if mean.shape != var.shape:
+        raise ValueError(
+            f"var must have the shape of mean {tuple(mean.shape)}, got {tuple(var.shape)}"
+        )
+    if bool((var <= 0).any()):
+        raise ValueError("var must be positive")
+    if f_star.ndim < 1 or f_star.shape[-1] == 0:
+        raise ValueError("f_star must hold at least one draw (last axis)")
+    try:
+        torch.broadcast_shapes((*mean.shape, 1), f_star.shape)
+    except RuntimeError as err:
+        raise ValueError(f"f_star must broadcast with mean[..., None]: {err}") from None
+    noise_sd = checks.real("noise_sd", noise_sd, low=0.0, strict=True)
+    points = checks.integer("points", points, low=8)
+    mu, v = mean[..., None, None], var[..., None, None]  # (..., 1, 1)
+    tot = v + noise_sd**2
+    t = torch.linspace(-10, 10, points, dtype=mean.dtype, device=mean.device)
+    ys = mu + tot.sqrt() * t  # (..., 1, P)
+    log_py = -0.5 * t**2 - 0.5 * torch.log(2 * math.pi * tot)
+    m_y = mu + v / tot * (ys - mu)
+    s_y = (v * noise_sd**2 / tot).sqrt()
+    dy = tot[..., 0].sqrt() * (t[1] - t[0])  # (..., 1)
+    S = f_star.shape[-1]
+    step = max(1, 2_000_000 // max(1, mean.numel() * points))  # bounds the (…, S, P) block
+    h_sum = torch.zeros_like(mean)
+    for k in range(0, S, step):
+        fs = f_star[..., k : k + step, None]  # (..., s, 1)
+        log_p = (
+            log_py
+            + torch.special.log_ndtr((fs - m_y) / s_y)
+            - torch.special.log_ndtr((fs - mu) / v.sqrt())
+        )  # (..., s, P)
+        h_sum = h_sum + (-(log_p.exp() * log_p).sum(-1) * dy).sum(-1)
+    h_y = 0.5 * torch.log(2 * math.pi * math.e * tot[..., 0, 0])
+    return h_y - h_sum / S
 
 
 def expected_improvement(mean: Tensor, var: Tensor, best: Tensor) -> Tensor:

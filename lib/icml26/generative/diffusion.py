@@ -78,7 +78,7 @@ def diffusers_scheduler(betas: torch.Tensor, num_steps: int, prediction: str = "
         timestep_spacing="leading",
         prediction_type=prediction,
     )
-    sched.set_timesteps(num_steps)
+    sched.set_timesteps(num_steps)  # type: ignore[attr-defined]  # set by a mixin
     return sched
 
 

@@ -173,6 +173,73 @@ def run_linucb(
     bnd = _per_run("bound", bound, r, z)
     _oful_radius(torch.zeros(()), sigma=1.0, lam=lam, bound=1.0, delta=delta)  # validates
     dev, dt = z.device, z.dtype
+    refresh_all, any_refresh, per_int = _refresh_schedule(period, refresh, r, t_max, dev)
+    if forced is not None:
+        checks.shape("forced", forced, (r, t_max))
+        if (forced >= k).any() or (forced < -1).any():
+            raise ValueError(f"forced must hold -1 or an action in [0, {k})")
+    # With phi(z, a) = e_a ⊗ z the Gram matrix V is block diagonal, V = diag(V_1, ..., V_K):
+    # we keep the K blocks (m x m) instead of the d x d matrix (d = K m). Same algorithm.
+    vinv = (torch.eye(m, dtype=dt, device=dev) / lam).expand(r, k, m, m).clone()
+    bvec = torch.zeros(r, k, m, dtype=dt, device=dev)
+    theta = torch.zeros(r, k, m, dtype=dt, device=dev)
+    logdet = torch.zeros(r, dtype=dt, device=dev)  # log det V_t - d log lam
+    act_vinv, act_theta = vinv.clone(), theta.clone()
+    act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+    actions = torch.empty(r, t_max, dtype=torch.long, device=dev)
+    rows = torch.arange(r, device=dev)
+    for t in range(t_max):
+        x = z[:, t]  # (R, m)
+        a = _ucb_argmax(act_theta, act_vinv, act_beta, x)
+        if forced is not None:
+            a = torch.where(forced[:, t] >= 0, forced[:, t], a)
+        actions[:, t] = a
+        va = vinv[rows, a]  # (R, m, m): Sherman–Morrison on the chosen block
+        u = torch.bmm(va, x.unsqueeze(-1)).squeeze(-1)
+        q = (x * u).sum(-1)
+        va = va - u.unsqueeze(-1) * u.unsqueeze(-2) / (1.0 + q).view(r, 1, 1)
+        vinv[rows, a] = va
+        logdet = logdet + torch.log1p(q)
+        ba = bvec[rows, a] + rewards[rows, t, a].unsqueeze(-1) * x
+        bvec[rows, a] = ba
+        theta[rows, a] = torch.bmm(va, ba.unsqueeze(-1)).squeeze(-1)
+        if per_int is not None:
+            if (t + 1) % per_int == 0:  # refresh the acting parameters (every step if per == 1)
+                act_theta = theta if per_int == 1 else theta.clone()
+                act_vinv = vinv if per_int == 1 else vinv.clone()
+                act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+        elif any_refresh[t]:
+            rf = refresh_all[t]
+            act_theta = torch.where(rf.view(r, 1, 1), theta, act_theta)
+            act_vinv = torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv)
+            beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+            act_beta = torch.where(rf, beta, act_beta)
+    return actions
+
+
+def _ucb_argmax(
+    theta: torch.Tensor, vinv: torch.Tensor, beta: torch.Tensor, x: torch.Tensor
+) -> torch.Tensor:
+    """The action of largest upper confidence bound ``<theta_a, x> + beta |x|_{V_a^-1}``
+    (R,), from the acting parameters ``theta`` (R, K, m), ``vinv`` (R, K, m, m)."""
+    r, k, m = theta.shape
+    mean = torch.bmm(theta, x.unsqueeze(-1)).squeeze(-1)  # (R, K)
+    xk = x.unsqueeze(1).expand(r, k, m)
+    quad = torch.bmm(vinv.view(r * k, m, m), xk.reshape(r * k, m, 1)).view(r, k, m)
+    width = (quad * xk).sum(-1).clamp_min(0).sqrt()
+    return (mean + beta.unsqueeze(-1) * width).argmax(-1)
+
+
+def _refresh_schedule(
+    period: int | torch.Tensor,
+    refresh: torch.Tensor | None,
+    r: int,
+    t_max: int,
+    dev: torch.device,
+) -> tuple[torch.Tensor, list[bool], int | None]:
+    """When each run refreshes its acting parameters: the mask ``(T, R)`` (after step t),
+    whether any run refreshes at each step (host-side), and the common period when every
+    run shares one (``None`` when periods differ or ``refresh`` is given)."""
     if isinstance(period, torch.Tensor):
         checks.shape("period", period, (r,))
         per = period.to("cpu", torch.long)
@@ -192,53 +259,8 @@ def run_linucb(
             raise ValueError(f"refresh must have shape ({t_max},) or ({r}, {t_max})")
         refresh_all = refresh.to(dev).expand(r, t_max).T.contiguous()
         uniform = False
-    any_refresh = refresh_all.any(1).tolist()  # host-side: skip the steps where no run refreshes
-    if forced is not None:
-        checks.shape("forced", forced, (r, t_max))
-        if (forced >= k).any() or (forced < -1).any():
-            raise ValueError(f"forced must hold -1 or an action in [0, {k})")
-        is_forced = forced >= 0
-    # With phi(z, a) = e_a ⊗ z the Gram matrix V is block diagonal, V = diag(V_1, ..., V_K):
-    # we keep the K blocks (m x m) instead of the d x d matrix (d = K m). Same algorithm.
-    vinv = (torch.eye(m, dtype=dt, device=dev) / lam).expand(r, k, m, m).clone()
-    bvec = torch.zeros(r, k, m, dtype=dt, device=dev)
-    theta = torch.zeros(r, k, m, dtype=dt, device=dev)
-    logdet = torch.zeros(r, dtype=dt, device=dev)  # log det V_t - d log lam
-    act_vinv, act_theta = vinv.clone(), theta.clone()
-    act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
-    actions = torch.empty(r, t_max, dtype=torch.long, device=dev)
-    rows = torch.arange(r, device=dev)
-    for t in range(t_max):
-        x = z[:, t]  # (R, m)
-        mean = torch.bmm(act_theta, x.unsqueeze(-1)).squeeze(-1)  # (R, K)
-        xk = x.unsqueeze(1).expand(r, k, m)
-        quad = torch.bmm(act_vinv.view(r * k, m, m), xk.reshape(r * k, m, 1)).view(r, k, m)
-        width = (quad * xk).sum(-1).clamp_min(0).sqrt()
-        a = (mean + act_beta.unsqueeze(-1) * width).argmax(-1)
-        if forced is not None:
-            a = torch.where(is_forced[:, t], forced[:, t], a)
-        actions[:, t] = a
-        va = vinv[rows, a]  # (R, m, m): Sherman–Morrison on the chosen block
-        u = torch.bmm(va, x.unsqueeze(-1)).squeeze(-1)
-        q = (x * u).sum(-1)
-        va = va - u.unsqueeze(-1) * u.unsqueeze(-2) / (1.0 + q).view(r, 1, 1)
-        vinv[rows, a] = va
-        logdet = logdet + torch.log1p(q)
-        ba = bvec[rows, a] + rewards[rows, t, a].unsqueeze(-1) * x
-        bvec[rows, a] = ba
-        theta[rows, a] = torch.bmm(va, ba.unsqueeze(-1)).squeeze(-1)
-        if uniform:
-            if (t + 1) % per_int == 0:  # refresh the acting parameters (every step if per == 1)
-                act_theta = theta if per_int == 1 else theta.clone()
-                act_vinv = vinv if per_int == 1 else vinv.clone()
-                act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
-        elif any_refresh[t]:
-            rf = refresh_all[t]
-            act_theta = torch.where(rf.view(r, 1, 1), theta, act_theta)
-            act_vinv = torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv)
-            beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
-            act_beta = torch.where(rf, beta, act_beta)
-    return actions
+    any_refresh = refresh_all.any(1).tolist()  # skip the steps where no run refreshes
+    return refresh_all, any_refresh, per_int if uniform else None
 
 
 def epoch_refresh(t_max: int, first: int, *, growth: float = 2.0) -> torch.Tensor:

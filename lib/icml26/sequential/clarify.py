@@ -184,7 +184,7 @@ def _check_tasks(env: RetailEnv, tasks: object) -> int:
 
 
 def _check_belief(env: RetailEnv, belief: object, name: str = "belief") -> int:
-    checks.tensor(name, belief, ndim=2, floating=True)
+    belief = checks.tensor(name, belief, ndim=2, floating=True)
     checks.shape(name, belief, (None, env.n_goals))
     checks.probability_vector(name, belief)
     return int(belief.shape[0])
@@ -310,7 +310,7 @@ def _eig(env: RetailEnv, belief: torch.Tensor) -> torch.Tensor:
 
 
 def _check_actions(env: RetailEnv, actions: object, n: int) -> torch.Tensor:
-    checks.tensor("actions", actions, ndim=1)
+    actions = checks.tensor("actions", actions, ndim=1)
     checks.shape("actions", actions, (n,))
     if n and (int(actions.min()) < 0 or int(actions.max()) >= env.n_actions):
         raise ValueError(f"actions must lie in [0, {env.n_actions - 1}]")
@@ -600,8 +600,8 @@ def rollout(
     actions = torch.stack(acts, 1) if acts else z.long()
     active = torch.stack(actives, 1) if actives else z.bool()
     rewards = torch.stack(rews, 1) if rews else z
-    has_logp = budget > 0 and logps[0] is not None
-    logp = torch.stack(logps, 1) if has_logp else None
+    kept = [lp for lp in logps if lp is not None]
+    logp = torch.stack(kept, 1) if budget > 0 and len(kept) == len(logps) else None
     questions = ((actions >= 0) & (actions != env.no_ask)).sum(dim=1)
     return Rollout(actions, rewards, logp, active, belief, questions)
 
@@ -717,6 +717,7 @@ def train_clarifier(
             ret = step_r.sum(dim=1).reshape(n_tasks, m)
             adv = group_advantages(ret).reshape(n_tasks * m, 1).expand(-1, budget)
         mask = ro.active.to(dtype)
+        assert ro.logp is not None  # a sampled rollout records its log-probabilities
         loss = -(adv.detach() * ro.logp * mask).sum() / mask.sum().clamp_min(1.0)
         opt.zero_grad()
         loss.backward()

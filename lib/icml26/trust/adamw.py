@@ -121,10 +121,10 @@ def adamw_step(
     # order are torch.optim.AdamW's multi-tensor path, so that both round alike.
     state.step = step
     if inplace:
-        out = params
+        out = list(params)
         torch._foreach_mul_(out, 1 - lr * wd)
     else:
-        out = torch._foreach_mul(params, 1 - lr * wd)
+        out = list(torch._foreach_mul(params, 1 - lr * wd))
     torch._foreach_lerp_(state.m, grads, 1 - b1)
     torch._foreach_mul_(state.v, b2)
     torch._foreach_addcmul_(state.v, grads, grads, value=1 - b2)

@@ -51,7 +51,10 @@ def digits_data(
     mu, sd = Xtr.mean(0), Xtr.std(0) + 1e-6
     out = [(Xtr - mu) / sd, ytr, (Xte - mu) / sd, yte]
     dt = [torch.float32, torch.int64, torch.float32, torch.int64]
-    return tuple(torch.as_tensor(a, dtype=d, device=device) for a, d in zip(out, dt, strict=True))
+    Xtr_t, ytr_t, Xte_t, yte_t = (
+        torch.as_tensor(a, dtype=d, device=device) for a, d in zip(out, dt, strict=True)
+    )
+    return Xtr_t, ytr_t, Xte_t, yte_t
 
 
 def iid_partition(n: int, n_clients: int, *, generator: torch.Generator | None = None):

@@ -11,17 +11,14 @@ Implements, for chapter 18 (explaind):
   training example) contributions plus the weight-decay term (:func:`decompose`), and the
   aggregations of :prf:ref:`explaind-def-influence` (:func:`step_influence`,
   :func:`explaind_scores`, :func:`prune_mask`);
-- the models of the chapter as functions of one flat parameter vector: a tanh MLP
-  (:func:`mlp_model`) and the one-layer modular-addition transformer (:func:`modadd_model`,
-  :func:`modadd_data`).
 
-Every model maps ``(theta, x)`` with ``theta`` of shape ``(P,)`` to log-probabilities of
-shape ``(N, C)``; the loss is the mean negative log-probability of the target class.
+The models are those of :mod:`icml26.trust.flatmodels`: functions of one flat parameter
+vector mapping ``(theta, x)`` to log-probabilities of shape ``(N, C)``; the loss is the mean
+negative log-probability of the target class.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,21 +29,15 @@ from torch.func import grad, jacrev, vmap
 
 from icml26 import checks
 from icml26.trust.adamw import AdamWState, adamw_step
+from icml26.trust.flatmodels import FlatModel
 
 __all__ = [
     "Decomposition",
-    "FlatModel",
-    "ParamSpec",
     "Trajectory",
     "adamw_updates",
     "decompose",
     "explaind_scores",
     "gauss_legendre",
-    "init_params",
-    "mlp_model",
-    "modadd_data",
-    "modadd_mlp_model",
-    "modadd_model",
     "per_sample_grads",
     "prune_mask",
     "step_influence",
@@ -55,208 +46,6 @@ __all__ = [
 ]
 
 Tensor = torch.Tensor
-
-
-# --- flat parameter vectors -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ParamSpec:
-    """Names, shapes and components (parameter groups) of the tensors in a flat vector."""
-
-    names: tuple[str, ...]
-    shapes: tuple[tuple[int, ...], ...]
-    groups: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        if not (len(self.names) == len(self.shapes) == len(self.groups)) or not self.names:
-            raise ValueError("names, shapes and groups must be non-empty and of equal length")
-
-    @property
-    def sizes(self) -> list[int]:
-        return [math.prod(s) for s in self.shapes]
-
-    @property
-    def numel(self) -> int:
-        """P, the number of scalar parameters."""
-        return sum(self.sizes)
-
-    @property
-    def group_names(self) -> tuple[str, ...]:
-        """The components, in order of first appearance."""
-        return tuple(dict.fromkeys(self.groups))
-
-    def unflatten(self, theta: Tensor) -> dict[str, Tensor]:
-        """Views of ``theta`` (shape ``(P,)``) as the named tensors."""
-        parts = torch.split(theta, self.sizes)
-        return {n: t.view(s) for n, s, t in zip(self.names, self.shapes, parts, strict=True)}
-
-    def group_matrix(self, dtype: torch.dtype = torch.float64, device=None) -> Tensor:
-        """One-hot ``(P, G)`` matrix: entry ``(p, g)`` is 1 when parameter p is in group g."""
-        index = {g: i for i, g in enumerate(self.group_names)}
-        ids = torch.cat(
-            [torch.full((n,), index[g]) for n, g in zip(self.sizes, self.groups, strict=True)]
-        )
-        return torch.nn.functional.one_hot(ids, len(index)).to(dtype=dtype, device=device)
-
-    def weight_mask(self, device=None) -> Tensor:
-        """Boolean ``(P,)``: True on entries of matrices (weights), False on biases."""
-        return torch.cat(
-            [torch.full((n,), len(s) > 1) for n, s in zip(self.sizes, self.shapes, strict=True)]
-        ).to(device)
-
-
-@dataclass(frozen=True)
-class FlatModel:
-    """A model as a pure function of a flat parameter vector: ``forward(theta, x)``."""
-
-    spec: ParamSpec
-    forward: Callable[[Tensor, Tensor], Tensor]
-    num_classes: int
-
-    def __call__(self, theta: Tensor, x: Tensor) -> Tensor:
-        return self.forward(theta, x)
-
-
-def init_params(
-    spec: ParamSpec,
-    *,
-    generator: torch.Generator,
-    scale: float = 1.0,
-    dtype: torch.dtype = torch.float64,
-) -> Tensor:
-    """Gaussian initialisation: matrices N(0, scale²/fan_in), biases 0 (a flat ``(P,)`` vector)."""
-    scale = checks.real("scale", scale, low=0.0, strict=True)
-    parts = []
-    for s in spec.shapes:
-        if len(s) > 1:
-            fan_in = s[-2]
-            w = torch.randn(s, generator=generator, dtype=torch.float64) * scale / math.sqrt(fan_in)
-        else:
-            w = torch.zeros(s, dtype=torch.float64)
-        parts.append(w.flatten())
-    return torch.cat(parts).to(dtype)
-
-
-def mlp_model(sizes: Sequence[int]) -> FlatModel:
-    """A tanh MLP ``sizes[0] → … → sizes[-1]`` with log-softmax output (chapter 18, part A).
-
-    Components: ``layer1``, ``layer2``, … (weight and bias of each linear map).
-    """
-    if len(sizes) < 2:
-        raise ValueError(f"sizes must list at least an input and an output size, got {sizes}")
-    sizes = [checks.integer(f"sizes[{i}]", s, low=1) for i, s in enumerate(sizes)]
-    names, shapes, groups = [], [], []
-    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
-        names += [f"W{i + 1}", f"b{i + 1}"]
-        shapes += [(a, b), (b,)]
-        groups += [f"layer{i + 1}"] * 2
-    spec = ParamSpec(tuple(names), tuple(shapes), tuple(groups))
-    depth = len(sizes) - 1
-
-    def forward(theta: Tensor, x: Tensor) -> Tensor:
-        p = spec.unflatten(theta)
-        h = x
-        for i in range(1, depth + 1):
-            h = h @ p[f"W{i}"] + p[f"b{i}"]
-            if i < depth:
-                h = torch.tanh(h)
-        return torch.log_softmax(h, dim=-1)
-
-    return FlatModel(spec, forward, sizes[-1])
-
-
-def modadd_model(p: int, d_model: int, n_heads: int, d_mlp: int) -> FlatModel:
-    """The one-layer transformer of the paper's grokking study, as a flat-parameter function.
-
-    Input tokens ``[a, '+', b, '=']`` (vocabulary ``p + 2``), no positional encoding, no
-    LayerNorm: embedding, one attention layer whose heads are separate linear maps (the query
-    is the last position), a residual ReLU MLP, an unembedding without bias to the ``p``
-    residues, log-softmax. Components: ``embed``, ``attn``, ``mlp``, ``unembed``.
-    """
-    p = checks.integer("p", p, low=2)
-    d_model = checks.integer("d_model", d_model, low=1)
-    n_heads = checks.integer("n_heads", n_heads, low=1)
-    d_mlp = checks.integer("d_mlp", d_mlp, low=1)
-    if d_model % n_heads:
-        raise ValueError(f"d_model must be divisible by n_heads, got {d_model} and {n_heads}")
-    dh = d_model // n_heads
-    spec = ParamSpec(
-        ("E", "Q", "K", "V", "O", "W1", "b1", "W2", "b2", "U"),
-        (
-            (p + 2, d_model),
-            (n_heads, d_model, dh),
-            (n_heads, d_model, dh),
-            (n_heads, d_model, dh),
-            (d_model, d_model),
-            (d_model, d_mlp),
-            (d_mlp,),
-            (d_mlp, d_model),
-            (d_model,),
-            (d_model, p),
-        ),
-        ("embed", "attn", "attn", "attn", "attn", "mlp", "mlp", "mlp", "mlp", "unembed"),
-    )
-
-    def forward(theta: Tensor, tokens: Tensor) -> Tensor:
-        w = spec.unflatten(theta)
-        x = w["E"][tokens]  # (N, 4, d)
-        q = torch.einsum("nd,hde->nhe", x[:, -1], w["Q"])
-        k = torch.einsum("ntd,hde->nhte", x, w["K"])
-        v = torch.einsum("ntd,hde->nhte", x, w["V"])
-        att = torch.softmax(torch.einsum("nhe,nhte->nht", q, k) / math.sqrt(dh), dim=-1)
-        z = torch.einsum("nht,nhte->nhe", att, v).reshape(tokens.shape[0], d_model)
-        h = x[:, -1] + z @ w["O"]
-        h = h + torch.relu(h @ w["W1"] + w["b1"]) @ w["W2"] + w["b2"]
-        return torch.log_softmax(h @ w["U"], dim=-1)
-
-    return FlatModel(spec, forward, p)
-
-
-def modadd_mlp_model(p: int, d_embed: int, d_hidden: int) -> FlatModel:
-    """The embedding-MLP variant for modular addition (the grokking model of small studies).
-
-    Reads the tokens ``a`` and ``b`` of ``[a, '+', b, '=']``: a shared embedding (vocabulary
-    ``p + 2``), concatenated, one ReLU layer, an unembedding without bias, log-softmax.
-    Components: ``embed``, ``hidden``, ``unembed``.
-    """
-    p = checks.integer("p", p, low=2)
-    d_embed = checks.integer("d_embed", d_embed, low=1)
-    d_hidden = checks.integer("d_hidden", d_hidden, low=1)
-    spec = ParamSpec(
-        ("E", "W1", "b1", "U"),
-        ((p + 2, d_embed), (2 * d_embed, d_hidden), (d_hidden,), (d_hidden, p)),
-        ("embed", "hidden", "hidden", "unembed"),
-    )
-
-    def forward(theta: Tensor, tokens: Tensor) -> Tensor:
-        w = spec.unflatten(theta)
-        x = w["E"][tokens[:, [0, 2]]].reshape(tokens.shape[0], 2 * d_embed)
-        return torch.log_softmax(torch.relu(x @ w["W1"] + w["b1"]) @ w["U"], dim=-1)
-
-    return FlatModel(spec, forward, p)
-
-
-def modadd_data(
-    p: int, train_fraction: float, *, generator: torch.Generator
-) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """Modular addition ``a + b mod p`` on the pairs ``a ≤ b``, split at random.
-
-    Returns ``(tokens_train, y_train, tokens_val, y_val)``; tokens are ``[a, p, b, p + 1]``
-    (``p`` is '+', ``p + 1`` is '='). Without positional encoding ``(a, b)`` and ``(b, a)``
-    are the same input, hence ``a ≤ b`` (as in the paper's code).
-    """
-    p = checks.integer("p", p, low=2)
-    train_fraction = checks.real("train_fraction", train_fraction, low=0.0, high=1.0, strict=True)
-    a, b = torch.triu_indices(p, p)
-    tokens = torch.stack([a, torch.full_like(a, p), b, torch.full_like(a, p + 1)], dim=1)
-    y = (a + b) % p
-    perm = torch.randperm(a.numel(), generator=generator)
-    n_train = round(train_fraction * a.numel())
-    if not 0 < n_train < a.numel():
-        raise ValueError(f"train_fraction leaves an empty split for p = {p}")
-    tr, va = perm[:n_train], perm[n_train:]
-    return tokens[tr], y[tr], tokens[va], y[va]
 
 
 # --- AdamW, recorded ------------------------------------------------------------------------
@@ -302,7 +91,7 @@ def _check_model(model: object) -> FlatModel:
 
 def _check_theta(name: str, model: FlatModel, theta: object, *, finite: bool = True) -> Tensor:
     """A finite ``(P,)`` parameter vector of ``model``."""
-    checks.tensor(name, theta, ndim=1, floating=True)
+    theta = checks.tensor(name, theta, ndim=1, floating=True)
     checks.shape(name, theta, (model.spec.numel,))
     if finite:
         checks.finite(name, theta)
@@ -313,7 +102,7 @@ def _check_inputs(
     name: str, model: FlatModel, theta: Tensor, x: object, *, finite: bool = True
 ) -> Tensor:
     """A non-empty batch of inputs that ``model`` accepts (tried on its first row)."""
-    checks.tensor(name, x)
+    x = checks.tensor(name, x)
     if x.ndim == 0 or x.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty batch of inputs, got {tuple(x.shape)}")
     if finite and x.is_floating_point():
@@ -332,7 +121,7 @@ def _check_inputs(
 
 
 def _check_labels(name: str, y: object, x: Tensor, x_name: str = "x") -> Tensor:
-    checks.tensor(name, y, ndim=1)
+    y = checks.tensor(name, y, ndim=1)
     if x.shape[0] != y.shape[0]:
         raise ValueError(
             f"{x_name} and {name} must have the same length, got {x.shape[0]} and {y.shape[0]}"
@@ -611,10 +400,7 @@ def decompose(
     _check_labels("y_train", y_train, x_train, "x_train")
     _check_inputs("x_test", model, traj.thetas[0], x_test)
     nodes = checks.integer("nodes", nodes, low=1)
-    variants = variants or {}
-    for name, upd in variants.items():
-        checks.shape(f"variants[{name!r}]", upd, tuple(traj.grads.shape))
-        checks.finite(f"variants[{name!r}]", upd)
+    variants = _check_variants(variants, traj)
     b1, b2 = traj.betas
     lam, eps = traj.weight_decay, traj.eps
     gm = model.spec.group_matrix(traj.thetas.dtype, traj.thetas.device)
@@ -634,11 +420,8 @@ def decompose(
         bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
         denom = traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + eps
         decay_upd = -lr * lam * th
-        if per_sample:
-            idx = traj.batches[s].to(u.device)
-            g_k = -_per_sample_grads(model, th, x_train[idx], y_train[idx])  # ∇ℓ_k
-            u.mul_(b1)
-            u.index_add_(0, idx, (1 - b1) * g_k / idx.numel())
+        if u is not None:
+            _momentum_step(u, model, th, x_train, y_train, traj.batches[s], b1)
             psi = (lr / bc1) * u / denom  # (M, P)
             contrib = -torch.einsum("tcp,kp->tck", phi, psi)
             data = contrib if data is None else data + contrib
@@ -650,11 +433,11 @@ def decompose(
         decay_steps.append(torch.einsum("tcp,p->tc", phi, decay_upd))
         total_upd = grad_upd + decay_upd
         groups.append(torch.einsum("tcp,p,pg->gtc", phi, total_upd, gm))
-        train_abs = psi.abs().sum(0) if per_sample else grad_upd.abs()
+        train_abs = psi.abs().sum(0) if u is not None else grad_upd.abs()
         scores += phi.abs().sum((0, 1)) * (train_abs + decay_upd.abs())
         for k, upd in variants.items():
             var_steps[k].append(torch.einsum("tcp,p->tc", phi, upd[s]))
-        if tangent:
+        if tan_acc is not None:
             jac0 = _test_features(model, th, th_next, x_test, 1, rule="left")
             tan_acc += torch.einsum("tcp,p->tc", jac0, th_next - th)
     fs = torch.stack(f)
@@ -671,6 +454,32 @@ def decompose(
         tangent=None if tan_acc is None else fs[0] + tan_acc,
         scores=scores,
     )
+
+
+def _check_variants(variants: dict[str, Tensor] | None, traj: Trajectory) -> dict[str, Tensor]:
+    """``variants``: named ``(N, P)`` alternative updates, finite, one per recorded step."""
+    variants = variants or {}
+    for name, upd in variants.items():
+        checks.shape(f"variants[{name!r}]", upd, tuple(traj.grads.shape))
+        checks.finite(f"variants[{name!r}]", upd)
+    return variants
+
+
+def _momentum_step(
+    u: Tensor,
+    model: FlatModel,
+    theta: Tensor,
+    x_train: Tensor,
+    y_train: Tensor,
+    batch: Tensor,
+    b1: float,
+) -> None:
+    """One step of the per-sample momentum buffer ``u`` (M, P), in place: every sample decays
+    by β₁, the batch's members add ``(1 − β₁)∇ℓ_k / |B|``."""
+    idx = batch.to(u.device)
+    g_k = -_per_sample_grads(model, theta, x_train[idx], y_train[idx])  # ∇ℓ_k
+    u.mul_(b1)
+    u.index_add_(0, idx, (1 - b1) * g_k / idx.numel())
 
 
 def step_influence(
