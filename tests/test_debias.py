@@ -260,6 +260,10 @@ def test_bad_input(toy) -> None:
         debias.train(params, lambda s: None, 1, lr=0.0)
     with pytest.raises(ValueError, match="trainable"):
         debias.train(params, lambda s: None, 1, trainable=("nope",))
+    with pytest.raises(ValueError, match="params"):
+        debias.train({**params, "b1": params["b1"] * float("nan")}, lambda s: None, 1)
+    with pytest.raises(ValueError, match="params"):
+        debias.train({"E": params["E"]}, lambda s: None, 1)
     with pytest.raises(ValueError, match="clean"):
         debias.bias_variance(torch.zeros(2, 3), torch.zeros(2, 3, 4, 5))
     with pytest.raises(ValueError, match="perturbed"):

@@ -312,6 +312,26 @@ def test_bad_input_optimiser() -> None:
             fn()
 
 
+def test_bad_trajectories_models_and_inputs() -> None:
+    """A non-finite or mis-shaped trajectory, a foreign model or inputs that do not fit it."""
+    import dataclasses
+
+    model, x, y, traj = _run(steps=2)
+    nan_grads = dataclasses.replace(traj, grads=traj.grads * float("nan"))
+    with pytest.raises(ValueError, match=r"traj\.grads"):
+        pk.decompose(model, nan_grads, x, y, x[:2])
+    with pytest.raises(ValueError, match=r"traj\.thetas"):
+        pk.explaind_scores(flatmodels.mlp_model([2, 5, 3]), traj, x[:2])
+    with pytest.raises(ValueError, match=r"traj\.lrs"):
+        pk.adamw_updates(dataclasses.replace(traj, lrs=traj.lrs[:1]))
+    with pytest.raises(ValueError, match="model must be a FlatModel"):
+        pk.per_sample_grads(lambda th, x: x, traj.thetas[0], x, y)
+    with pytest.raises(ValueError, match="x does not fit the model"):
+        pk.test_features(model, traj.thetas[0], traj.thetas[1], x[:, :1])
+    with pytest.raises(ValueError, match="x_test must be a non-empty batch"):
+        pk.decompose(model, traj, x, y, x[:0])
+
+
 def test_bad_input_features_and_decomposition() -> None:
     model, x, y, traj = _run(steps=2)
     a, b = traj.thetas[0], traj.thetas[1]

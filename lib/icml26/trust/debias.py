@@ -304,6 +304,11 @@ def train(
         raise ValueError("batch must be a callable step -> (bags, labels)")
     steps = checks.integer("steps", steps, low=0)
     lr = checks.real("lr", lr, low=0.0, strict=True)
+    if not isinstance(params, dict) or any(k not in params for k in _PARAM_NAMES):
+        raise ValueError(f"params must be a dict holding {_PARAM_NAMES}")
+    for k, v in params.items():
+        checks.tensor(f"params[{k!r}]", v, floating=True)
+        checks.finite(f"params[{k!r}]", v)
     names = tuple(params) if trainable is None else tuple(trainable)
     unknown = [n for n in names if n not in params]
     if unknown:
