@@ -961,8 +961,9 @@ plt.show()
 # supervision from all edges, which should help most on the scarcest edge (PAN–RGB, 100k
 # pairs). **Here** the baseline is 14 latent-space backbones, each trained as long as the
 # unified one on its own direction — a regression model, not the generative baselines of the
-# paper. The thresholds are the paper's: the unified model is at least as good on the mean
-# over the 14 directions (≥ 0 dB), and gains at least 0.5 dB on the scarce edge PAN↔RGB.
+# paper. The thresholds: the unified model is at least as good on the mean over the 14
+# directions (≥ 0 dB, the paper's claim), and gains at least 0.5 dB on the scarce edge
+# PAN↔RGB.
 # Each seed's unified backbone is compared with the same pairwise models (trained once).
 
 
@@ -985,8 +986,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: one backbone cannot serve 14 mappings as well as 14 models (control: the mean
-# image)
+# fails if: one backbone cannot serve 14 mappings as well as 14 models (control:
+# the mean image)
 icml26.claim(
     "11.1",
     "unified − pairwise PSNR, mean of 14 seen (dB)",
@@ -998,7 +999,8 @@ icml26.claim(
 )
 
 # %% tags=["claim"]
-# fails if: pooling the directions gives the scarce edge no gain (control: the mean image)
+# fails if: pooling the directions gives the scarce edge no gain (control: the mean
+# image)
 icml26.claim(
     "11.2",
     "unified − pairwise PSNR on scarce PAN↔RGB (dB)",
@@ -1088,9 +1090,8 @@ icml26.claim(
 #
 # **The paper's claim** (qualitative, example images): the unified model translates along the
 # six directions it never saw paired. Here we can score them, against an oracle trained on
-# pairs of the direction. Mean image + 3 dB is out of reach for the directions into NIR,
-# where even the oracle gains little over the mean image (from PAN, NIR is barely
-# predictable), so the measure is the share of the oracle's gain over the mean image that
+# pairs of the direction. Mean image + 3 dB is out of reach for PAN→NIR, where even the
+# oracle gains less than that over the mean image (from PAN, NIR is barely predictable), so the measure is the share of the oracle's gain over the mean image that
 # zero-shot translation recovers, pooled over the six directions (the ratio of the summed
 # dB gains: a per-direction ratio explodes where the oracle gains nearly nothing);
 # threshold $\ge 0.3$ for every seed. The mean-image predictor has share 0 by definition;
@@ -1270,7 +1271,7 @@ with torch.no_grad():
 
 
 def reduction(key):
-    """Per seed: 1 − (latent MSE with adapters) / (without), mean over seen directions (%)."""
+    """Per seed: 1 − latent MSE with / without adapters, mean over seen directions (%)."""
     out = np.zeros((SEEDS, len(seen)))
     for k, mi in enumerate(UNIFIED):
         for di in range(len(seen)):
@@ -1302,8 +1303,8 @@ print(
 )
 
 # %% tags=["claim"]
-# fails if: the adapter stays at its zero init or only shrinks (control: another target's
-# adapter)
+# fails if: the adapter stays at its zero init or only shrinks (control: another
+# target's adapter)
 icml26.claim(
     "11.7",
     "adapter latent-MSE reduction, seen directions (%)",
