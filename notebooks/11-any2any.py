@@ -1271,7 +1271,7 @@ with torch.no_grad():
 
 
 def reduction(key):
-    """Per seed: 1 − latent MSE with / without adapters, mean over seen directions (%)."""
+    """Per seed: 1 − latent MSE with / without adapters, mean over seen (%)."""
     out = np.zeros((SEEDS, len(seen)))
     for k, mi in enumerate(UNIFIED):
         for di in range(len(seen)):
