@@ -14,7 +14,7 @@ from __future__ import annotations
 import torch
 
 from benchmarks.registry import register, register_scaling
-from icml26.generative import translation
+from icml26.generative import sceneworld, stacked_nets
 from icml26.pipeline.notebooks import notebook_functions
 
 LATENT, HIDDEN, T = 16, 64, 20
@@ -23,8 +23,8 @@ _ref = notebook_functions("11-any2any", "backbone_reference", "member_parameters
 _backbone_reference, _member_parameters = _ref["backbone_reference"], _ref["member_parameters"]
 
 torch.manual_seed(0)
-_seen, _unseen = translation.directions()
-_idx = {m: i for i, m in enumerate(translation.MODALITIES)}
+_seen, _unseen = sceneworld.directions()
+_idx = {m: i for i, m in enumerate(sceneworld.MODALITIES)}
 _dirs = _seen + _unseen
 
 
@@ -47,8 +47,8 @@ def _inputs(per_direction: int, members: int = 1):
     return z_t, z_src, t, src.contiguous(), tgt.contiguous()
 
 
-UNIFIED = translation.FilmBackbone(1, LATENT, HIDDEN, T).requires_grad_(False)
-PAIRWISE = [translation.FilmBackbone(1, LATENT, HIDDEN, T).requires_grad_(False) for _ in _dirs]
+UNIFIED = stacked_nets.FilmBackbone(1, LATENT, HIDDEN, T).requires_grad_(False)
+PAIRWISE = [stacked_nets.FilmBackbone(1, LATENT, HIDDEN, T).requires_grad_(False) for _ in _dirs]
 Z_T, Z_SRC, TT, SRC, TGT = _inputs(PER_DIRECTION)
 PARAMS = _member_parameters(UNIFIED, 0)
 ROWS = list(zip(Z_T[0], Z_SRC[0], TT[0], SRC[0], TGT[0], strict=True))

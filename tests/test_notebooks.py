@@ -16,18 +16,10 @@ from icml26.pipeline.notebooks import NOTEBOOKS, ROOT, chapters, output_problems
 
 CHAPTERS = chapters()
 
-_FIRST_EDITION = (
-    "first-edition claims: its reproductions do not yet print a control (or why none exists) "
-    "and their seeds (or why one run decides)"
-)
-
 #: Parts of the standard that a chapter does not meet yet, test -> chapter -> why. These tests
 #: run as strict expected failures (``tests/conftest.py``): a chapter leaves the list the day
 #: it passes, so the list is the book's truthful to-do list.
 NOT_YET: dict[str, dict[str, str]] = {
-    "test_every_reproduction_carries_its_evidence": {
-        stem: _FIRST_EDITION for stem in ("11-any2any",)
-    },
     "test_claim_cells": {
         "19-rector": "6 of its 8 claims are NOT REPRODUCED at ci scale: pre-training does not "
         "beat the random initialisation there, so the chapter falls short of half its claims"
