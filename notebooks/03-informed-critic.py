@@ -1848,8 +1848,9 @@ plt.show()
 # out ahead of the cart velocity.
 
 # %% tags=["claim"]
-# fails if: any extra critic input helped alike, whatever it says about the return — then
-# noise in place of the angular velocity (the control) would match the cart velocity too
+# fails if: any extra critic input helped alike, whatever it tells of the return —
+# then noise in place of the angular velocity (the control) would match the cart
+# velocity too
 icml26.claim(
     "03.15",
     "position-only CartPole: area gain, angular minus cart velocity",
