@@ -367,7 +367,7 @@ import numpy as np
 import torch
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from scipy.stats import t as student_t
-from scipy.stats import ttest_1samp, wilcoxon
+from scipy.stats import ttest_1samp
 
 import icml26
 from icml26.pipeline import paper
@@ -402,21 +402,22 @@ RESID_EPISODES = 250  # residual test: the paper's 250 episodes of 25 steps
 N_PERMUTATIONS = icml26.pick(ci=200, paper=1000)  # episode-level permutations B
 N_LANDMARKS = icml26.pick(ci=256, paper=512)  # Nyström landmarks
 N_TREES = icml26.pick(ci=30, paper=100)  # random-forest trees for cross-fitting
-MIN_LEAF = icml26.pick(ci=5, paper=1)  # random-forest minimum leaf size
-MAX_FEATURES = icml26.pick(ci=1 / 3, paper=1.0)  # fraction of inputs tried per split
+MIN_LEAF = 5  # random-forest minimum leaf size
+MAX_FEATURES = 1 / 3  # fraction of inputs tried per split
 N_FOLDS, ALPHA = 5, 0.05  # cross-fitting folds; level of the residual test
-N_OFFSETS = icml26.pick(ci=5, paper=20)  # independent offsets of the redundant signal
+N_OFFSETS = icml26.pick(ci=5, paper=10)  # independent offsets of the redundant signal
 GAIN_EPISODES = icml26.pick(ci=1000, paper=2500)  # prediction-gain test
 GAIN_SETS = icml26.pick(ci=5, paper=20)  # independent data sets for the gain test
 SENSOR_NOISE = 2.0  # noise of the sensor reading (phi_4, phi_5) in 03.8
 OBS_NOISE = [0.0, 0.1, 0.5]  # β_o: observation noise for the robustness panel
-A2C_SEEDS = icml26.pick(ci=8, paper=20)  # seeds per critic (the paper: 20 runs)
-A2C_ITERS = icml26.pick(ci=400, paper=2000)  # updates of 16 episodes of 25 steps
+A2C_SEEDS = icml26.pick(ci=32, paper=40)  # seeds per critic (the paper: 20 runs)
+A2C_GROUP = 8  # 03.13 is decided in each group of 8 seeds
+A2C_ITERS = icml26.pick(ci=400, paper=1000)  # updates of 16 episodes of 25 steps
 RETENTION = 0.5  # non-inferiority: share of the full-state critic's gain to keep
-CP_SEEDS = icml26.pick(ci=4, paper=10)  # position-only CartPole
+CP_SEEDS = icml26.pick(ci=8, paper=10)  # position-only CartPole
 CP_ITERS = icml26.pick(ci=600, paper=5000)  # updates of 16 segments of 10 steps
 CP_SIGNALS = icml26.pick(
-    ci=["none", "angular velocity"],
+    ci=["none", "cart velocity", "angular velocity"],
     paper=[
         "none",
         "cart velocity",
@@ -985,7 +986,7 @@ plt.show()
 # ### 03.3 · The tower property, and where it breaks
 #
 # *Claim* ({prf:ref}`informed-critic-lem-tower`): for every history and action, $\sum_i
-# \mathbb{P}(i \mid h)\, Q(h, i, a) = Q(h, a)$ — note $\mathbb{P}(i \mid h)$, not $\mathbb{P}(i
+# \mathbb{P}(i \mid h)\, Q(h, i, a) = Q(h, a)$ — with $\mathbb{P}(i \mid h)$, not $\mathbb{P}(i
 # \mid h, a)$ — and $\sum_i \mathbb{P}(i \mid h) V(h, i) = V(h)$, to $10^{-12}$, for all four
 # signals. The action-peeking signal must violate the first identity.
 
@@ -1490,12 +1491,13 @@ plt.show()
 # synthetic POMDP with five critics that differ only in their signal: **history only** (the
 # symmetric A2C), **noise** (two columns of independent noise: an uninformative signal),
 # $[\phi_3]$, the informative $[\phi_1, \phi_2, \phi_4, \phi_5]$, and the **full state**
-# $[\phi_1..\phi_5]$ — over `A2C_SEEDS` seeds each (8 at the default scale), 400 updates of 16
-# episodes (160 000 steps per run). A seed fixes the actor's and critic's initial weights and
-# every random number of the environment and of the action sampling, for all five critics
-# alike, so the critics are compared in pairs. Settings: one hidden layer of 16 units, Adam with
-# step sizes $3 \cdot 10^{-3}$ (actor) and $10^{-2}$ (critic), entropy weight from 0.01 to
-# 0.001, target critic refreshed every 10 updates, $\gamma = 0.99$. The critic's step size and
+# $[\phi_1..\phi_5]$ — over `A2C_SEEDS` seeds each (32 at the default scale), 400 updates of
+# 16 episodes (160 000 steps per run); all 160 runs are one batched computation. A seed
+# fixes the actor's and critic's initial weights and every random number of the environment
+# and of the action sampling, for all five critics alike, so the critics are compared in
+# pairs. Settings: one hidden layer of 16 units, Adam with step sizes $3 \cdot 10^{-3}$
+# (actor) and $10^{-2}$ (critic), entropy weight from 0.01 to 0.001, target critic refreshed
+# every 10 updates, $\gamma = 0.99$. The critic's step size and
 # the sparse transitions were set so that a run learns within the notebook's time budget, by
 # trying them on a different instance of the benchmark before these runs (with a critic step
 # size of $3 \cdot 10^{-3}$ and Dirichlet(1) rows, the actors barely left the random policy in
@@ -1506,12 +1508,12 @@ plt.show()
 # learning curve, the mean normalised return over its updates, as the paper reports areas
 # under the curve.
 #
-# *Claims*, with thresholds fixed before the runs:
+# *Claims*, with thresholds, margins and decision rules fixed before the runs:
 #
 # - 03.10: the informative signal beats the history-only critic: the gain in area over the
 #   history-only critic of the same seed is positive. Control: the noise signal.
 # - 03.11: it reaches the full-state critic (non-inferiority): it keeps at least half of the
-#   full-state critic's gain, $g_{\mathrm{inf}} - \tfrac12 g_{\mathrm{full}} \ge 0$ per seed,
+#   full-state critic's gain, $g_{\mathrm{inf}} - \tfrac12 g_{\mathrm{full}} \ge 0$,
 #   where $g$ is the gain over the history-only critic. Keeping half of the active control's
 #   effect is the usual margin of non-inferiority trials. Control: the history-only critic
 #   itself, which keeps none of it.
@@ -1523,14 +1525,18 @@ plt.show()
 #   the pairs that both order with 95 % confidence. Control: the heuristic "the more privileged
 #   features, the better".
 #
-# Each of 03.10–03.12 is decided on the one-sided 95 % confidence bound of the **median** over
-# seeds. We first decided them on the mean (a Student-$t$ bound, printed below for
-# comparison): in one seed of eight the history-only and noise-fed critics stayed on a poor
-# policy for a long time while the informed ones did not, and that single seed widened the
-# $t$-intervals of 03.10 and 03.11 to just below zero (03.12 held). Learning outcomes of RL
-# runs are heavy-tailed in exactly this way, and the median is the aggregate recommended for
-# them; the claim lines mark the change as tuned. Neither rule makes these verdicts robust to
-# the seed: the Limits section reports them at two other base seeds.
+# Each of 03.10–03.12 is decided on the one-sided 95 % confidence bound of the **mean** over
+# the 32 seeds (Student's $t$; 40 seeds at `ICML26_SCALE=paper`). 03.13 is replicated: the
+# seeds form disjoint groups of eight (four at the default scale), each group orders the pairs
+# of signals on its own (two-sided paired $t$-test of the areas, 95 %) against a test run on
+# its own data set (a change made after a first run, see below), and the claim must hold in
+# every group. Learning outcomes of RL runs are heavy-tailed: in a run of this experiment with
+# 8 seeds, one seed in which the history-only and noise-fed critics stayed on a poor policy for
+# long moved the bounds of the mean of 03.10 and 03.11 across zero, and at other base seeds
+# the verdicts changed. What guards against
+# that here is four times the seeds, not a more forgiving rule; the bounds of the median are
+# printed beside the mean's for comparison, and the Limits section reports the verdicts at two
+# other base seeds.
 
 # %%
 A2C_SIGNALS = [
@@ -1565,19 +1571,20 @@ for k, s in enumerate(A2C_SIGNALS):
         f"       {float(gain[k].mean()):+.3f} ± {se:.3f}"
     )
 keep = gain - RETENTION * gain[col["full state"]]  # share of the full-state gain kept
-t95 = student_t.ppf(0.95, A2C_SEEDS - 1) / np.sqrt(A2C_SEEDS)
-mean_rule = {  # the one-sided 95 % bounds of the mean, for comparison with the median
-    "03.10": float(
-        gain[col["[s1,s2,s4,s5]"]].mean() - t95 * gain[col["[s1,s2,s4,s5]"]].std()
-    ),
-    "03.11": float(
-        keep[col["[s1,s2,s4,s5]"]].mean() - t95 * keep[col["[s1,s2,s4,s5]"]].std()
-    ),
-    "03.12": float(keep[col["noise"]].mean() + t95 * keep[col["noise"]].std()),
+# the one-sided 95 % bounds of the median, on the side of 0, for comparison
+zero = icml26.claims.Threshold.of(None, 0.0, None)
+median_bounds = {
+    key: icml26.claims.decide(values.tolist(), zero, "median-ci")[0]
+    for key, values in (
+        ("03.10", gain[col["[s1,s2,s4,s5]"]]),
+        ("03.11", keep[col["[s1,s2,s4,s5]"]]),
+        ("03.12", -keep[col["noise"]]),  # its upper bound, negated
+    )
 }
+median_bounds["03.12"] *= -1
 print(
-    "bounds of the mean instead of the median: "
-    + ", ".join(f"{k} {v:+.1e}" for k, v in mean_rule.items())
+    "bounds of the median instead of the mean: "
+    + ", ".join(f"{k} {v:+.3f}" for k, v in median_bounds.items())
 )
 
 
@@ -1612,11 +1619,11 @@ icml26.claim(
     "03.10",
     "area gain over the history-only critic, [s1,s2,s4,s5]",
     seeds=gain[col["[s1,s2,s4,s5]"]],
-    rule="median-ci",
+    rule="mean-ci",
     at_least=0.0,
     control=gain[col["noise"]],
     control_label="noise signal",
-    tuned="median rule after a mean-rule run; critic step size, sparse transitions",
+    tuned="critic step size and sparse transitions, set on another instance",
 )
 
 # %% tags=["claim"]
@@ -1626,11 +1633,11 @@ icml26.claim(
     "03.11",
     "[s1,s2,s4,s5] keeps half the full-state gain: g_inf − g_full/2",
     seeds=keep[col["[s1,s2,s4,s5]"]],
-    rule="median-ci",
+    rule="mean-ci",
     at_least=0.0,
     control=keep[col["history only"]],
     control_label="history only",
-    tuned="median rule after a mean-rule run; critic step size, sparse transitions",
+    tuned="critic step size and sparse transitions, set on another instance",
 )
 
 # %% tags=["claim"]
@@ -1641,71 +1648,92 @@ icml26.claim(
     "03.12",
     "noise keeps under half the full-state gain: g_noise − g_full/2",
     seeds=keep[col["noise"]],
-    rule="median-ci",
+    rule="mean-ci",
     at_most=0.0,
     control=keep[col["[s1,s2,s4,s5]"]],
     control_label="[s1,s2,s4,s5]",
-    tuned="median rule after a mean-rule run; critic step size, sparse transitions",
+    tuned="critic step size and sparse transitions, set on another instance",
 )
 
 # %% [markdown]
-# For 03.13, each signal's effect size in the paper's sense is its mean prediction gain on the
-# random-policy episodes of 03.8 (zero for the history-only critic). Two signals are ordered by
-# the test when the difference of their per-episode gains is significant (two-sided 95 %
-# $t$-test over 1000 episodes), and by learning when the difference of their areas over the
-# seeds is (two-sided 95 % Wilcoxon signed-rank test, for the same heavy tails).
+# For 03.13, each signal's effect size in the paper's sense is its mean prediction gain on
+# random-policy episodes (zero for the history-only critic). Each group of eight seeds is a
+# whole replicate of the paper's procedure: the test runs on one of the independent data
+# sets of 03.8 (1000 episodes), the group's runs train. Two signals are ordered by the test
+# when the difference of their per-episode gains is significant (two-sided 95 % $t$-test over
+# the episodes), and by learning when the difference of their areas over the group's eight
+# seeds is (two-sided 95 % paired $t$-test). Each group gives one count of discordant pairs;
+# the claim takes the worst group. (A first version of this experiment ran the test once, on
+# one data set for all groups: the verdict then turned on that data set, see below.)
 
 
 # %%
-def order(diffs, test):
+def order(diffs):
     """+1 or -1 when the paired differences are significantly positive or negative
-    (two-sided, 95 %), 0 when they are not."""
+    (two-sided t-test, 95 %), 0 when they are not."""
     diffs = np.asarray(diffs, dtype=float)
     if np.all(diffs == 0):
         return 0
-    p = test(diffs).pvalue
-    return int(np.sign(np.median(diffs))) if p < 0.05 else 0
+    p = ttest_1samp(diffs, 0.0).pvalue
+    return int(np.sign(diffs.mean())) if p < 0.05 else 0
 
 
-test_gain = {"history only": torch.zeros(GAIN_EPISODES, dtype=DT)}
-test_gain |= {
-    "noise": gains[0.0, "noise"],
-    "[s3]": gains[0.0, "[s3]"],
-    "[s1,s2,s4,s5]": gains[0.0, "[s1,s2,s4,s5]"],
-    "full state": gains[0.0, "full [s1..s5]"],
+TEST_NAMES = {  # the trained signals and their names among the test's candidates
+    "noise": "noise",
+    "[s3]": "[s3]",
+    "[s1,s2,s4,s5]": "[s1,s2,s4,s5]",
+    "full state": "full [s1..s5]",
 }
+assert len(sets) >= A2C_SEEDS // A2C_GROUP, "one test data set per group of seeds"
+test_gains = []  # per group: the per-episode gains of each signal on its own data set
+for X_g, G_g, cand in sets[: A2C_SEEDS // A2C_GROUP]:
+    test_gains.append({"history only": torch.zeros(GAIN_EPISODES, dtype=DT)})
+    for name, key in TEST_NAMES.items():
+        X_i = torch.cat([X_g, cand[key]], -1)
+        test_gains[-1][name] = info.prediction_gains(
+            X_g, X_i, G_g, n_folds=N_FOLDS, generator=gen_gain
+        )
 width = {s.name: s.width for s in A2C_SIGNALS}  # the control: more features is better
-pairs, discordant, heuristic_discordant = 0, [], []
-for j in range(len(A2C_SIGNALS)):
-    for k in range(j + 1, len(A2C_SIGNALS)):
-        a, b = A2C_SIGNALS[j].name, A2C_SIGNALS[k].name
-        by_learning = order(auc[j] - auc[k], wilcoxon)
-        by_test = order(test_gain[a] - test_gain[b], lambda d: ttest_1samp(d, 0.0))
-        by_width = int(np.sign(width[a] - width[b]))
-        pairs += by_learning != 0
-        if by_learning * by_test < 0:
-            discordant.append(f"{a} / {b}")
-        if by_learning * by_width < 0:
-            heuristic_discordant.append(f"{a} / {b}")
-print(f"{pairs} of 10 pairs of signals ordered by learning with 95 % confidence")
-print("ordered the other way by the prediction gain:", discordant or "none")
+n_groups = A2C_SEEDS // A2C_GROUP
+pairs, discordant, heuristic_discordant = [], [], []
+for grp in range(n_groups):
+    seeds_g, test_gain = slice(grp * A2C_GROUP, (grp + 1) * A2C_GROUP), test_gains[grp]
+    pairs.append(0), discordant.append([]), heuristic_discordant.append([])
+    for j in range(len(A2C_SIGNALS)):
+        for k in range(j + 1, len(A2C_SIGNALS)):
+            a, b = A2C_SIGNALS[j].name, A2C_SIGNALS[k].name
+            by_learning = order(auc[j, seeds_g] - auc[k, seeds_g])
+            by_test = order(test_gain[a] - test_gain[b])
+            by_width = int(np.sign(width[a] - width[b]))
+            pairs[-1] += by_learning != 0
+            if by_learning * by_test < 0:
+                discordant[-1].append(f"{a} / {b}")
+            if by_learning * by_width < 0:
+                heuristic_discordant[-1].append(f"{a} / {b}")
 print(
-    "ordered the other way by the number of features:", heuristic_discordant or "none"
+    f"{n_groups} groups of {A2C_GROUP} seeds; pairs of signals (of 10) ordered by "
+    "learning with 95 % confidence:",
+    ", ".join(map(str, pairs)),
 )
+print("ordered the other way by the prediction gain:")
+for grp in range(n_groups):
+    print(f"  group {grp + 1}:", ", ".join(discordant[grp]) or "none")
+print("ordered the other way by the number of features:")
+for grp in range(n_groups):
+    print(f"  group {grp + 1}:", ", ".join(heuristic_discordant[grp]) or "none")
 
 # %% tags=["claim"]
 # fails if: the tests measured something unrelated to what helps the critic learn — like
-# the number of features, the control, which orders the pairs printed above the other
-# way
+# the number of features, the control, which orders pairs printed above the other way
 icml26.claim(
     "03.13",
-    "pairs of signals ordered oppositely by the gain test and by learning",
-    len(discordant),
+    "pairs ordered oppositely by gain test and learning, per group of 8 seeds",
+    seeds=[len(d) for d in discordant],
+    rule="worst",
     at_most=0,
-    single_seed="one ordering, from the areas of all seeds and the test's episodes",
-    tuned="Wilcoxon test for the learning order, chosen with the median rule",
-    control=len(heuristic_discordant),
+    control=[len(d) for d in heuristic_discordant],
     control_label="more features is better",
+    tuned="a test data set per group, after a run that shared one",
 )
 
 # %% [markdown]
@@ -1725,12 +1753,12 @@ icml26.claim(
 # into segments of 10 steps, bootstrapped from the critic at the cut, as A2C implementations
 # do (with the synthetic POMDP's 25-step segments, one per episode, the CartPole actors had
 # barely moved after 120 000 steps on seeds other than those below). At the default scale we
-# train the history-only critic, the angular-velocity critic and a noise-fed control, 4 seeds ×
-# 600 updates (96 000 steps per run); `ICML26_SCALE=paper` trains all five signals of the paper
-# and the control, 10 seeds × 5000 updates (800 000 steps per run; the paper's runs are 2.5
-# times longer, with 256-unit GRUs). *Claim*: the angular-velocity critic learns faster than
-# the history-only critic (area gain, lower 95 % bound of the mean above zero); the noise-fed
-# critic, the control, does not.
+# train the history-only critic, the cart-velocity and angular-velocity critics and a noise-fed
+# control, 8 seeds × 600 updates (96 000 steps per run); `ICML26_SCALE=paper` trains all
+# five signals of the paper and the control, 10 seeds × 5000 updates (800 000 steps per run;
+# the paper's runs are 2.5 times longer, with 256-unit GRUs). *Claim*: the angular-velocity
+# critic learns faster than the history-only critic (area gain, lower 95 % bound of the mean
+# above zero); the noise-fed critic, the control, does not.
 
 # %%
 CP_FEATURES = {
@@ -1807,6 +1835,32 @@ ax.set_ylabel("episode return (steps balanced)")
 ax.set_title("Position-only CartPole: the masked angular velocity helps the critic")
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
+
+# %% [markdown]
+# ### 03.15 · Position-only CartPole: the angular velocity, not the cart's
+#
+# The paper's CartPole table separates the two velocities sharply: the angular velocity alone
+# gives the best area of all signals, the cart velocity alone barely more than none. *Claim*,
+# fixed before the cart-velocity critic was first trained: per seed, the angular-velocity
+# critic's area gain over the history-only critic exceeds the cart-velocity critic's (lower
+# 95 % bound of the mean of the paired difference above zero). The control puts the noise
+# signal in place of the angular velocity: an extra input that carries nothing must not come
+# out ahead of the cart velocity.
+
+# %% tags=["claim"]
+# fails if: any extra critic input helped alike, whatever it tells of the return —
+# then noise in place of the angular velocity (the control) would match the cart
+# velocity too
+icml26.claim(
+    "03.15",
+    "position-only CartPole: area gain, angular minus cart velocity",
+    seeds=cp_gain[cp_col["angular velocity"]] - cp_gain[cp_col["cart velocity"]],
+    rule="mean-ci",
+    at_least=0.0,
+    control=cp_gain[cp_col["noise"]] - cp_gain[cp_col["cart velocity"]],
+    control_label="noise in place of the angular velocity",
+    tuned="segments of 10 steps, chosen on other seeds for learning speed",
+)
 
 # %% [markdown]
 # ## Cross-check
@@ -1954,7 +2008,8 @@ print(
 #   tasks, six POPGym tasks) for 2 M steps and 20 seeds. We train its algorithm on two of its
 #   settings only — a reconstruction of its synthetic benchmark and position-only CartPole —
 #   with small networks on a window of the last three observations, for 160 000 and 96 000
-#   steps per run at the default scale (800 000 at `ICML26_SCALE=paper`, see below). The
+#   steps per run at the default scale (400 000 and 800 000 at `ICML26_SCALE=paper`, see
+#   below). The
 #   navigation tasks, the card-game and memory tasks of POPGym, the wall-clock overheads and the
 #   paper's expert-action signals are not tested.
 # - **The synthetic benchmark is reconstructed.** We do not know the paper's transition model,
@@ -1976,27 +2031,48 @@ print(
 #   $10^{-3}$, 32 or 8 environments per update, a larger entropy bonus), every variant kept the
 #   same order: the reward-carrying subset and the full state ahead of the history-only and
 #   noise-fed critics.
-# - **Random forests at reduced size.** Cross-fitting uses 30 trees with leaves of at least 5
-#   samples, each split trying a third of the inputs, at the default scale (100 trees with all
-#   inputs at `ICML26_SCALE=paper`, as in the paper), to keep the notebook within its budget.
-# - **03.10–03.13 depend on the seed.** They are decided on the median over seeds, a choice
-#   made after a first run decided them on the mean: with the mean's $t$-interval, one seed in
-#   which the history-only critic stayed on a poor policy for long made 03.10 and 03.11 NOT
-#   REPRODUCED at the default scale (their bounds of the mean are printed with the table of
-#   03.10). The median does not make them robust. We reran the notebook with its base seed
-#   set to 7 and to 11 instead of 3 (other initial weights and random numbers for every run,
-#   same settings). At 7, 03.10–03.12 hold, narrowly (lower bounds +0.003 and +0.001 for
-#   03.10 and 03.11). At 11, 03.10 and 03.11 are NOT REPRODUCED under the median rule (lower
-#   bounds −0.014 and −0.033, medians +0.035 and +0.018; under the mean rule 03.10 would hold
-#   at +0.002 and 03.11 would not, at −0.019). 03.12 and 03.14 hold at all three seeds, and
-#   at 7 and 11 03.13 holds but does not discriminate: the number of features then orders
-#   no pair against learning either. With 8 seeds, the informative signal's learning gain on
-#   our toy is of the order of the seed-to-seed spread: its median is above zero at all three
-#   seeds, its confidence bound at two. The paper scale, with 20 seeds, is the test of these
-#   claims.
-# - **03.6 and 03.13 are decided once.** The residual test runs on one data set of the paper's
-#   size (its informative $p$-values sit at the smallest attainable value, $1/(B + 1)$), and
-#   03.13 compares one ordering from all seeds; both print why.
+# - **Random forests at reduced size.** Cross-fitting uses 30 trees (100 at
+#   `ICML26_SCALE=paper`, the paper's number) with leaves of at least 5 samples, each split
+#   trying a third of the inputs, to keep the notebook within its budget; the paper's forests
+#   are grown fully on all inputs.
+# - **03.10–03.13 and the seed.** With 8 seeds per critic these verdicts changed with the
+#   base seed: rerun with base seeds 7 and 11 instead of 3 (other initial weights and random
+#   numbers for every run, same settings), 03.10 and 03.11 held at one and failed at the
+#   other, under the mean or the median rule. With 32 seeds, the mean rule and the margins
+#   fixed before the runs, 03.10–03.12 hold at all three base seeds, under either rule, with
+#   lower bounds of +0.027, +0.065 and +0.019 for 03.10 (at 3, 7 and 11) and +0.015, +0.030
+#   and +0.009 for 03.11, and upper bounds of −0.013, −0.040 and −0.007 for 03.12; their
+#   controls fail at all three. They hold at the paper scale too (its record below). The
+#   learning gain of the informative signal is real on our toy, and small: 0.03 to 0.08 of the
+#   distance from the random to the best state-aware policy, in area, at the three base seeds.
+# - **03.13 does not survive a change of seed.** The tests and the runs agree on the coarse
+#   ranking in every group at every base seed: the two reward-carrying signals far ahead, the
+#   others behind. The verdict turns on the pairs that learning barely separates. At base
+#   seed 3 it holds in all four groups and its control fails in two (printed above). At 7 it
+#   is NOT REPRODUCED: in one group the history-only critic learns faster than the
+#   $[\phi_3]$ critic, which the test flags (mean gain 0.09, {ref}`informed-critic-fig-tests`)
+#   — $\phi_3$ predicts the next states of the group, yet a critic given it learns no faster
+#   in our runs. At 11, and at the paper scale, it holds but does not discriminate: no group
+#   orders a pair against the number of features either. A first version shared one test data
+#   set among the four groups; there the verdict also turned on that data set: at base seed 3,
+#   another 1000 episodes made the test order the full state above $[\phi_1, \phi_2, \phi_4,
+#   \phi_5]$ by under 1 % of their gains, against one group's runs. We read 03.13 as not
+#   established on our toy: the tests separate informative from uninformative signals, and
+#   learning does too, but neither orders near-equivalent signals reliably.
+# - **CartPole at the paper scale.** At the default scale the angular velocity helps the
+#   critic, and more than the cart velocity (03.14, 03.15). Over 10 seeds × 800 000 steps (the
+#   record below) the spread of the gains between seeds is as large as the gains: 03.14 is NOT
+#   REPRODUCED there (the mean gain of the angular-velocity critic is positive, its confidence
+#   bound is not), and 03.15 holds but does not discriminate, because the critic given the cart
+#   velocity alone falls behind even the noise-fed one. In that run the critics given both
+#   velocities or the full state come out ahead of the angular velocity alone, where the paper
+#   puts the angular velocity first, and the cart velocity alone trails the history-only critic,
+#   where the paper puts it slightly ahead. A masked velocity helps the CartPole critic in our
+#   runs; which one helps most is not settled by ten seeds of a 16-unit network, and the paper's
+#   sharp separation of the two velocities is not reproduced at the paper scale.
+# - **03.6 is decided once.** The residual test runs on one data set of the paper's size (its
+#   informative $p$-values sit at the smallest attainable value, $1/(B + 1)$); its line says
+#   why.
 # - **"Biased unless the state is decodable" is not the whole story.** The usual summary of
 #   Baisero and Amato's result says that a state critic is fine when the state can be decoded
 #   from the history. In our audit it is biased even with perfect observations (relative error
@@ -2007,12 +2083,13 @@ print(
 # - **Multiple testing.** Several signals are tested at $\alpha = 0.05$ without correction, as
 #   a ranking device, as in the paper.
 #
-# **Paper scale.** `ICML26_SCALE=paper` audits 200 policies, runs the tests with the paper's
-# sizes (2500 gain episodes, $B = 1000$ permutations, 512 landmarks, forests of 100 trees),
-# trains 20 seeds per critic for 2000 updates on the synthetic POMDP, and all five CartPole
-# signals of the paper (plus the control) for 10 seeds × 5000 updates. It needs no GPU. Its
-# record says where and when it last ran and gives its claim lines, or says why it has not
-# run:
+# **Paper scale.** `ICML26_SCALE=paper` audits 200 policies, runs the tests with 2500 gain
+# episodes on each of 20 data sets, $B = 1000$ permutations, 512 landmarks and forests of 100
+# trees, trains 40 seeds per critic (five groups of eight for 03.13) for 1000 updates on the
+# synthetic POMDP (400 000 steps per run), and all five CartPole signals of the paper plus the
+# control for 10 seeds × 5000 updates (800 000 steps per run). It needs no GPU and is sized
+# to run in about half an hour on two shared CPU cores. Its record says where and when it
+# last ran and gives its claim lines, or says why it has not run:
 
 # %%
 paper.show("03-informed-critic")
@@ -2111,27 +2188,30 @@ paper.show("03-informed-critic")
 # the RNN does.
 # ````
 #
-# ````{exercise} Which velocity does the CartPole critic need?
+# ````{exercise} More of the state for the CartPole critic
 # :label: informed-critic-ex-cartpole
 #
-# Predict, then measure with {func}`~icml26.sequential.a2c.train_a2c` on
-# {class}`~icml26.sequential.critic_envs.PositionOnlyCartPole`: does the cart velocity help the
-# critic as much as the angular velocity (the paper: far less)? Why might the actor's window of
-# three positions make one velocity easier to infer than the other?
+# (a) Before looking at 03.15, explain why the angular velocity should help the CartPole critic
+# more than the cart velocity. (b) Add the critics given both velocities and the full state to
+# `CP_SIGNALS` and predict their order against the angular velocity alone (the paper: angular
+# velocity ahead of both velocities, ahead of the full state, by a few per cent of area).
+# Why might more of the state help the critic less?
 # ````
 #
 # ````{solution} informed-critic-ex-cartpole
 # :class: dropdown
 #
-# The return depends on how long the pole stays up, which the angle and the angular velocity
-# decide over the next few steps; the cart velocity matters mostly through the slow drift
-# towards the track's edge. A critic that reads $\dot\theta$ therefore predicts the return of
-# the next dozens of steps much better, and its TD targets are less noisy. Both velocities are
+# (a) The return depends on how long the pole stays up, which the angle and the angular
+# velocity decide over the next few steps; the cart velocity matters mostly through the slow
+# drift towards the track's edge. A critic that reads $\dot\theta$ predicts the return of the
+# next dozens of steps much better, and its TD targets are less noisy. Both velocities are
 # finite differences of the observed positions, so the actor can infer them from its window,
 # but the critic's job — value, not action — profits from being given the one that drives the
-# return. With `ICML26_SCALE=paper` the notebook trains all five signals; its record in the
-# Limits section, once that scale has run, gives the area gain of the angular-velocity critic
-# over the history-only one, and the executed paper-scale notebook prints the others.
+# return. (b) The extra columns carry little that the angular velocity and the history do not
+# already give, and each one is an input whose weight the critic must learn from noisy TD
+# targets; with small networks and few seeds the differences among the three are within the
+# seed-to-seed spread, and no order among them should be read from one run.
+# `ICML26_SCALE=paper` trains all five signals and prints their areas in the table of 03.14.
 # ````
 #
 # ## Summary
@@ -2144,9 +2224,11 @@ paper.show("03-informed-critic")
 #   less variable one; a TD-trained critic of a signal that forgets converges elsewhere (03.5).
 # - The paper's two tests, on random-policy episodes, flag the reward-carrying signals and
 #   leave redundant ones alone when episodes, not steps, are permuted (03.6–03.9).
-# - Trained, the informed actor-critic with the reward-carrying subset learns faster than the
-#   history-only critic and keeps the full-state critic's gain, noise does not help, and the
-#   tests order the signals as learning does (03.10–03.13) — at our seed; with 8 seeds these
-#   gains are of the order of the seed-to-seed spread, and at one of two other base seeds
-#   03.10 and 03.11 are not reproduced.
-# - On position-only CartPole the masked angular velocity speeds the critic up (03.14).
+# - Trained over 32 seeds, the informed actor-critic with the reward-carrying subset learns
+#   faster than the history-only critic and keeps the full-state critic's gain, and noise does
+#   not help (03.10–03.12, at three base seeds); the gain is small. That the tests order the
+#   signals as learning does (03.13) holds at our seed but not across seeds: near-equivalent
+#   signals are ordered by chance.
+# - On position-only CartPole the masked angular velocity speeds the critic up, and more than
+#   the cart velocity does (03.14–03.15), at the default scale; over longer runs the spread
+#   between seeds hides both effects.
