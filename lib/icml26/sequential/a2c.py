@@ -308,7 +308,11 @@ def collect(
     """
     _check_env(env)
     T = draws["gumbel"].shape[0]
-    Z, I, As, R, D = [], [], [], [], []
+    Z: list[torch.Tensor] = []
+    I: list[torch.Tensor] = []
+    As: list[torch.Tensor] = []
+    R: list[torch.Tensor] = []
+    D: list[torch.Tensor] = []
     ended_ret = torch.zeros_like(ro.episode_return[:, 0])
     ended = torch.zeros_like(ended_ret)
     with torch.no_grad():
@@ -319,10 +323,11 @@ def collect(
             ro, r, done = _step(env, ro, win, a, draws, t)
             ended_ret += ((ret + r) * done).sum(1)
             ended += done.sum(1)
-            Z.append(z), I.append(i), As.append(a), R.append(r), D.append(done)
+            for acc, x in zip((Z, I, As, R, D), (z, i, a, r, done), strict=True):
+                acc.append(x)
         z_last, i_last, _ = _features(env, ro, sel, noise_mask, draws["noise"][T])
-    stack = [torch.stack(x, 2) for x in (Z, I, As, R, D)]
-    return Segment(*stack, z_last, i_last, ended_ret, ended), ro
+    z_all, i_all, a_all, r_all, d_all = (torch.stack(x, 2) for x in (Z, I, As, R, D))
+    return Segment(z_all, i_all, a_all, r_all, d_all, z_last, i_last, ended_ret, ended), ro
 
 
 def a2c_losses(

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 import torch
 
@@ -105,8 +106,8 @@ class AliasedPOMDP:
         return self.T.cumsum(-1)
 
     def _state(self, state: object, check: bool) -> torch.Tensor:
+        state = checks.tensor("state", state) if check else cast(torch.Tensor, state)
         if check:
-            state = checks.tensor("state", state)
             if state.is_floating_point() or state.ndim < 1 or state.shape[-1] != 1:
                 raise ValueError("state must be an integer tensor with a last axis of size 1")
             if state.numel() and (int(state.min()) < 0 or int(state.max()) >= self.n_states):
@@ -144,11 +145,8 @@ class AliasedPOMDP:
 
     def to(self, device: torch.device | str) -> AliasedPOMDP:
         """A copy with every tensor on ``device``."""
-        return AliasedPOMDP(
-            *(x.to(device) for x in (self.features, self.T, self.p0, self.weights)),
-            self.group_size,
-            self.horizon,
-        )
+        f, T, p0, w = (x.to(device) for x in (self.features, self.T, self.p0, self.weights))
+        return AliasedPOMDP(f, T, p0, w, self.group_size, self.horizon)
 
 
 def aliased_pomdp(
@@ -321,8 +319,8 @@ class PositionOnlyCartPole:
             checks.real(name, getattr(self, name), low=0.0, strict=True)
 
     def _state(self, state: object, check: bool) -> torch.Tensor:
+        state = checks.tensor("state", state, floating=True) if check else cast(torch.Tensor, state)
         if check:
-            state = checks.tensor("state", state, floating=True)
             if state.ndim < 1 or state.shape[-1] != 4:
                 raise ValueError(f"state must have a last axis of size 4, got {state.shape}")
             checks.finite("state", state)
