@@ -1191,8 +1191,8 @@ for family in FAMILIES:
 print(f"{'model':>16} | steps, mean over seeds: best | stopped | seeds at the budget")
 for name in VARIANTS:
     print(
-        f"{name:>16} | {np.mean(best_step[name]):28.0f} | {np.mean(stop_step[name]):7.0f} "
-        f"| {sum(capped[name]):d}"
+        f"{name:>16} | {np.mean(best_step[name]):28.0f} | "
+        f"{np.mean(stop_step[name]):7.0f} | {sum(capped[name]):d}"
     )
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Validation loss of the averaged weights during training (mean over seeds, logarithmic scale). Dots: the checkpoints kept by the stopping criterion, where the loss stopped improving; dotted line: the end of the budget four times shorter. Every model flattens out before its checkpoint.", "name": "cogsde-fig-curves"}}
@@ -1779,8 +1779,8 @@ print(f"{'model':>16} | 0–2 s | 10–20 s | far away | E‖z‖², 20 s / 2 s"
 for name in SDE_ROWS:
     print(
         f"{name:>16} | {np.mean(near_violations[name]):5.2f} | "
-        f"{np.mean(late_violations[name]):7.2f} | {np.mean(far_violations[name]):8.2f} | "
-        f"{np.mean(grow[name]):17.2g}"
+        f"{np.mean(late_violations[name]):7.2f} | "
+        f"{np.mean(far_violations[name]):8.2f} | {np.mean(grow[name]):17.2g}"
     )
 print(f"{'model':>16} | λ‖∇L_bnd‖/‖∇L_K‖ | largest eigenvalue of | minADE@20")
 print(f"{'':>16} | {'':>16} | (A_i + A_iᵀ)/2, max_i |")
