@@ -16,7 +16,7 @@ TEX_PACKAGES := texlive-xetex texlive-latex-recommended texlive-latex-extra \
 	fonts-dejavu-core librsvg2-bin poppler-utils
 JOBS ?= 2
 
-.PHONY: help venv book pdf test test-portable lint typecheck typecheck-all format notebooks paper lab bench bench-check lock clean
+.PHONY: help venv book pdf test test-portable lint typecheck format notebooks paper lab bench bench-check lock clean
 
 help:
 	@echo "make venv       create .venv with the pinned environment (every target does this first)"
@@ -32,8 +32,7 @@ help:
 	@echo "make bench-check  rerun the kernel timings; fail if a ratio left its interval (~20 min)"
 	@echo "make lint       ruff check and format check"
 	@echo "make format     apply ruff's fixes and formatting"
-	@echo "make typecheck  mypy on the core library (flat modules and pipeline), part of make test"
-	@echo "make typecheck-all  mypy on the whole library (the parts are not yet clean)"
+	@echo "make typecheck  mypy on the whole library, part of make test"
 	@echo "make lock       rewrite requirements-lock.txt from the installed environment"
 	@echo "make clean      remove the build outputs (keeps .venv and node_modules)"
 
@@ -112,10 +111,6 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
-
-# The parts' kernels, not yet in `make test`: what remains before the whole library is checked.
-typecheck-all: $(STAMP)
-	$(BIN)/python -m mypy lib/icml26
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix lib tests notebooks/*.py benchmarks book/_ext

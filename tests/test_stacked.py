@@ -153,7 +153,26 @@ def test_early_stopping_matches_a_plain_loop(losses, patience):
     assert es.best_step.item() == best_k and es.stop_step.item() == stop
 
 
+def test_round_to_grid_is_exact_and_absorbs_last_bit_differences():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 50, generator=g, dtype=F64)
+    y = x * (1 + 1e-15 * torch.randn(4, 50, generator=g, dtype=F64))  # last bits differ
+    a, b = x.clone(), y.clone()
+    stacked.round_to_grid_([a], 20)
+    stacked.round_to_grid_([b], 20)
+    assert torch.equal(a, b)
+    assert torch.equal(a * 2**20, (a * 2**20).round())  # on the grid
+    assert (a - x).abs().max() <= 2.0**-21
+    c = a.clone()
+    stacked.round_to_grid_([c], 20)  # idempotent
+    assert torch.equal(c, a)
+
+
 def test_validation():
+    with pytest.raises(ValueError, match="bits must be >= 1"):
+        stacked.round_to_grid_([torch.zeros(2, dtype=F64)], 0)
+    with pytest.raises(ValueError, match="params must be floating-point"):
+        stacked.round_to_grid_([torch.zeros(2, dtype=torch.long)], 10)
     with pytest.raises(ValueError, match="seeds must be a non-empty sequence"):
         stacked.member_generators([])
     with pytest.raises(ValueError, match="seeds must be a non-empty sequence"):

@@ -157,8 +157,6 @@ CHAPTERS: tuple[Chapter, ...] = (
         bench="bench_05_cogsde",
         sources="abstract and released code",
         bib="cogsde2026controlled",
-        figures_vary="the 35 trained models stop early on a validation criterion; another CPU "
-        "splits their float64 training paths and picks other checkpoints, moving the tables",
     ),
     Chapter(
         "06",

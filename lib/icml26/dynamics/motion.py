@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 
-def _driver_inputs(driver: nn.Module, z0: Tensor, u: Tensor, noise: Tensor | None) -> None:
+def _driver_inputs(driver: Any, z0: Tensor, u: Tensor, noise: Tensor | None) -> None:
     """Shapes shared by every driver: ``z0 (M, N, d)``, ``u (T, M, N, c)``, ``noise``."""
     checks.tensor("z0", z0, floating=True)
     checks.shape("z0", z0, (driver.members, None, driver.dim))
@@ -72,7 +73,7 @@ class SDEDriver(nn.Module):
     channels of the commands (:func:`~icml26.dynamics.switching.command_channels`).
     """
 
-    def __init__(self, sde: nn.Module) -> None:
+    def __init__(self, sde: Any) -> None:
         super().__init__()
         for attr in ("members", "dim", "command_dim", "drift", "diffusion"):
             if not hasattr(sde, attr):
@@ -172,7 +173,8 @@ class RecurrentDriver(nn.Module):
                     if noise is not None
                     else torch.randn(z.shape, generator=generator, device=z.device, dtype=z.dtype)
                 )
-                z = z + self.noise_mask * F.softplus(self.scale(h)) * eps
+                noise_mask: Tensor = self.noise_mask  # type: ignore[assignment]  # a buffer
+                z = z + noise_mask * F.softplus(self.scale(h)) * eps
             out.append(z)
         return torch.stack(out)
 
@@ -233,7 +235,7 @@ class MotionForecaster(nn.Module):
 
     def __init__(
         self,
-        driver: nn.Module,
+        driver: Any,
         command_dim: int,
         horizon: int,
         *,

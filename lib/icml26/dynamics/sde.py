@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -558,7 +559,7 @@ class TorchsdeAdapter(nn.Module):
 
     noise_type, sde_type = "diagonal", "ito"
 
-    def __init__(self, model: nn.Module, grid: Tensor, h: float) -> None:
+    def __init__(self, model: Any, grid: Tensor, h: float) -> None:
         super().__init__()
         if not callable(getattr(model, "drift", None)) or not callable(
             getattr(model, "diffusion", None)

@@ -14,7 +14,9 @@ batched matrix product (``torch.baddbmm``), so that ``M`` models cost a few call
   weights, which pairs their comparison);
 - :func:`clip_member_grad_norm_` — gradient clipping member by member;
 - :class:`EarlyStopping` — per-member early stopping on a validation loss, keeping each
-  member's best checkpoint.
+  member's best checkpoint;
+- :func:`round_to_grid_` — parameters rounded to a fixed grid after each step, so that a
+  training run does not amplify the last bits of floating point.
 
 AdamW acts entry by entry, so one optimiser over stacked parameters updates every member
 exactly as its own optimiser would. Every parameter of a stacked module has the member axis
@@ -40,6 +42,7 @@ __all__ = [
     "member_generators",
     "normal",
     "parameter_count",
+    "round_to_grid_",
     "uniform",
 ]
 
@@ -216,6 +219,29 @@ def clip_member_grad_norm_(params: Iterable[Tensor], max_norm: float) -> Tensor:
     for g in grads:
         g.mul_(scale.view(members, *([1] * (g.ndim - 1))))
     return norm
+
+
+@torch.no_grad()
+def round_to_grid_(params: Iterable[Tensor], bits: int) -> None:
+    """Round every parameter to the nearest multiple of ``2**-bits``, in place.
+
+    Training a network is chaotic: two runs whose arithmetic differs in the last bit (another
+    CPU's vectorised ``exp`` or summation order) drift apart exponentially and end at other
+    weights. Rounding the iterates to a grid after every optimiser step puts both runs back
+    on the same point unless a value lies within their difference (about ``1e-16``
+    relative) of a rounding boundary, which happens with probability about
+    ``1e-16 * 2**bits`` per value and step. The rounding itself is exact in floating point
+    (a scaling by a power of two and ``round``), so it computes the same on every machine.
+    ``bits`` is an integer in ``[1, 50]``; the grid must be fine compared with the
+    optimiser's steps (``2**-bits`` far below the learning rate).
+    """
+    b = checks.integer("bits", bits, low=1, high=50)
+    params = list(params)
+    if not all(isinstance(p, Tensor) and p.is_floating_point() for p in params):
+        raise ValueError("params must be floating-point tensors")
+    scale = float(2**b)
+    for p in params:
+        p.mul_(scale).round_().div_(scale)
 
 
 class EarlyStopping:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -167,9 +168,10 @@ class RegimeSwitchingSDE(nn.Module):
         ``(M, d + c', S d)`` matrix, and the diffusion's ``log s_i + g q_i`` and ``g r_i``."""
         if self._fixed is not None:
             return self._fixed
-        mats = [self.A, self.B_lvl]
+        mats: list[Tensor] = [self.A, self.B_lvl]
         if self.B_evt is not None:
-            mats.append(self.B_evt * self.event_mask)
+            event_mask: Tensor = self.event_mask  # type: ignore[assignment]  # a buffer
+            mats.append(self.B_evt * event_mask)
         w = torch.cat(mats, dim=-1)  # (M, S, d, d + c')
         w = w.reshape(self.members, self.n_regimes * self.dim, -1).transpose(1, 2)
         log_s = (self.log_sigma + self.noise_gain * self.noise_shift).unsqueeze(1)
@@ -220,7 +222,7 @@ class RegimeSwitchingSDE(nn.Module):
 
 
 def dissipativity_residual(
-    model: nn.Module, z: Tensor, v: Tensor | None, *, alpha: float = 0.01, beta: float = 1.0
+    model: Any, z: Tensor, v: Tensor | None, *, alpha: float = 0.01, beta: float = 1.0
 ) -> Tensor:
     """Residual ``2<z, f(z, v)> + ||G(z)||_F^2 + 2 alpha ||z||^2 - beta`` per state.
 
