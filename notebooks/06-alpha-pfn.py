@@ -409,9 +409,9 @@ def bar_entropy_reference(
 
 
 # %% [markdown]
-# The kernel {func}`~icml26.bayesopt.pfn.bar_entropy` evaluates {eq}`alpha-pfn-eq-bar-entropy`
-# for a whole batch of logits at once; {func}`~icml26.bayesopt.pfn.bar_mean`,
-# {func}`~icml26.bayesopt.pfn.bar_log_density` and {func}`~icml26.bayesopt.pfn.bar_nll`
+# The kernel {func}`~icml26.bayesopt.pfn.bars.bar_entropy` evaluates {eq}`alpha-pfn-eq-bar-entropy`
+# for a whole batch of logits at once; {func}`~icml26.bayesopt.pfn.bars.bar_mean`,
+# {func}`~icml26.bayesopt.pfn.bars.bar_log_density` and {func}`~icml26.bayesopt.pfn.bars.bar_nll`
 # complete the family. The authors' package `alphapfn` ships the same bar distribution
 # (`BarDistribution`, and `FullSupportBarDistribution` with half-normal tails); it is checked
 # here and used again on the trained α-network below.
@@ -504,11 +504,11 @@ def grouped_es_reference(
 
 
 # %% [markdown]
-# The kernel {func}`~icml26.bayesopt.pfn.grouped_entropy_search` does the same for a batch of
+# The kernel {func}`~icml26.bayesopt.pfn.entropy.grouped_entropy_search` does the same for a batch of
 # datasets and candidates in a few tensor operations: all Gaussian kernels on a per-candidate
 # $y$-grid of `Y_POINTS` nodes at once, summed into groups with one `index_add_`. Posterior
-# samples come from {func}`~icml26.bayesopt.pfn.gp_posterior` (exact, batched over padded
-# contexts) and {func}`~icml26.bayesopt.pfn.sample_posterior` (Cholesky). We check kernel
+# samples come from {func}`~icml26.bayesopt.pfn.gp.gp_posterior` (exact, batched over padded
+# contexts) and {func}`~icml26.bayesopt.pfn.gp.sample_posterior` (Cholesky). We check kernel
 # against reference on three datasets, for MES and PES.
 
 # %%
@@ -895,9 +895,9 @@ print(
 )
 
 # %% [markdown]
-# The α-network ({class}`~icml26.bayesopt.pfn.AlphaNet`) is a bar distribution over
+# The α-network ({class}`~icml26.bayesopt.pfn.network.AlphaNet`) is a bar distribution over
 # `ALPHA_BUCKETS` buckets at the quantiles of the labels, trained by
-# {func}`~icml26.bayesopt.pfn.train_alpha_net`; `NET_SEEDS` networks are trained from
+# {func}`~icml26.bayesopt.pfn.network.train_alpha_net`; `NET_SEEDS` networks are trained from
 # independent initialisations and minibatch streams, and every claim about the network is
 # decided over them.
 
@@ -1170,14 +1170,14 @@ plt.show()
 #
 # BoTorch's {cite}`balandat2020botorch` `SingleTaskGP` with the toy prior's fixed
 # hyper-parameters (zero mean, RBF kernel $\ell = 0.15$, output scale 1, noise variance 0.01;
-# built by {func}`~icml26.bayesopt.pfn.fixed_gp_model`) must give our posterior. Its three
+# built by {func}`~icml26.bayesopt.pfn.network.fixed_gp_model`) must give our posterior. Its three
 # entropy-search acquisitions are *different estimators* of the quantities our grouped
 # reference estimates, and we give them the **same optimal samples**: the first `N_OPTIMA` of the
 # reference's own posterior draws, their maxima $f^\star$ for `qMaxValueEntropy` (MES, with
 # Takeno et al.'s treatment of noisy observations), their maximisers $x^\star$ for
 # `qPredictiveEntropySearch` (PES, by expectation propagation) and both for
 # `qJointEntropySearch` (JES). Values are compared in nats. For MES we also compute, by
-# quadrature ({func}`~icml26.bayesopt.pfn.truncated_gaussian_mes`), the quantity
+# quadrature ({func}`~icml26.bayesopt.pfn.entropy.truncated_gaussian_mes`), the quantity
 # `qMaxValueEntropy` estimates by Monte Carlo — the information under its truncated-Gaussian
 # approximation — once on the same `N_OPTIMA` values $f^\star$ that BoTorch gets, and once on
 # the maxima of *all* the reference's draws, the same $f^\star$ draws that our grouped MES bins.
@@ -1367,7 +1367,7 @@ plt.show()
 # %% [markdown]
 # ### The authors' bar distribution on the trained network
 #
-# The α-PFN acquisition of this chapter is {func}`~icml26.bayesopt.pfn.bar_mean` of the
+# The α-PFN acquisition of this chapter is {func}`~icml26.bayesopt.pfn.bars.bar_mean` of the
 # network's logits. The `alphapfn` package's `BarDistribution` with the same borders gives the
 # same acquisition, entropy and NLL on every held-out (dataset, grid point).
 
@@ -1394,7 +1394,7 @@ print(
 #
 # For noiseless observations, the MES conditional $p(f(x) \mid D, f^\star)$ is approximated by
 # a Gaussian truncated above at $f^\star$;
-# {func}`~icml26.bayesopt.pfn.truncated_normal_entropy` gives its entropy in closed form.
+# {func}`~icml26.bayesopt.pfn.entropy.truncated_normal_entropy` gives its entropy in closed form.
 
 # %%
 g_tn = stream(SEED, 33)

@@ -163,7 +163,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         "alpha-pfn",
         "bayesopt",
         "Amortized entropy search with prior-data fitted networks",
-        ("icml26.bayesopt.pfn",),
+        (
+            "icml26.bayesopt.pfn.bars",
+            "icml26.bayesopt.pfn.gp",
+            "icml26.bayesopt.pfn.entropy",
+            "icml26.bayesopt.pfn.network",
+        ),
         bench="bench_06_alpha_pfn",
         sources="abstract and released code",
         bib="rakotoarison2026alphapfn",
