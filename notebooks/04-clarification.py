@@ -321,7 +321,7 @@ N_TIMING = icml26.pick(ci=500, paper=2000)  # tasks in the EIG timing cell
 # %% [markdown]
 # ## Implementation
 #
-# The world is `icml26.sequential.clarify.make_env`: the 256 goals, their attribute table and a
+# The world is `icml26.sequential.clarify.world.make_env`: the 256 goals, their attribute table and a
 # prior proportional to $1/\text{rank}$ over a random ranking of the goals. A task draws
 # $G^\star$ from the prior and reveals a uniform number, 0 to 4, of its attributes; the belief
 # $P(G \mid x)$ is the prior restricted to the goals that agree with the revealed ones.
@@ -394,7 +394,7 @@ def grpo_advantages_reference(rewards, eps=1e-4):
 
 
 # %% [markdown]
-# The kernel `icml26.sequential.clarify.eig` computes the same gains in closed form for a whole
+# The kernel `icml26.sequential.clarify.world.eig` computes the same gains in closed form for a whole
 # batch of beliefs: one matrix product gives every attribute marginal $m_k$, and
 # {eq}`clarification-eq-eig` becomes $H\big((1-\varepsilon) m_k + \varepsilon/V\big) - H(\text{noise})$
 # for `ask(k)` and $h(P(\text{yes})) - h(\varepsilon)$ for `confirm`, with $h$ the binary

@@ -138,7 +138,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         "clarification",
         "sequential",
         "Goal-oriented clarification with an information-gain reward",
-        ("icml26.sequential.clarify", "icml26.grpo"),
+        (
+            "icml26.sequential.clarify.world",
+            "icml26.sequential.clarify.policies",
+            "icml26.sequential.clarify.training",
+            "icml26.grpo",
+        ),
         bench="bench_04_clarification",
         sources="abstract and secondary summaries",
         bib="deng2026clarification",
