@@ -451,7 +451,7 @@ def vabs_reference(
 
 
 # %% [markdown]
-# The kernel `icml26.agents.beam.beam_search` runs the same search on a whole batch of maps:
+# The kernel `icml26.agents.beam.search.beam_search` runs the same search on a whole batch of maps:
 # the beam is a `(maps, K)` tensor of states, the pool a `(maps, 4K)` tensor of scores, the
 # cells a path has visited are one 64-bit mask, and each depth is a handful of gathers and
 # elementwise operations and a top-$K$ selection — no Python loop over maps or nodes. Ties are
@@ -459,7 +459,7 @@ def vabs_reference(
 # first maximum), so on the first `N_CHECK` maps of both worlds (150 at the default scale) the
 # kernel and the reference must return the same outcome and Observer-call count for every
 # setting below.
-# `icml26.agents.beam.make_world` builds the tables of {prf:ref}`v-abs-def-world` for a batch of
+# `icml26.agents.beam.world.make_world` builds the tables of {prf:ref}`v-abs-def-world` for a batch of
 # maps from `random_maps` (gymnasium's generator).
 
 # %%

@@ -356,12 +356,15 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {},
     ),
     # agents.beam (chapter 13)
-    "icml26.agents.beam.prior_entropy": lambda: (
+    "icml26.agents.beam.search.prior_entropy": lambda: (
         (torch.rand(3, 4, generator=_g(), dtype=F64), torch.ones(3, 4, dtype=torch.bool)),
         {},
     ),
-    "icml26.agents.beam.adaptive_weight": lambda: ((torch.tensor([0.0, 0.4, 1.0], dtype=F64),), {}),
-    "icml26.agents.beam.kendall_tau": lambda: (
+    "icml26.agents.beam.search.adaptive_weight": lambda: (
+        (torch.tensor([0.0, 0.4, 1.0], dtype=F64),),
+        {},
+    ),
+    "icml26.agents.beam.search.kendall_tau": lambda: (
         (
             torch.rand(3, 4, generator=_g(), dtype=F64),
             torch.rand(3, 4, generator=_g(1), dtype=F64),
@@ -536,7 +539,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.sequential.bandits.context_features", "x", "shape"): "batched over leading axes",
     ("icml26.sequential.bandits.oful_radius", "logdet_ratio", "shape"): "elementwise",
     ("icml26.agents.polia.greedy_match", "iou", "shape"): "batched over leading axes",
-    ("icml26.agents.beam.adaptive_weight", "entropy", "shape"): "elementwise over any shape",
+    ("icml26.agents.beam.search.adaptive_weight", "entropy", "shape"): "elementwise over any shape",
     **{
         ("icml26.generative.stego.finish", arg, probe): _PROPAGATES
         for arg in ("x", "abar")
@@ -719,15 +722,15 @@ NO_ARRAY_INPUT = {
     "icml26.agents.grounding.sample_scenes": "a shape, an integer and a generator",
     "icml26.agents.grounding.train": "names and numbers (test_polia)",
     "icml26.agents.polia.evidence_keys": "integer matches (test_polia)",
-    "icml26.agents.beam.action_values": "boolean hole maps (test_beam)",
-    "icml26.agents.beam.beam_search": "a World, built checked by make_world (test_beam)",
-    "icml26.agents.beam.goal_distance": "boolean hole maps (test_beam)",
-    "icml26.agents.beam.greedy": "a World, built checked by make_world (test_beam)",
-    "icml26.agents.beam.grid_moves": "an integer",
-    "icml26.agents.beam.make_world": "boolean hole maps and numbers (test_beam)",
-    "icml26.agents.beam.manhattan_progress": "an integer",
-    "icml26.agents.beam.random_maps": "integers and numbers (test_beam)",
-    "icml26.agents.beam.sft_features": "a World (test_beam)",
+    "icml26.agents.beam.world.action_values": "boolean hole maps (test_beam)",
+    "icml26.agents.beam.search.beam_search": "a World, built checked by make_world (test_beam)",
+    "icml26.agents.beam.world.goal_distance": "boolean hole maps (test_beam)",
+    "icml26.agents.beam.search.greedy": "a World, built checked by make_world (test_beam)",
+    "icml26.agents.beam.world.grid_moves": "an integer",
+    "icml26.agents.beam.world.make_world": "boolean hole maps and numbers (test_beam)",
+    "icml26.agents.beam.world.manhattan_progress": "an integer",
+    "icml26.agents.beam.world.random_maps": "integers and numbers (test_beam)",
+    "icml26.agents.beam.search.sft_features": "a World (test_beam)",
     "icml26.generative.stego.digits_pm1": "a dtype",
     "icml26.generative.unlearning.grid": "numbers (test_unlearning)",
     "icml26.generative.unlearning.sample_mixture": "numbers and a generator (test_unlearning)",

@@ -256,7 +256,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "v-abs",
         "agents",
         "Action-observer driven beam search for dynamic visual reasoning",
-        ("icml26.agents.beam",),
+        ("icml26.agents.beam.world", "icml26.agents.beam.search"),
         bench="bench_13_v_abs",
         sources="abstract and released code",
         bib="ning2026vabs",
