@@ -193,7 +193,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         "hrc-dsppo",
         "games",
         "Transitive and cyclic preferences: HRC decomposition and dynamic self-play",
-        ("icml26.games.preferences", "icml26.games.zerosum"),
+        (
+            "icml26.games.preferences.heads",
+            "icml26.games.preferences.training",
+            "icml26.games.preferences.selfplay",
+            "icml26.games.zerosum",
+        ),
         bench="bench_08_hrc_dsppo",
         sources="full paper",
         bib="huang2026transitivity",
