@@ -468,7 +468,7 @@ from torch.nn import functional as F
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 import icml26
-from icml26.dynamics import motion, sde, stacked, switching
+from icml26.dynamics import animal, motion, sde, stacked, switching
 
 SEED = 5
 rng = icml26.seed_everything(SEED)
@@ -921,7 +921,7 @@ icml26.claim(
 # either statement we set up the task and train every model until its validation loss stops
 # improving.
 #
-# **The task.** {func}`~icml26.dynamics.sde.simulate_animal` generates agents in the plane; it
+# **The task.** {func}`~icml26.dynamics.animal.simulate_animal` generates agents in the plane; it
 # stands for the paper's animals under stimulation commands (the rat data set), reduced to one
 # point per agent. Commands switch at random (10 % per frame of 0.2 s) between *go* (target
 # speed 1, no turning), *turn* (speed 0.6, turn rate 1.2 rad/s) and *stop*. A hidden decision
@@ -939,7 +939,7 @@ g_data = icml26.stats.stream(SEED, 4)
 
 def windows(n):
     """`n` independent agents, one window each, starting after the burn-in."""
-    agents = sde.simulate_animal(
+    agents = animal.simulate_animal(
         n, BURN_IN + PAST + FUTURE, DT, generator=g_data, p_command=P_COMMAND
     )
     ids = torch.arange(n)
@@ -1339,7 +1339,7 @@ for ax, b in zip(axes, (0, 1, 2), strict=True):
     ax.plot(hist[:, 0], hist[:, 1], color="k", lw=1.5, label="history")
     truth = test_future[b].numpy()
     cmd_id = TEST[1][b].argmax(-1).numpy()
-    for c, cname in enumerate(sde.COMMANDS):
+    for c, cname in enumerate(animal.COMMANDS):
         mask = cmd_id == c
         ax.scatter(
             truth[mask, 0],
@@ -1482,7 +1482,7 @@ def response(pos_a, pos_b):
 
 
 def true_positions(ids):
-    agent = sde.simulate_animal(
+    agent = animal.simulate_animal(
         TIMING_AGENTS,
         FUTURE,
         DT,
@@ -1492,7 +1492,7 @@ def true_positions(ids):
         p_distract=0.0,
         noise=0.0,
     )
-    return sde.unicycle_positions(agent.speed_turn, DT)[:, 1:].unsqueeze(0)
+    return animal.unicycle_positions(agent.speed_turn, DT)[:, 1:].unsqueeze(0)
 
 
 def forecast(family, ids):
@@ -1633,7 +1633,7 @@ ids = TEST[1][b_reg].argmax(-1).numpy()
 for k, c in enumerate(ids):
     col = icml26.plotting.color(int(c))
     ax.axvspan(k * DT, (k + 1) * DT, ymin=0.94, ymax=1.0, color=col, lw=0)
-for c, cname in enumerate(sde.COMMANDS):
+for c, cname in enumerate(animal.COMMANDS):
     ax.plot([], [], color=icml26.plotting.color(c), lw=6, label=f"command: {cname}")
 ax.set_ylim(0, 1.06)
 ax.set_xlabel("prediction time (s)")
@@ -1686,7 +1686,7 @@ print(
 rs = trained["SDE"].driver.sde
 m_sde = rs.members
 g_probe = icml26.stats.stream(SEED, 7)
-cmd_long = sde.simulate_animal(
+cmd_long = animal.simulate_animal(
     TEST_WINDOWS, LONG, DT, generator=g_probe, p_command=P_COMMAND
 ).commands  # (B, LONG, 3): random command sequences
 v_long = switching.command_channels(cmd_long.transpose(0, 1), DT)  # (LONG, B, 6)

@@ -597,6 +597,7 @@ PENDING_MODULES = frozenset(
         "icml26.bayesopt.pfn.entropy",
         "icml26.bayesopt.pfn.gp",
         "icml26.bayesopt.pfn.network",
+        "icml26.dynamics.animal",
         "icml26.dynamics.motion",
         "icml26.dynamics.sde",
         "icml26.dynamics.stacked",

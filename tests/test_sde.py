@@ -10,7 +10,7 @@ import torchsde
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icml26.dynamics import sde
+from icml26.dynamics import animal, sde
 from icml26.pipeline.notebooks import notebook_functions
 
 
@@ -137,7 +137,7 @@ def test_mean_square_bound_holds_monte_carlo():
 
 def test_simulator_shapes():
     g = torch.Generator().manual_seed(8)
-    data = sde.simulate_animal(16, 50, 0.1, generator=g)
+    data = animal.simulate_animal(16, 50, 0.1, generator=g)
     assert data.commands.shape == (16, 50, 3)
     assert data.positions.shape == (16, 51, 2)
     assert data.speed_turn.dtype == torch.float64
@@ -253,21 +253,21 @@ def test_em_rejects_bad_inputs_before_stepping(kwargs, match):
         (lambda: sde.mean_square_bound(torch.zeros(0), 1.0, 1.0, 1.0, 0.0), "t must"),
         (lambda: sde.mean_square_bound(torch.zeros(2), 1.0, 1.0, float("nan"), 0.0), "m0"),
         (lambda: sde.em_mean_square_bound(torch.zeros(2), 0.01, (1, 1, 1, 1), 1.0, 0.0), "cert"),
-        (lambda: sde.unicycle_positions(torch.full((2, 3, 2), float("nan")), 0.1), "speed_turn"),
-        (lambda: sde.unicycle_positions(torch.zeros(2, 0, 2), 0.1), "speed_turn"),
+        (lambda: animal.unicycle_positions(torch.full((2, 3, 2), float("nan")), 0.1), "speed_turn"),
+        (lambda: animal.unicycle_positions(torch.zeros(2, 0, 2), 0.1), "speed_turn"),
         (
-            lambda: sde.simulate_animal(2, 3, 0.1, commands=torch.zeros(2, 3)),
+            lambda: animal.simulate_animal(2, 3, 0.1, commands=torch.zeros(2, 3)),
             "commands must hold integer",
         ),
         (
-            lambda: sde.simulate_animal(2, 3, 0.1, commands=torch.full((2, 3), 3)),
+            lambda: animal.simulate_animal(2, 3, 0.1, commands=torch.full((2, 3), 3)),
             r"commands must lie in \[0, 3\)",
         ),
         (
-            lambda: sde.simulate_animal(2, 3, 0.1, initial=torch.full((2, 2), float("inf"))),
+            lambda: animal.simulate_animal(2, 3, 0.1, initial=torch.full((2, 2), float("inf"))),
             "initial must contain only",
         ),
-        (lambda: sde.simulate_animal(2, 3, 0.1, generator=1), "generator"),
+        (lambda: animal.simulate_animal(2, 3, 0.1, generator=1), "generator"),
         (lambda: _model().drift(torch.zeros(3, 5, dtype=torch.float64)), "z must have shape"),
         (lambda: sde.TorchsdeAdapter(object(), torch.zeros(3, 2), 0.1), "model must have"),
         (

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.nn import functional as F
 
-from icml26.dynamics import motion, sde, switching
+from icml26.dynamics import animal, motion, sde, switching
 from icml26.pipeline.notebooks import notebook_functions
 
 # The chapter's readable reference of the regime-switching drift, loaded from the notebook.
@@ -168,7 +168,7 @@ def test_far_limit_of_the_residual():
 # ------------------------------------------------------------------------ the pipeline
 def _data():
     g = torch.Generator().manual_seed(5)
-    return sde.simulate_animal(6, 40, 0.1, generator=g, p_command=0.1)
+    return animal.simulate_animal(6, 40, 0.1, generator=g, p_command=0.1)
 
 
 def test_motion_windows_frame():
@@ -370,7 +370,7 @@ def test_simulator_follows_given_commands():
     ids = torch.zeros(3, 30, dtype=torch.long)
     ids[:, 10:] = 2
     g = torch.Generator().manual_seed(8)
-    agent = sde.simulate_animal(
+    agent = animal.simulate_animal(
         3,
         30,
         0.1,
@@ -385,7 +385,7 @@ def test_simulator_follows_given_commands():
     assert torch.allclose(speed[:, 9], torch.ones(3, dtype=torch.float64))
     assert speed[:, -1].max() < 0.01
     with pytest.raises(ValueError, match="commands"):
-        sde.simulate_animal(3, 30, 0.1, commands=ids[:, :5])
+        animal.simulate_animal(3, 30, 0.1, commands=ids[:, :5])
 
 
 def test_motion_windows_validates():

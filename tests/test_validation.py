@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from icml26 import checks, stats
-from icml26.dynamics import sde
+from icml26.dynamics import animal
 from icml26.retrieval import retrievers
 from icml26.sequential import bandits, hmm
 
@@ -52,10 +52,10 @@ def test_loglog_slope_names_its_arguments_instead_of_an_index_error():
 
 def test_unicycle_positions_checks_the_last_dimension_and_heading():
     with pytest.raises(ValueError, match=r"speed_turn must have shape \(\.\.\., T, 2\)"):
-        sde.unicycle_positions(torch.ones(4, 10, 3), 0.1)
+        animal.unicycle_positions(torch.ones(4, 10, 3), 0.1)
     with pytest.raises(ValueError, match="heading0 must have shape"):
-        sde.unicycle_positions(torch.ones(4, 10, 2), 0.1, heading0=torch.zeros(3))
-    assert sde.unicycle_positions(torch.ones(4, 10, 2), 0.1).shape == (4, 11, 2)
+        animal.unicycle_positions(torch.ones(4, 10, 2), 0.1, heading0=torch.zeros(3))
+    assert animal.unicycle_positions(torch.ones(4, 10, 2), 0.1).shape == (4, 11, 2)
 
 
 def test_train_bow_encoder_needs_a_boolean_relevance():

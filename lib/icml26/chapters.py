@@ -155,6 +155,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "CogSDE: controlled SDEs for motion under latent decision uncertainty",
         (
             "icml26.dynamics.sde",
+            "icml26.dynamics.animal",
             "icml26.dynamics.switching",
             "icml26.dynamics.stacked",
             "icml26.dynamics.motion",

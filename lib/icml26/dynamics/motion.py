@@ -12,7 +12,7 @@ model — are evaluated together, with the member axis first.
   :class:`~icml26.dynamics.switching.RegimeSwitchingSDE`), :class:`RecurrentDriver` (an
   RSSM-like GRU with Gaussian latent noise, or without it), :class:`ODEDriver` (neural ODE);
 - :class:`MotionForecaster` — encoder → driver → FiLM generator, ``K`` samples per agent;
-- :func:`motion_windows` — history/future windows of :func:`icml26.dynamics.sde.simulate_animal`
+- :func:`motion_windows` — history/future windows of :func:`icml26.dynamics.animal.simulate_animal`
   in the agent's frame at the present;
 - :func:`best_of_k_loss`, :func:`trajectory_metrics` (minADE/minFDE@K, ADE/FDE, diversity),
   :func:`response_lag` (the command-timing test).
@@ -30,7 +30,8 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from icml26 import checks
-from icml26.dynamics.sde import AnimalData, euler_maruyama, unicycle_positions
+from icml26.dynamics.animal import AnimalData, unicycle_positions
+from icml26.dynamics.sde import euler_maruyama
 from icml26.dynamics.stacked import (
     StackedGRUCell,
     StackedLinear,
