@@ -63,9 +63,9 @@ class StackedAutoencoders(nn.Module):
     ``E_m(x) = L_m (x − μ_m) + MLP_m(x − μ_m)``, and each decoder likewise,
     ``D_m(z) = μ_m + L'_m z + MLP'_m(z)``: the linear paths learn the principal subspace fast,
     the MLPs the nonlinear rest (SAR's logarithm, the clipping). ``μ_m`` is the modality's mean
-    image (set by :func:`train_autoencoders`). All encoders map into the same latent space;
-    whether the latent conventions of different modalities agree depends on training (an
-    alignment term, or none as in the paper's Stage I).
+    image (set by :func:`~icml26.generative.stacked_training.train_autoencoders`). All encoders
+    map into the same latent space; whether the latent conventions of different modalities
+    agree depends on training (an alignment term, or none as in the paper's Stage I).
     """
 
     def __init__(
