@@ -388,6 +388,10 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_kde(), _x(2, 3), _abar(), 4, 2),
         {"tol": 1e-6},
     ),
+    "icml26.generative.stego.invert_finish_rows": lambda: (
+        (_kde(), _x(2, 3), _abar(), 4, 2),
+        {"tol": 1e-6},
+    ),
     "icml26.generative.stego.decoding_margin": lambda: (
         (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
         {},
@@ -545,8 +549,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         for arg in ("x", "abar")
         for probe in ("nan", "inf")
     },
-    ("icml26.generative.stego.invert_finish", "y", "shape"): "any shape the model takes; the "
-    "model checks it (the KDE model's message names its input x)",
+    **{
+        (f"icml26.generative.stego.{f}", "y", "shape"): "any shape the model takes; the "
+        "model checks it (the KDE model's message names its input x)"
+        for f in ("invert_finish", "invert_finish_rows")
+    },
     **{
         (f"icml26.generative.unlearning.{f}", arg, "shape"): "elementwise over any shape"
         for f, arg in (

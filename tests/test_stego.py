@@ -379,6 +379,21 @@ def test_invert_finish_reads_the_injected_noise_back_from_the_image() -> None:
         st.invert_finish(MODEL, y, ABAR, N_STEPS, 8, iters=2)
 
 
+def test_invert_finish_rows_marks_the_rows_that_did_not_converge() -> None:
+    t_star = 3
+    key = _randn(N_STEPS - t_star, 6, 64, seed=30)
+    m, sigma = st.embedding_point(MODEL, _randn(6, 64, seed=31), ABAR, N_STEPS, t_star, key)
+    y = st.finish(MODEL, m + sigma * _randn(6, 64, seed=32), ABAR, N_STEPS, t_star)
+    x, ok = st.invert_finish_rows(MODEL, y, ABAR, N_STEPS, t_star, iters=100)
+    assert ok.shape == (6,) and bool(ok.all())
+    assert torch.equal(x, st.invert_finish(MODEL, y, ABAR, N_STEPS, t_star, iters=100))
+    # the failing case of invert_finish: reported row by row instead of raised
+    x8, ok8 = st.invert_finish_rows(MODEL, y, ABAR, N_STEPS, 8, iters=2)
+    assert x8.shape == y.shape and not bool(ok8.all())
+    with pytest.raises(ValueError, match="iters"):
+        st.invert_finish_rows(MODEL, y, ABAR, N_STEPS, 3, iters=0)
+
+
 def test_decoding_margin_is_the_squared_hypothesis_distance() -> None:
     z0, z1 = _randn(2, 5, 8, seed=40)
     bits = _randn(5, 8, seed=41) > 0

@@ -8,6 +8,7 @@ and git commit. The claims page shows both scales from these records, and a chap
 section prints its record with :func:`show`, so that no paper-scale number is typed by hand::
 
     make paper NB=notebooks/06-alpha-pfn.py     # one chapter (make paper: every chapter)
+    python -m icml26.pipeline.paper run --script --jobs 8 --timeout 3600 notebooks/1*.py
     python -m icml26.pipeline.paper not-run notebooks/11-any2any.py --reason "needs a GPU"
     python -m icml26.pipeline.paper dry-run notebooks/11-any2any.py --seconds 60
 """
@@ -15,6 +16,7 @@ section prints its record with :func:`show`, so that no paper-scale number is ty
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime
 import json
 import os
@@ -34,6 +36,8 @@ __all__ = [
     "not_run",
     "record_path",
     "run",
+    "run_many",
+    "run_script",
     "show",
 ]
 
@@ -77,12 +81,12 @@ def _git_commit() -> str:
     return sha + ("+changes" if dirty else "")
 
 
-def _device_name() -> str:
+def _device_name(override: str | None = None) -> str:
     import torch
 
     from icml26.runtime import device
 
-    dev = device()
+    dev = torch.device(override) if override else device()
     if dev.type == "cuda":
         return f"CUDA {torch.cuda.get_device_name(dev)}"
     cpu = platform.processor() or platform.machine()
@@ -177,18 +181,100 @@ def run(py: Path, *, progress: bool = True) -> Path:
     wall = time.perf_counter() - t0
     OUT.mkdir(parents=True, exist_ok=True)
     jupytext.write(nb, OUT / f"{py.stem}.ipynb", fmt="ipynb")
-    record = {
-        "chapter": py.stem,
+    record = _record(
+        py.stem, wall=wall, claims=_claim_lines(nb), device=_device_name(), mode="notebook"
+    )
+    return _write(py.stem, record)
+
+
+def _record(stem: str, *, wall: float, claims: list[str], device: str, mode: str) -> dict:
+    return {
+        "chapter": stem,
         "scale": "paper",
         "status": "run",
-        "device": _device_name(),
+        "mode": mode,
+        "device": device,
         "wall_s": round(wall, 1),
         "date": datetime.date.today().isoformat(),
         "commit": _git_commit(),
         "versions": _versions(),
-        "claims": _claim_lines(nb),
+        "claims": claims,
     }
+
+
+def run_script(py: Path, *, timeout: float | None = None, device: str | None = None) -> Path:
+    """Execute chapter ``py`` at paper scale as a plain Python script and write its record.
+
+    A chapter's ``.py`` is a valid script: its cells run in order in one namespace, as in a
+    kernel, so its claim lines are the same; figures go to matplotlib's ``Agg`` backend and
+    are discarded. This needs no Jupyter installation (a bare GPU machine) and runs chapters
+    side by side with ``--jobs``. The printed output is kept in :data:`OUT` as
+    ``NN-slug.log``. ``device`` (``"cpu"``, ``"cuda"``) overrides :func:`icml26.device`.
+    A run that fails or passes ``timeout`` seconds writes no record and raises
+    ``RuntimeError`` with the end of its output.
+    """
+    from icml26.claims import parse_claim_line
+
+    py = Path(py).resolve()
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    env = {
+        **os.environ,
+        **exec_env("book"),
+        "ICML26_SCALE": "paper",
+        "ICML26_PROGRESS": "0",
+        "MPLBACKEND": "Agg",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT / "lib"), os.environ.get("PYTHONPATH", "")) if p
+    )
+    if device:
+        env["ICML26_DEVICE"] = device
+    OUT.mkdir(parents=True, exist_ok=True)
+    log = OUT / f"{py.stem}.log"
+    t0 = time.perf_counter()
+    with log.open("w") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-u", py.name], cwd=py.parent, env=env, stdout=fh, stderr=fh
+        )
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            code = None
+    wall = time.perf_counter() - t0
+    text = log.read_text(errors="replace")
+    if code != 0:
+        why = f"timed out after {wall / 60:.1f} min" if code is None else f"exit status {code}"
+        raise RuntimeError(f"{py.stem}: {why}; the end of its output:\n{text[-2000:]}")
+    claims = [ln for ln in text.splitlines() if parse_claim_line(ln) is not None]
+    record = _record(py.stem, wall=wall, claims=claims, device=_device_name(device), mode="script")
     return _write(py.stem, record)
+
+
+def run_many(
+    files: list[Path], *, jobs: int = 1, timeout: float | None = None, device: str | None = None
+) -> dict[str, str]:
+    """:func:`run_script` for each of ``files``, ``jobs`` at a time: what became of each
+    chapter (``recorded`` or the error)."""
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    results: dict[str, str] = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {
+            pool.submit(run_script, f, timeout=timeout, device=device): Path(f).stem for f in files
+        }
+        for fut in concurrent.futures.as_completed(futures):
+            stem = futures[fut]
+            try:
+                fut.result()
+                results[stem] = "recorded"
+            except RuntimeError as err:
+                results[stem] = str(err)
+            print(f"{stem}: {results[stem].splitlines()[0]}", flush=True)
+    return results
 
 
 def not_run(py: Path, reason: str) -> Path:
@@ -279,6 +365,10 @@ def _main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run chapters at paper scale and record them")
     r.add_argument("files", nargs="*", type=Path, help="chapter .py files (default: all)")
+    r.add_argument("--script", action="store_true", help="run as plain scripts (no Jupyter)")
+    r.add_argument("--jobs", type=int, default=1, help="chapters at a time (with --script)")
+    r.add_argument("--timeout", type=float, default=None, help="seconds per chapter (--script)")
+    r.add_argument("--device", default=None, help="torch device, overriding icml26.device()")
     n = sub.add_parser("not-run", help="record why a chapter's paper scale was not run")
     n.add_argument("file", type=Path)
     n.add_argument("--reason", required=True)
@@ -293,6 +383,9 @@ def _main(argv: list[str] | None = None) -> int:
     for f in files:
         if f.suffix != ".py" or not f.exists():
             parser.error(f"not a chapter source: {f}")
+    if args.command == "run" and args.script:
+        results = run_many(files, jobs=args.jobs, timeout=args.timeout, device=args.device)
+        return 0 if all(v == "recorded" for v in results.values()) else 1
     for f in files:
         if args.command == "dry-run":
             print(f"{f.name}: {dry_run(f, args.seconds)} without error")
