@@ -45,6 +45,7 @@ __all__ = [
     "decide",
     "format_value",
     "parse_claim_line",
+    "printed_verdicts",
 ]
 
 #: ``reproduction``: the paper's empirical statement at toy scale; ``theorem``: a theorem
@@ -52,6 +53,9 @@ __all__ = [
 KINDS = ("reproduction", "theorem")
 OK, NOT_REPRODUCED, NOT_DISCRIMINATING = "OK", "NOT REPRODUCED", "NOT DISCRIMINATING"
 STATUSES = (OK, NOT_REPRODUCED, NOT_DISCRIMINATING)
+
+# The verdict of every claim :func:`claim` printed in this process, by id.
+_PRINTED: dict[str, str] = {}
 #: How per-seed values decide a claim: every seed must pass (``worst``), or the one-sided
 #: 95 % confidence bound of the mean (Student t) or of the median (order statistics, no
 #: distributional assumption) must pass.
@@ -338,7 +342,14 @@ def claim(
         f"CLAIM {id} [{kind}]: {statement} — measured {format_value(x, digits)} "
         f"({threshold.text(digits)}){tail}"
     )
+    _PRINTED[id] = verdict
     return Verdict(verdict)
+
+
+def printed_verdicts() -> dict[str, str]:
+    """The verdict of every claim :func:`claim` has printed in this process (a notebook's
+    kernel), by claim id; a claim printed twice keeps its last verdict."""
+    return dict(_PRINTED)
 
 
 def _check_line(id: object, statement: object, kind: object, rule: object) -> None:

@@ -34,11 +34,13 @@ __all__ = [
     "dry_run",
     "load",
     "not_run",
+    "parameters",
     "record_path",
     "run",
     "run_many",
     "run_script",
     "show",
+    "verdict_changes",
 ]
 
 RECORDS = NOTEBOOKS / "paper-scale"
@@ -294,6 +296,41 @@ def not_run(py: Path, reason: str) -> Path:
     )
 
 
+def parameters(py: Path, scale: str = "paper") -> dict[str, object]:
+    """The parameters of chapter ``py`` at ``scale``: the names its cell tagged
+    ``parameters`` defines, with their values, after the cells before it (its imports) ran.
+
+    This runs no experiment: it is the quick check that a scale's parameters cell works,
+    and the table of what ``ICML26_SCALE=paper`` changes (``python -m icml26.pipeline.paper
+    parameters notebooks/NN-slug.py``).
+    """
+    from icml26.runtime import SCALES
+
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
+    py = Path(py).resolve()
+    cells = [c for c in read_py(py).cells if c.cell_type == "code"]
+    at = [i for i, c in enumerate(cells) if "parameters" in c.metadata.get("tags", [])]
+    if len(at) != 1:
+        raise ValueError(f"{py.name} must have exactly one cell tagged parameters")
+    old, cwd = os.environ.get("ICML26_SCALE"), os.getcwd()
+    os.environ["ICML26_SCALE"] = scale
+    namespace: dict[str, object] = {"__name__": "__main__"}
+    try:
+        os.chdir(py.parent)
+        for cell in cells[: at[0]]:
+            exec(compile(cell.source, f"{py.name} (imports)", "exec"), namespace)
+        before = set(namespace)
+        exec(compile(cells[at[0]].source, f"{py.name} (parameters)", "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+        if old is None:
+            os.environ.pop("ICML26_SCALE", None)
+        else:
+            os.environ["ICML26_SCALE"] = old
+    return {k: v for k, v in namespace.items() if k not in before and not k.startswith("_")}
+
+
 def dry_run(py: Path, seconds: int = 60) -> str:
     """Run chapter ``py`` at paper scale on the CPU for at most ``seconds``: ``"completed"``
     or ``"timed out"``; any error in the cells run so far raises."""
@@ -354,6 +391,30 @@ def show(stem: str) -> None:
     # lines (by the claims page, the heading test, or the next paper-scale run's record).
     for line in record["claims"]:
         print(f"  {line}")
+    changes = verdict_changes(record)
+    if changes is not None:
+        from icml26.runtime import scale
+
+        here = f"this run ({scale()} scale)"
+        print(
+            f"Verdicts that differ between {here} and the record: "
+            + ("; ".join(changes) if changes else "none")
+            + "."
+        )
+
+
+def verdict_changes(record: dict) -> list[str] | None:
+    """The claims whose verdict in ``record`` differs from the one this process printed
+    (:func:`icml26.claims.printed_verdicts`), as ``"08.10: OK here, NOT REPRODUCED in the
+    record"``; ``None`` when this process printed none of the record's claims."""
+    from icml26.claims import parse_claim_line, printed_verdicts
+
+    here = printed_verdicts()
+    there = {c.id: c.status for c in map(parse_claim_line, record.get("claims", [])) if c}
+    shared = [k for k in there if k in here]
+    if not shared:
+        return None
+    return [f"{k}: {here[k]} here, {there[k]} in the record" for k in shared if here[k] != there[k]]
 
 
 def _main(argv: list[str] | None = None) -> int:
@@ -372,12 +433,20 @@ def _main(argv: list[str] | None = None) -> int:
     n = sub.add_parser("not-run", help="record why a chapter's paper scale was not run")
     n.add_argument("file", type=Path)
     n.add_argument("--reason", required=True)
+    p = sub.add_parser("parameters", help="what the paper scale changes in a chapter")
+    p.add_argument("file", type=Path)
     d = sub.add_parser("dry-run", help="the first SECONDS of a paper-scale run, on the CPU")
     d.add_argument("files", nargs="+", type=Path)
     d.add_argument("--seconds", type=int, default=60)
     args = parser.parse_args(argv)
     if args.command == "not-run":
         print(not_run(args.file, args.reason).relative_to(ROOT))
+        return 0
+    if args.command == "parameters":
+        ci, big = parameters(args.file, "ci"), parameters(args.file, "paper")
+        for k in big:
+            mark = "" if repr(ci.get(k)) == repr(big[k]) else "   <- paper scale"
+            print(f"{k} = {big[k]!r}{mark}")
         return 0
     files = getattr(args, "files", None) or chapters()
     for f in files:

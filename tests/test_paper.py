@@ -1,0 +1,131 @@
+"""Paper-scale runs (:mod:`icml26.pipeline.paper`): the parameters cell of every chapter works
+at both scales, a chapter runs as a plain script and is recorded, a failed or stopped run
+writes no record, and a record's verdicts are compared with the ones a notebook printed."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from icml26 import claims
+from icml26.chapters import CHAPTERS
+from icml26.pipeline import paper
+from icml26.pipeline.notebooks import NOTEBOOKS
+
+CHAPTER = """\
+# %%
+import os
+
+import icml26
+
+# %% tags=["parameters"]
+N = icml26.pick(ci=2, paper=20)
+
+# %%
+{body}
+"""
+
+
+def _chapter(tmp_path: Path, body: str) -> Path:
+    py = tmp_path / "99-toy.py"
+    py.write_text(CHAPTER.format(body=textwrap.dedent(body)))
+    return py
+
+
+@pytest.fixture
+def records(tmp_path, monkeypatch):
+    """Records and logs go to ``tmp_path``, not to the repository."""
+    monkeypatch.setattr(paper, "OUT", tmp_path / "out")
+    monkeypatch.setattr(paper, "record_path", lambda stem: tmp_path / "rec" / f"{stem}.json")
+    return tmp_path / "rec"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.stem)
+def test_every_parameters_cell_runs_at_both_scales(chapter) -> None:
+    py = NOTEBOOKS / f"{chapter.stem}.py"
+    ci, big = paper.parameters(py, "ci"), paper.parameters(py, "paper")
+    assert ci and set(ci) == set(big), "the two scales define different parameters"
+
+
+def test_parameters_reads_the_scale_and_rejects_a_bad_one(tmp_path) -> None:
+    py = _chapter(tmp_path, "print(N)")
+    assert paper.parameters(py, "ci") == {"N": 2}
+    assert paper.parameters(py, "paper") == {"N": 20}
+    with pytest.raises(ValueError, match="scale"):
+        paper.parameters(py, "huge")
+
+
+def test_a_chapter_runs_as_a_script_at_paper_scale_and_is_recorded(tmp_path, records) -> None:
+    py = _chapter(
+        tmp_path,
+        """
+        assert os.environ["ICML26_SCALE"] == "paper" and N == 20
+        icml26.claim("99.1", "toy", N, at_least=10, kind="theorem")
+        print("  CLAIM 99.2 [theorem]: indented lines are not this chapter's — measured 1 (≤ 0) OK")
+        """,
+    )
+    path = paper.run_script(py, device="cpu")
+    record = json.loads(path.read_text())
+    assert record["status"] == "run" and record["mode"] == "script"
+    assert record["device"].startswith("CPU")
+    assert record["claims"] == ["CLAIM 99.1 [theorem]: toy — measured 20 (≥ 10) OK"]
+    assert (paper.OUT / "99-toy.log").exists()
+
+
+def test_a_failed_or_stopped_run_writes_no_record(tmp_path, records) -> None:
+    py = _chapter(tmp_path, "raise SystemExit('broken at paper scale')")
+    with pytest.raises(RuntimeError, match="broken at paper scale"):
+        paper.run_script(py)
+    slow = _chapter(tmp_path, "import time\ntime.sleep(30)")
+    with pytest.raises(RuntimeError, match="timed out"):
+        paper.run_script(slow, timeout=2)
+    assert not records.exists()
+    with pytest.raises(ValueError, match="timeout"):
+        paper.run_script(py, timeout=0)
+    with pytest.raises(ValueError, match="jobs"):
+        paper.run_many([py], jobs=0)
+
+
+def test_run_many_reports_each_chapter(tmp_path, records) -> None:
+    good = _chapter(tmp_path, "print('fine')")
+    results = paper.run_many([good], jobs=2, device="cpu")
+    assert results == {"99-toy": "recorded"}
+
+
+def test_verdicts_that_changed_with_scale_are_named(monkeypatch, capsys, records) -> None:
+    record = {
+        "status": "run",
+        "device": "CPU test",
+        "wall_s": 60.0,
+        "date": "2026-12-04",
+        "commit": "abc",
+        "versions": {"torch": "2.13.0"},
+        "claims": [
+            "CLAIM 99.1 [theorem]: a — measured 1 (≤ 2) OK",
+            "CLAIM 99.2 [reproduction]: b — measured 3 (≤ 2) · 5 seeds: worst, range 1–3 · "
+            "control c 9 · NOT REPRODUCED",
+        ],
+    }
+    monkeypatch.setattr(claims, "_PRINTED", {})
+    assert paper.verdict_changes(record) is None  # this process printed none of them
+    monkeypatch.setattr(claims, "_PRINTED", {"99.1": "OK", "99.2": "OK"})
+    assert paper.verdict_changes(record) == ["99.2: OK here, NOT REPRODUCED in the record"]
+    records.mkdir()
+    (records / "99-toy.json").write_text(json.dumps(record))
+    paper.show("99-toy")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("Paper scale: run on CPU test in 1 min")
+    assert out[1] == "  " + record["claims"][0]
+    assert out[-1] == (
+        "Verdicts that differ between this run (ci scale) and the record: "
+        "99.2: OK here, NOT REPRODUCED in the record."
+    )
+
+
+def test_claim_keeps_the_verdicts_it_printed(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(claims, "_PRINTED", {})
+    claims.claim("99.3", "x", 1.0, at_most=0.5, kind="theorem")
+    assert claims.printed_verdicts() == {"99.3": "NOT REPRODUCED"}
