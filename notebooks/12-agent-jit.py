@@ -1980,6 +1980,18 @@ print(
 #   paper's per-model ratios (9.7×, 14×, 9.2×; mean of ratios 11.0×) and its 10.4× (a ratio of
 #   means) are printed in 12.9 but are not what the simulation reproduces.
 #
+# **Paper scale.** `ICML26_SCALE=paper` draws ten times the plans of the protocol checks and
+# the pass@k samples, eight times the pass@k trials, five times the scheduler's tasks, four
+# times the oracle draws and $10^7$ Monte Carlo draws; the tasks, seeds and simulated
+# latencies of 12.4–12.9 are the same. It needs no GPU. Its record says where and when it last
+# ran and gives its claim lines, and which verdicts differ from this run's:
+
+# %%
+from icml26.pipeline import paper
+
+paper.show("12-agent-jit")
+
+# %% [markdown]
 # ## Exercises
 #
 # ````{exercise} The literal contract direction
