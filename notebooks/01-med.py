@@ -1787,6 +1787,18 @@ print(f"BM25: ours and bm25s agree to < 1e-5 on all {own.size} scores")
 #   are not exercised numerically; the exact Euclidean MED for $k \ge 2$ (between $2k-1$ and $2k$)
 #   is left open.
 #
+# **Paper scale.** `ICML26_SCALE=paper` runs every experiment larger: the top-2 and Gaussian
+# sweeps to $m = 200$ and $256$ with four times the draws, the free-embedding optimisation for
+# 20 000 steps on every $(k, n)$ case up to $n = 60$, ten encoder seeds, and the LIMIT-sized
+# retrieval on 50 000 generated documents. Its record says where and when it last ran, or
+# why it has not:
+
+# %%
+from icml26.pipeline import paper
+
+paper.show("01-med")
+
+# %% [markdown]
 # ## Exercises
 #
 # ````{exercise} Predict the spherical control

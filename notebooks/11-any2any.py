@@ -1579,7 +1579,21 @@ assert ols_err < 0.05
 # - **Sampling.** We score the $t = T$ mean: one 10-step DDIM sample scores about 1 dB lower
 #   on the seen directions (printed above), as {prf:ref}`any2any-thm-conditional-mean`
 #   predicts. The paper's 250-step sampling and its S/B/L scaling are not tested.
+#
+# **Paper scale.** `ICML26_SCALE=paper` keeps this toy's images and MLP models and enlarges
+# everything else: ten times the pairs (pair counts × 0.04, 48,000 pairs), twice the latent
+# (64) and widths, about nine times the training steps with twice the batch, five seeds
+# instead of three, and five times the test scenes. It is still the toy, not the paper's
+# setting above (a thousand times more pixels, a VAE and a DiT): what it can show is whether
+# the toy's verdicts survive more data and training. Its record says where and when it last
+# ran, or why it has not:
 
+# %%
+from icml26.pipeline import paper
+
+paper.show("11-any2any")
+
+# %% [markdown]
 # ## Exercises
 #
 # ````{exercise} Which directions should be zero-shot?
