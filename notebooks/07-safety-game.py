@@ -1628,6 +1628,18 @@ print(
 #   size, but real judges are neither independent nor unbiased, which {eq}`safety-game-eq-estimate` assumes.
 # - **Speed was measured on CPU only.** The batched solver is written to run on a GPU, but its
 #   advantage over the LP loop was timed on a 2-core CPU; the GPU case is not tested here.
+#
+# **Paper scale.** `ICML26_SCALE=paper` runs ten times the prompts, ten pools instead of five,
+# twice the budget grid, LP checks on 2000 games up to $12 \times 12$ and nashpy checks on
+# games up to $5 \times 5$, 64 safety games in the cross-check, and Hedge on 8192 games to
+# $T = 16\,384$. It is still the simulated candidate pool, not the paper's LLMs and benchmarks,
+# and needs no GPU. Its record gives its claim lines and the verdicts that differ from this
+# run's:
+
+# %%
+from icml26.pipeline import paper
+
+paper.show("07-safety-game")
 
 # %% [markdown]
 # ## Exercises
