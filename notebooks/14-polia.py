@@ -908,7 +908,7 @@ print("the toy's Adam = torch.optim.Adam over 20 steps")
 #   steps walk the boxes off their objects); the claims there are NOT REPRODUCED. The band is
 #   a property of this toy and optimiser, not a measurement of the paper's step size (2e-6
 #   with AdamW on a 7B model, not comparable). After 300 updates the median gains are a few
-#   hundredths of IoU; with twice the updates (paper scale, below) they grow to above 0.1.
+#   hundredths of IoU; they grow with twice the updates (the paper-scale record, below).
 # - **The start is far from the paper's.** The paper fine-tunes Qwen2.5-VL, whose answers
 #   are right about 45 % of the time (Table 1) and whose boxes mostly land on their objects.
 #   The toy starts with about 5 % correct answers and boxes beside their objects, and 300
@@ -935,9 +935,9 @@ print("the toy's Adam = torch.optim.Adam over 20 steps")
 #
 # ### The claims at paper scale
 #
-# No verdict changes with the larger scale. With twice the updates the gains at the two
-# small steps grow, and the released trainer's stray boxes fall, though not below 5 % and
-# not below POLIA's; the larger steps still lose their boxes.
+# The record's last line names the verdicts that differ from this run's. With twice the
+# updates the gains at the two small steps grow, and the released trainer's stray boxes
+# fall, though not to POLIA's level; the larger steps still lose their boxes.
 
 # %%
 from icml26.pipeline import paper
