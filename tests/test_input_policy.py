@@ -145,6 +145,21 @@ def _eta() -> torch.Tensor:
     return torch.sigmoid(_z())
 
 
+def _fork():
+    from icml26.agents import forkreach
+
+    cfg = forkreach.ForkReach(img=8, horizon=3)
+    return cfg, forkreach.reset(cfg, 2, _g())
+
+
+@functools.cache
+def _tinyvla():
+    from icml26.agents import tinyvla
+
+    torch.manual_seed(0)
+    return tinyvla.TinyVLA(_fork()[0], d=4, heads=1, depth=1, patch=4, dtype=F64)
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -355,6 +370,24 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
+    # agents.uncertainty, forkreach, tinyvla (chapter 15)
+    "icml26.agents.uncertainty.self_uncertainty": lambda: ((_x(3, 5),), {}),
+    "icml26.agents.uncertainty.uncertainty_closed_form": lambda: (
+        (torch.tensor([0.2, 0.9], dtype=F64),),
+        {"k": 4},
+    ),
+    "icml26.agents.uncertainty.action_temperature": lambda: ((_x(3, 2),), {}),
+    "icml26.agents.uncertainty.attention_temperature": lambda: ((_x(3),), {}),
+    "icml26.agents.uncertainty.sample_tokens": lambda: (
+        (_x(3, 5), torch.tensor([0.5, 1.0, 0.0], dtype=F64), _g()),
+        {},
+    ),
+    "icml26.agents.forkreach.step": lambda: ((*_fork(), _x(2, 2) * 0.01), {}),
+    "icml26.agents.forkreach.tokenize": lambda: ((_fork()[0], _x(2, 2) * 0.01), {}),
+    "icml26.agents.tinyvla.attention_entropy": lambda: (
+        (_tinyvla(), torch.rand(2, 3, 8, 8, generator=_g(), dtype=F64), 1.5),
+        {},
+    ),
     # agents.beam (chapter 13)
     "icml26.agents.beam.search.prior_entropy": lambda: (
         (torch.rand(3, 4, generator=_g(), dtype=F64), torch.ones(3, 4, dtype=torch.bool)),
@@ -545,6 +578,25 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.agents.polia.greedy_match", "iou", "shape"): "batched over leading axes",
     ("icml26.agents.beam.search.adaptive_weight", "entropy", "shape"): "elementwise over any shape",
     **{
+        (f"icml26.agents.uncertainty.{f}", arg, probe): _PROPAGATES
+        for f, arg in (
+            ("self_uncertainty", "logits"),
+            ("action_temperature", "u"),
+            ("attention_temperature", "delta_u"),
+        )
+        for probe in ("nan", "inf")
+    },
+    **{
+        (f"icml26.agents.uncertainty.{f}", arg, "shape"): "batched over any leading axes"
+        for f, arg in (
+            ("self_uncertainty", "logits"),
+            ("uncertainty_closed_form", "p1"),
+            ("action_temperature", "u"),
+            ("attention_temperature", "delta_u"),
+        )
+    },
+    ("icml26.agents.forkreach.tokenize", "action", "shape"): "elementwise over any shape",
+    **{
         ("icml26.generative.stego.finish", arg, probe): _PROPAGATES
         for arg in ("x", "abar")
         for probe in ("nan", "inf")
@@ -595,11 +647,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Modules whose public functions have no example yet: the probes do not reach them.
 PENDING_MODULES = frozenset(
     {
-        "icml26.agents.vla",
-        "icml26.agents.uncertainty",
-        "icml26.agents.forkreach",
-        "icml26.agents.tinyvla",
-        "icml26.agents.decoding",
         "icml26.bayesopt.pfn.bars",
         "icml26.bayesopt.pfn.entropy",
         "icml26.bayesopt.pfn.gp",
@@ -757,6 +804,15 @@ NO_ARRAY_INPUT = {
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
     "icml26.stats.one_thread": "a function (a decorator)",
+    "icml26.agents.forkreach.reset": "a configuration, an integer and a generator",
+    "icml26.agents.forkreach.fork_mask": "a state made by reset (test_vla)",
+    "icml26.agents.forkreach.expert_action": "a state made by reset and a generator",
+    "icml26.agents.forkreach.render": "a state made by reset and a generator (test_vla)",
+    "icml26.agents.forkreach.detokenize": "integer tokens (test_vla)",
+    "icml26.agents.forkreach.collect_demos": "a configuration, numbers and a generator",
+    "icml26.agents.forkreach.make_gym_env": "a configuration and a seed",
+    "icml26.agents.tinyvla.train_bc": "a policy and a dict of demonstrations, checked finite",
+    "icml26.agents.decoding.rollout": "a policy, a configuration, a method name and numbers",
     "icml26.stats.stream": "integers (test_stats)",
 }
 
