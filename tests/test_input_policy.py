@@ -160,6 +160,23 @@ def _tinyvla():
     return tinyvla.TinyVLA(_fork()[0], d=4, heads=1, depth=1, patch=4, dtype=F64)
 
 
+def _borders() -> torch.Tensor:
+    return torch.linspace(-1.0, 1.0, 5, dtype=F64)
+
+
+def _ctx() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    mask = torch.tensor([[True, True, False], [True, False, False]])
+    return torch.rand(2, 3, generator=_g(), dtype=F64), _x(2, 3, seed=1), mask
+
+
+@functools.cache
+def _alpha_net():
+    from icml26.bayesopt.pfn.network import AlphaNet
+
+    torch.manual_seed(0)
+    return AlphaNet(4, pair_width=3, head_width=3).double()
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -388,6 +405,70 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_tinyvla(), torch.rand(2, 3, 8, 8, generator=_g(), dtype=F64), 1.5),
         {},
     ),
+    # bayesopt.pfn (chapter 06)
+    "icml26.bayesopt.pfn.bars.quantile_borders": lambda: ((_x(20), 4), {}),
+    "icml26.bayesopt.pfn.bars.bar_log_density": lambda: (
+        (_borders(), _x(3, 4), torch.tensor([-0.5, 0.0, 0.9], dtype=F64)),
+        {},
+    ),
+    "icml26.bayesopt.pfn.bars.bar_nll": lambda: (
+        (_borders(), _x(3, 4), torch.tensor([-0.5, 0.0, 0.9], dtype=F64)),
+        {"full_support": True},
+    ),
+    "icml26.bayesopt.pfn.bars.bar_mean": lambda: ((_borders(), _x(3, 4)), {}),
+    "icml26.bayesopt.pfn.bars.bar_entropy": lambda: ((_borders(), _x(3, 4)), {}),
+    "icml26.bayesopt.pfn.gp.rbf_kernel": lambda: ((_x(3), _x(4, seed=1), 0.5, 1.0), {}),
+    "icml26.bayesopt.pfn.gp.sample_gp_prior": lambda: (
+        (torch.linspace(0, 1, 5, dtype=F64), 2, 0.3, 1.0),
+        {"generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.gp.make_tasks": lambda: (
+        (torch.linspace(0, 1, 5, dtype=F64), 2, (1, 3), 0.3, 1.0, 0.1),
+        {"generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.gp.gp_posterior": lambda: (
+        (*_ctx(), torch.linspace(0, 1, 5, dtype=F64), 0.3, 1.0, 0.1),
+        {},
+    ),
+    "icml26.bayesopt.pfn.gp.sample_posterior": lambda: (
+        (_x(2, 3), torch.eye(3, dtype=F64).expand(2, 3, 3), 4),
+        {"generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.entropy.mixture_entropy": lambda: ((_x(2, 3), 0.2), {}),
+    "icml26.bayesopt.pfn.entropy.grouped_entropy_search": lambda: (
+        (_x(2, 4, 6), torch.tensor([[0, 3], [1, 5]]), 0.2),
+        {"bins": 2, "points": 8},
+    ),
+    "icml26.bayesopt.pfn.entropy.truncated_normal_entropy": lambda: (
+        (_x(3), torch.full((3,), 0.5, dtype=F64), _x(3, seed=1) + 1),
+        {},
+    ),
+    "icml26.bayesopt.pfn.entropy.truncated_gaussian_mes": lambda: (
+        (_x(3), torch.full((3,), 0.5, dtype=F64), 0.1, _x(3, 4, seed=1) + 1),
+        {"points": 16},
+    ),
+    "icml26.bayesopt.pfn.entropy.expected_improvement": lambda: (
+        (_x(3), torch.full((3,), 0.5, dtype=F64), torch.tensor(0.2, dtype=F64)),
+        {},
+    ),
+    "icml26.bayesopt.pfn.network.train_alpha_net": lambda: (
+        (
+            _alpha_net(),
+            torch.linspace(-1.0, 1.0, 5, dtype=F64),
+            *_ctx(),
+            torch.rand(2, 2, generator=_g(2), dtype=F64),
+            torch.rand(2, 2, generator=_g(3), dtype=F64) - 0.5,
+        ),
+        {"steps": 1, "batch": 1, "generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.network.bo_loop": lambda: (
+        (_x(2, 5), torch.linspace(0, 1, 5, dtype=F64), lambda x, y, m: _x(2, 5, seed=1)),
+        {"n_init": 1, "n_iter": 1, "noise_sd": 0.1, "generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.network.fixed_gp_model": lambda: (
+        (_x(3), _x(3, seed=1), 0.3, 1.0, 0.1),
+        {},
+    ),
     # agents.beam (chapter 13)
     "icml26.agents.beam.search.prior_entropy": lambda: (
         (torch.rand(3, 4, generator=_g(), dtype=F64), torch.ones(3, 4, dtype=torch.bool)),
@@ -596,6 +677,14 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         )
     },
     ("icml26.agents.forkreach.tokenize", "action", "shape"): "elementwise over any shape",
+    ("icml26.bayesopt.pfn.gp.rbf_kernel", "x1", "shape"): "batched over leading axes",
+    ("icml26.bayesopt.pfn.gp.rbf_kernel", "x2", "shape"): "batched over leading axes",
+    ("icml26.bayesopt.pfn.entropy.mixture_entropy", "centres", "shape"): "batched (..., M)",
+    ("icml26.bayesopt.pfn.entropy.expected_improvement", "best", "shape"): _BROADCASTS,
+    **{
+        ("icml26.bayesopt.pfn.entropy.truncated_normal_entropy", arg, "shape"): _BROADCASTS
+        for arg in ("mu", "sigma", "upper")
+    },
     **{
         ("icml26.generative.stego.finish", arg, probe): _PROPAGATES
         for arg in ("x", "abar")
@@ -647,10 +736,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Modules whose public functions have no example yet: the probes do not reach them.
 PENDING_MODULES = frozenset(
     {
-        "icml26.bayesopt.pfn.bars",
-        "icml26.bayesopt.pfn.entropy",
-        "icml26.bayesopt.pfn.gp",
-        "icml26.bayesopt.pfn.network",
         "icml26.dynamics.animal",
         "icml26.dynamics.motion",
         "icml26.dynamics.sde",
@@ -804,6 +889,7 @@ NO_ARRAY_INPUT = {
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
     "icml26.stats.one_thread": "a function (a decorator)",
+    "icml26.bayesopt.pfn.bars.equal_borders": "numbers (test_pfn)",
     "icml26.agents.forkreach.reset": "a configuration, an integer and a generator",
     "icml26.agents.forkreach.fork_mask": "a state made by reset (test_vla)",
     "icml26.agents.forkreach.expert_action": "a state made by reset and a generator",
