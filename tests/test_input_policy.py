@@ -177,6 +177,13 @@ def _alpha_net():
     return AlphaNet(4, pair_width=3, head_width=3).double()
 
 
+def _linear_model():
+    """A drift ``-z`` and a constant diagonal diffusion (what dissipativity_residual reads)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(drift=lambda z, v: -z, diffusion=lambda z: torch.full_like(z, 0.1))
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -469,6 +476,49 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_x(3), _x(3, seed=1), 0.3, 1.0, 0.1),
         {},
     ),
+    # dynamics (chapter 05)
+    "icml26.dynamics.animal.unicycle_positions": lambda: (
+        (_x(2, 4, 2), 0.1, _x(2, seed=1)),
+        {},
+    ),
+    "icml26.dynamics.animal.simulate_animal": lambda: (
+        (2, 3, 0.1),
+        {"generator": _g(), "initial": torch.rand(2, 2, generator=_g(1), dtype=F64)},
+    ),
+    "icml26.dynamics.motion.best_of_k_loss": lambda: ((_x(3, 2, 4, 2), _x(2, 4, 2, seed=1)), {}),
+    "icml26.dynamics.motion.trajectory_metrics": lambda: (
+        (_x(3, 2, 4, 2), _x(2, 4, 2, seed=1)),
+        {},
+    ),
+    "icml26.dynamics.motion.response_lag": lambda: (
+        (torch.tensor([[0.0, 0.0, 0.5, 1.0, 1.0]], dtype=F64), 1),
+        {},
+    ),
+    "icml26.dynamics.sde.euler_maruyama": lambda: (
+        (lambda z, u: -z + u, lambda z: torch.full_like(z, 0.1), _x(3, 2), 0.1),
+        {"u": _x(4, 2, seed=1), "dW": _x(4, 3, 2, seed=2) * 0.3},
+    ),
+    "icml26.dynamics.sde.mean_square_bound": lambda: (
+        (torch.tensor([0.0, 1.0, 2.0], dtype=F64), 0.5, 1.0, 2.0, 1.0),
+        {},
+    ),
+    "icml26.dynamics.sde.em_mean_square_bound": lambda: (
+        (
+            torch.tensor([0.0, 1.0, 2.0], dtype=F64),
+            0.01,
+            __import__("icml26.dynamics.sde").dynamics.sde.Certificate(0.5, 1.0, 1.0, 1.0),
+            2.0,
+            1.0,
+        ),
+        {},
+    ),
+    "icml26.dynamics.stacked.round_to_grid_": lambda: ((_params(), 20), {}),
+    "icml26.dynamics.switching.command_channels": lambda: ((_x(4, 2, 3), 0.1), {}),
+    "icml26.dynamics.switching.dissipativity_residual": lambda: (
+        (_linear_model(), _x(3, 2), _x(3, 1, seed=1)),
+        {},
+    ),
+    "icml26.dynamics.switching.dissipativity_penalty": lambda: ((_x(4, 3),), {}),
     # agents.beam (chapter 13)
     "icml26.agents.beam.search.prior_entropy": lambda: (
         (torch.rand(3, 4, generator=_g(), dtype=F64), torch.ones(3, 4, dtype=torch.bool)),
@@ -677,6 +727,22 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         )
     },
     ("icml26.agents.forkreach.tokenize", "action", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.sde.mean_square_bound", "t", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.sde.em_mean_square_bound", "n", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.sde.euler_maruyama", "z0", "shape"): "any batch (*batch, d): the "
+    "extra axis is read as d = 1, and u or dW, whose shapes then disagree, are named",
+    ("icml26.dynamics.stacked.round_to_grid_", "params", "nan"): _PROPAGATES,
+    ("icml26.dynamics.stacked.round_to_grid_", "params", "inf"): _PROPAGATES,
+    ("icml26.dynamics.stacked.round_to_grid_", "params", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.switching.command_channels", "u", "shape"): "any grid (T, ..., c)",
+    ("icml26.dynamics.switching.dissipativity_penalty", "residual", "nan"): _PROPAGATES,
+    ("icml26.dynamics.switching.dissipativity_penalty", "residual", "inf"): _PROPAGATES,
+    ("icml26.dynamics.switching.dissipativity_penalty", "residual", "shape"): "(T, N) or "
+    "(T, M, N): an extra axis reads as M stacked members (documented)",
+    ("icml26.dynamics.switching.dissipativity_residual", "z", "shape"): "any batch (..., d) "
+    "the model accepts; the model checks the state dimension",
+    ("icml26.dynamics.switching.dissipativity_residual", "v", "shape"): "passed to "
+    "model.drift, which checks it (documented)",
     ("icml26.bayesopt.pfn.gp.rbf_kernel", "x1", "shape"): "batched over leading axes",
     ("icml26.bayesopt.pfn.gp.rbf_kernel", "x2", "shape"): "batched over leading axes",
     ("icml26.bayesopt.pfn.entropy.mixture_entropy", "centres", "shape"): "batched (..., M)",
@@ -736,11 +802,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Modules whose public functions have no example yet: the probes do not reach them.
 PENDING_MODULES = frozenset(
     {
-        "icml26.dynamics.animal",
-        "icml26.dynamics.motion",
-        "icml26.dynamics.sde",
-        "icml26.dynamics.stacked",
-        "icml26.dynamics.switching",
         "icml26.games.preferences.heads",
         "icml26.games.preferences.selfplay",
         "icml26.games.preferences.training",
@@ -889,6 +950,15 @@ NO_ARRAY_INPUT = {
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
     "icml26.stats.one_thread": "a function (a decorator)",
+    "icml26.dynamics.motion.motion_windows": "an AnimalData and integer indices (test_sde)",
+    "icml26.dynamics.stacked.clip_member_grad_norm_": "parameters, of which it reads only the "
+    "gradients (a per-step kernel: non-finite gradients propagate, documented)",
+    "icml26.dynamics.stacked.member_flags": "booleans and an integer (test_stacked)",
+    "icml26.dynamics.stacked.member_generators": "integer seeds (test_stacked)",
+    "icml26.dynamics.stacked.normal": "generators, a shape and a number (test_stacked)",
+    "icml26.dynamics.stacked.parameter_count": "a module (test_stacked)",
+    "icml26.dynamics.stacked.uniform": "generators, a shape and a number (test_stacked)",
+    "icml26.dynamics.switching.penalty_ramp": "integers and numbers (test_switching)",
     "icml26.bayesopt.pfn.bars.equal_borders": "numbers (test_pfn)",
     "icml26.agents.forkreach.reset": "a configuration, an integer and a generator",
     "icml26.agents.forkreach.fork_mask": "a state made by reset (test_vla)",
