@@ -184,6 +184,15 @@ def _linear_model():
     return SimpleNamespace(drift=lambda z, v: -z, diffusion=lambda z: torch.full_like(z, 0.1))
 
 
+def _skew(n: int = 3, seed: int = 0) -> torch.Tensor:
+    A = _x(n, n, seed=seed)
+    return A - A.T
+
+
+def _preference(n: int = 3) -> torch.Tensor:
+    return torch.sigmoid(_skew(n))
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -519,6 +528,40 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {},
     ),
     "icml26.dynamics.switching.dissipativity_penalty": lambda: ((_x(4, 3),), {}),
+    # games.preferences (chapter 08)
+    "icml26.games.preferences.heads.decompose": lambda: ((_skew(),), {}),
+    "icml26.games.preferences.heads.potential_lstsq": lambda: ((_skew(),), {}),
+    "icml26.games.preferences.heads.bt_scores": lambda: ((_x(3),), {}),
+    "icml26.games.preferences.heads.gpm_scores": lambda: (
+        (_x(3, 4), torch.tensor([0.5, 1.0], dtype=F64)),
+        {},
+    ),
+    "icml26.games.preferences.heads.hrc_scores": lambda: (
+        (_x(3), _x(3, 4, seed=1), torch.tensor([0.5, 1.0], dtype=F64)),
+        {"clip": 1.0},
+    ),
+    "icml26.games.preferences.heads.preference_loss": lambda: ((_x(5),), {}),
+    "icml26.games.preferences.selfplay.schedule": lambda: (
+        (torch.tensor([1.0, 2.0, 4.0], dtype=F64), torch.tensor(0.5, dtype=F64)),
+        {},
+    ),
+    "icml26.games.preferences.selfplay.self_play": lambda: (
+        (_skew().expand(2, 3, 3), _skew(seed=1).expand(2, 3, 3), 3),
+        {
+            "lam": torch.tensor([0.0, 1.0], dtype=F64),
+            "pi0": torch.full((2, 3), 1 / 3, dtype=F64),
+        },
+    ),
+    "icml26.games.preferences.selfplay.preference_gap": lambda: (
+        (_preference(), torch.full((3,), 1 / 3, dtype=F64)),
+        {},
+    ),
+    "icml26.games.preferences.selfplay.preference_equilibrium": lambda: ((_preference(),), {}),
+    "icml26.games.preferences.training.dominant_margin_lp": lambda: ((_x(3, 4),), {}),
+    "icml26.games.preferences.training.fit_encoder": lambda: (
+        (_x(2, 4, 5), _x(1, 4, 5, seed=1), torch.tensor([[0, 1], [1, 2]]), "hrc", 2),
+        {"seeds": 1, "steps": 1, "hidden": 3, "generator": _g()},
+    ),
     # agents.beam (chapter 13)
     "icml26.agents.beam.search.prior_entropy": lambda: (
         (torch.rand(3, 4, generator=_g(), dtype=F64), torch.ones(3, 4, dtype=torch.bool)),
@@ -743,6 +786,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     "the model accepts; the model checks the state dimension",
     ("icml26.dynamics.switching.dissipativity_residual", "v", "shape"): "passed to "
     "model.drift, which checks it (documented)",
+    ("icml26.games.preferences.heads.bt_scores", "r", "shape"): "batched (..., n)",
+    ("icml26.games.preferences.heads.preference_loss", "s", "shape"): "a mean over any shape",
+    ("icml26.games.preferences.selfplay.schedule", "t", "shape"): _BROADCASTS,
+    ("icml26.games.preferences.selfplay.schedule", "lam", "shape"): _BROADCASTS,
     ("icml26.bayesopt.pfn.gp.rbf_kernel", "x1", "shape"): "batched over leading axes",
     ("icml26.bayesopt.pfn.gp.rbf_kernel", "x2", "shape"): "batched over leading axes",
     ("icml26.bayesopt.pfn.entropy.mixture_entropy", "centres", "shape"): "batched (..., M)",
@@ -802,9 +849,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Modules whose public functions have no example yet: the probes do not reach them.
 PENDING_MODULES = frozenset(
     {
-        "icml26.games.preferences.heads",
-        "icml26.games.preferences.selfplay",
-        "icml26.games.preferences.training",
         "icml26.generative.gaussian_twin",
         "icml26.generative.sceneworld",
         "icml26.generative.stacked_training",
@@ -950,6 +994,11 @@ NO_ARRAY_INPUT = {
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
     "icml26.stats.one_thread": "a function (a decorator)",
+    "icml26.games.preferences.heads.dominant_cycle_data": "integers, numbers and a generator",
+    "icml26.games.preferences.heads.dominant_cycle_pairs": "nothing",
+    "icml26.games.preferences.heads.random_tournament": "integers, numbers and a generator",
+    "icml26.games.preferences.heads.rotation": "an integer",
+    "icml26.games.preferences.training.fit_tabular": "integer pairs and numbers (test_preferences)",
     "icml26.dynamics.motion.motion_windows": "an AnimalData and integer indices (test_sde)",
     "icml26.dynamics.stacked.clip_member_grad_norm_": "parameters, of which it reads only the "
     "gradients (a per-step kernel: non-finite gradients propagate, documented)",
