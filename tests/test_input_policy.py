@@ -145,6 +145,54 @@ def _eta() -> torch.Tensor:
     return torch.sigmoid(_z())
 
 
+def _fork():
+    from icml26.agents import forkreach
+
+    cfg = forkreach.ForkReach(img=8, horizon=3)
+    return cfg, forkreach.reset(cfg, 2, _g())
+
+
+@functools.cache
+def _tinyvla():
+    from icml26.agents import tinyvla
+
+    torch.manual_seed(0)
+    return tinyvla.TinyVLA(_fork()[0], d=4, heads=1, depth=1, patch=4, dtype=F64)
+
+
+def _borders() -> torch.Tensor:
+    return torch.linspace(-1.0, 1.0, 5, dtype=F64)
+
+
+def _ctx() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    mask = torch.tensor([[True, True, False], [True, False, False]])
+    return torch.rand(2, 3, generator=_g(), dtype=F64), _x(2, 3, seed=1), mask
+
+
+@functools.cache
+def _alpha_net():
+    from icml26.bayesopt.pfn.network import AlphaNet
+
+    torch.manual_seed(0)
+    return AlphaNet(4, pair_width=3, head_width=3).double()
+
+
+def _linear_model():
+    """A drift ``-z`` and a constant diagonal diffusion (what dissipativity_residual reads)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(drift=lambda z, v: -z, diffusion=lambda z: torch.full_like(z, 0.1))
+
+
+def _skew(n: int = 3, seed: int = 0) -> torch.Tensor:
+    A = _x(n, n, seed=seed)
+    return A - A.T
+
+
+def _preference(n: int = 3) -> torch.Tensor:
+    return torch.sigmoid(_skew(n))
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -355,6 +403,165 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
+    # agents.uncertainty, forkreach, tinyvla (chapter 15)
+    "icml26.agents.uncertainty.self_uncertainty": lambda: ((_x(3, 5),), {}),
+    "icml26.agents.uncertainty.uncertainty_closed_form": lambda: (
+        (torch.tensor([0.2, 0.9], dtype=F64),),
+        {"k": 4},
+    ),
+    "icml26.agents.uncertainty.action_temperature": lambda: ((_x(3, 2),), {}),
+    "icml26.agents.uncertainty.attention_temperature": lambda: ((_x(3),), {}),
+    "icml26.agents.uncertainty.sample_tokens": lambda: (
+        (_x(3, 5), torch.tensor([0.5, 1.0, 0.0], dtype=F64), _g()),
+        {},
+    ),
+    "icml26.agents.forkreach.step": lambda: ((*_fork(), _x(2, 2) * 0.01), {}),
+    "icml26.agents.forkreach.tokenize": lambda: ((_fork()[0], _x(2, 2) * 0.01), {}),
+    "icml26.agents.tinyvla.attention_entropy": lambda: (
+        (_tinyvla(), torch.rand(2, 3, 8, 8, generator=_g(), dtype=F64), 1.5),
+        {},
+    ),
+    # bayesopt.pfn (chapter 06)
+    "icml26.bayesopt.pfn.bars.quantile_borders": lambda: ((_x(20), 4), {}),
+    "icml26.bayesopt.pfn.bars.bar_log_density": lambda: (
+        (_borders(), _x(3, 4), torch.tensor([-0.5, 0.0, 0.9], dtype=F64)),
+        {},
+    ),
+    "icml26.bayesopt.pfn.bars.bar_nll": lambda: (
+        (_borders(), _x(3, 4), torch.tensor([-0.5, 0.0, 0.9], dtype=F64)),
+        {"full_support": True},
+    ),
+    "icml26.bayesopt.pfn.bars.bar_mean": lambda: ((_borders(), _x(3, 4)), {}),
+    "icml26.bayesopt.pfn.bars.bar_entropy": lambda: ((_borders(), _x(3, 4)), {}),
+    "icml26.bayesopt.pfn.gp.rbf_kernel": lambda: ((_x(3), _x(4, seed=1), 0.5, 1.0), {}),
+    "icml26.bayesopt.pfn.gp.sample_gp_prior": lambda: (
+        (torch.linspace(0, 1, 5, dtype=F64), 2, 0.3, 1.0),
+        {"generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.gp.make_tasks": lambda: (
+        (torch.linspace(0, 1, 5, dtype=F64), 2, (1, 3), 0.3, 1.0, 0.1),
+        {"generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.gp.gp_posterior": lambda: (
+        (*_ctx(), torch.linspace(0, 1, 5, dtype=F64), 0.3, 1.0, 0.1),
+        {},
+    ),
+    "icml26.bayesopt.pfn.gp.sample_posterior": lambda: (
+        (_x(2, 3), torch.eye(3, dtype=F64).expand(2, 3, 3), 4),
+        {"generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.entropy.mixture_entropy": lambda: ((_x(2, 3), 0.2), {}),
+    "icml26.bayesopt.pfn.entropy.grouped_entropy_search": lambda: (
+        (_x(2, 4, 6), torch.tensor([[0, 3], [1, 5]]), 0.2),
+        {"bins": 2, "points": 8},
+    ),
+    "icml26.bayesopt.pfn.entropy.truncated_normal_entropy": lambda: (
+        (_x(3), torch.full((3,), 0.5, dtype=F64), _x(3, seed=1) + 1),
+        {},
+    ),
+    "icml26.bayesopt.pfn.entropy.truncated_gaussian_mes": lambda: (
+        (_x(3), torch.full((3,), 0.5, dtype=F64), 0.1, _x(3, 4, seed=1) + 1),
+        {"points": 16},
+    ),
+    "icml26.bayesopt.pfn.entropy.expected_improvement": lambda: (
+        (_x(3), torch.full((3,), 0.5, dtype=F64), torch.tensor(0.2, dtype=F64)),
+        {},
+    ),
+    "icml26.bayesopt.pfn.network.train_alpha_net": lambda: (
+        (
+            _alpha_net(),
+            torch.linspace(-1.0, 1.0, 5, dtype=F64),
+            *_ctx(),
+            torch.rand(2, 2, generator=_g(2), dtype=F64),
+            torch.rand(2, 2, generator=_g(3), dtype=F64) - 0.5,
+        ),
+        {"steps": 1, "batch": 1, "generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.network.bo_loop": lambda: (
+        (_x(2, 5), torch.linspace(0, 1, 5, dtype=F64), lambda x, y, m: _x(2, 5, seed=1)),
+        {"n_init": 1, "n_iter": 1, "noise_sd": 0.1, "generator": _g()},
+    ),
+    "icml26.bayesopt.pfn.network.fixed_gp_model": lambda: (
+        (_x(3), _x(3, seed=1), 0.3, 1.0, 0.1),
+        {},
+    ),
+    # dynamics (chapter 05)
+    "icml26.dynamics.animal.unicycle_positions": lambda: (
+        (_x(2, 4, 2), 0.1, _x(2, seed=1)),
+        {},
+    ),
+    "icml26.dynamics.animal.simulate_animal": lambda: (
+        (2, 3, 0.1),
+        {"generator": _g(), "initial": torch.rand(2, 2, generator=_g(1), dtype=F64)},
+    ),
+    "icml26.dynamics.motion.best_of_k_loss": lambda: ((_x(3, 2, 4, 2), _x(2, 4, 2, seed=1)), {}),
+    "icml26.dynamics.motion.trajectory_metrics": lambda: (
+        (_x(3, 2, 4, 2), _x(2, 4, 2, seed=1)),
+        {},
+    ),
+    "icml26.dynamics.motion.response_lag": lambda: (
+        (torch.tensor([[0.0, 0.0, 0.5, 1.0, 1.0]], dtype=F64), 1),
+        {},
+    ),
+    "icml26.dynamics.sde.euler_maruyama": lambda: (
+        (lambda z, u: -z + u, lambda z: torch.full_like(z, 0.1), _x(3, 2), 0.1),
+        {"u": _x(4, 2, seed=1), "dW": _x(4, 3, 2, seed=2) * 0.3},
+    ),
+    "icml26.dynamics.sde.mean_square_bound": lambda: (
+        (torch.tensor([0.0, 1.0, 2.0], dtype=F64), 0.5, 1.0, 2.0, 1.0),
+        {},
+    ),
+    "icml26.dynamics.sde.em_mean_square_bound": lambda: (
+        (
+            torch.tensor([0.0, 1.0, 2.0], dtype=F64),
+            0.01,
+            __import__("icml26.dynamics.sde").dynamics.sde.Certificate(0.5, 1.0, 1.0, 1.0),
+            2.0,
+            1.0,
+        ),
+        {},
+    ),
+    "icml26.dynamics.stacked.round_to_grid_": lambda: ((_params(), 20), {}),
+    "icml26.dynamics.switching.command_channels": lambda: ((_x(4, 2, 3), 0.1), {}),
+    "icml26.dynamics.switching.dissipativity_residual": lambda: (
+        (_linear_model(), _x(3, 2), _x(3, 1, seed=1)),
+        {},
+    ),
+    "icml26.dynamics.switching.dissipativity_penalty": lambda: ((_x(4, 3),), {}),
+    # games.preferences (chapter 08)
+    "icml26.games.preferences.heads.decompose": lambda: ((_skew(),), {}),
+    "icml26.games.preferences.heads.potential_lstsq": lambda: ((_skew(),), {}),
+    "icml26.games.preferences.heads.bt_scores": lambda: ((_x(3),), {}),
+    "icml26.games.preferences.heads.gpm_scores": lambda: (
+        (_x(3, 4), torch.tensor([0.5, 1.0], dtype=F64)),
+        {},
+    ),
+    "icml26.games.preferences.heads.hrc_scores": lambda: (
+        (_x(3), _x(3, 4, seed=1), torch.tensor([0.5, 1.0], dtype=F64)),
+        {"clip": 1.0},
+    ),
+    "icml26.games.preferences.heads.preference_loss": lambda: ((_x(5),), {}),
+    "icml26.games.preferences.selfplay.schedule": lambda: (
+        (torch.tensor([1.0, 2.0, 4.0], dtype=F64), torch.tensor(0.5, dtype=F64)),
+        {},
+    ),
+    "icml26.games.preferences.selfplay.self_play": lambda: (
+        (_skew().expand(2, 3, 3), _skew(seed=1).expand(2, 3, 3), 3),
+        {
+            "lam": torch.tensor([0.0, 1.0], dtype=F64),
+            "pi0": torch.full((2, 3), 1 / 3, dtype=F64),
+        },
+    ),
+    "icml26.games.preferences.selfplay.preference_gap": lambda: (
+        (_preference(), torch.full((3,), 1 / 3, dtype=F64)),
+        {},
+    ),
+    "icml26.games.preferences.selfplay.preference_equilibrium": lambda: ((_preference(),), {}),
+    "icml26.games.preferences.training.dominant_margin_lp": lambda: ((_x(3, 4),), {}),
+    "icml26.games.preferences.training.fit_encoder": lambda: (
+        (_x(2, 4, 5), _x(1, 4, 5, seed=1), torch.tensor([[0, 1], [1, 2]]), "hrc", 2),
+        {"seeds": 1, "steps": 1, "hidden": 3, "generator": _g()},
+    ),
     # agents.beam (chapter 13)
     "icml26.agents.beam.search.prior_entropy": lambda: (
         (torch.rand(3, 4, generator=_g(), dtype=F64), torch.ones(3, 4, dtype=torch.bool)),
@@ -545,6 +752,53 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.agents.polia.greedy_match", "iou", "shape"): "batched over leading axes",
     ("icml26.agents.beam.search.adaptive_weight", "entropy", "shape"): "elementwise over any shape",
     **{
+        (f"icml26.agents.uncertainty.{f}", arg, probe): _PROPAGATES
+        for f, arg in (
+            ("self_uncertainty", "logits"),
+            ("action_temperature", "u"),
+            ("attention_temperature", "delta_u"),
+        )
+        for probe in ("nan", "inf")
+    },
+    **{
+        (f"icml26.agents.uncertainty.{f}", arg, "shape"): "batched over any leading axes"
+        for f, arg in (
+            ("self_uncertainty", "logits"),
+            ("uncertainty_closed_form", "p1"),
+            ("action_temperature", "u"),
+            ("attention_temperature", "delta_u"),
+        )
+    },
+    ("icml26.agents.forkreach.tokenize", "action", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.sde.mean_square_bound", "t", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.sde.em_mean_square_bound", "n", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.sde.euler_maruyama", "z0", "shape"): "any batch (*batch, d): the "
+    "extra axis is read as d = 1, and u or dW, whose shapes then disagree, are named",
+    ("icml26.dynamics.stacked.round_to_grid_", "params", "nan"): _PROPAGATES,
+    ("icml26.dynamics.stacked.round_to_grid_", "params", "inf"): _PROPAGATES,
+    ("icml26.dynamics.stacked.round_to_grid_", "params", "shape"): "elementwise over any shape",
+    ("icml26.dynamics.switching.command_channels", "u", "shape"): "any grid (T, ..., c)",
+    ("icml26.dynamics.switching.dissipativity_penalty", "residual", "nan"): _PROPAGATES,
+    ("icml26.dynamics.switching.dissipativity_penalty", "residual", "inf"): _PROPAGATES,
+    ("icml26.dynamics.switching.dissipativity_penalty", "residual", "shape"): "(T, N) or "
+    "(T, M, N): an extra axis reads as M stacked members (documented)",
+    ("icml26.dynamics.switching.dissipativity_residual", "z", "shape"): "any batch (..., d) "
+    "the model accepts; the model checks the state dimension",
+    ("icml26.dynamics.switching.dissipativity_residual", "v", "shape"): "passed to "
+    "model.drift, which checks it (documented)",
+    ("icml26.games.preferences.heads.bt_scores", "r", "shape"): "batched (..., n)",
+    ("icml26.games.preferences.heads.preference_loss", "s", "shape"): "a mean over any shape",
+    ("icml26.games.preferences.selfplay.schedule", "t", "shape"): _BROADCASTS,
+    ("icml26.games.preferences.selfplay.schedule", "lam", "shape"): _BROADCASTS,
+    ("icml26.bayesopt.pfn.gp.rbf_kernel", "x1", "shape"): "batched over leading axes",
+    ("icml26.bayesopt.pfn.gp.rbf_kernel", "x2", "shape"): "batched over leading axes",
+    ("icml26.bayesopt.pfn.entropy.mixture_entropy", "centres", "shape"): "batched (..., M)",
+    ("icml26.bayesopt.pfn.entropy.expected_improvement", "best", "shape"): _BROADCASTS,
+    **{
+        ("icml26.bayesopt.pfn.entropy.truncated_normal_entropy", arg, "shape"): _BROADCASTS
+        for arg in ("mu", "sigma", "upper")
+    },
+    **{
         ("icml26.generative.stego.finish", arg, probe): _PROPAGATES
         for arg in ("x", "abar")
         for probe in ("nan", "inf")
@@ -595,23 +849,6 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Modules whose public functions have no example yet: the probes do not reach them.
 PENDING_MODULES = frozenset(
     {
-        "icml26.agents.vla",
-        "icml26.agents.uncertainty",
-        "icml26.agents.forkreach",
-        "icml26.agents.tinyvla",
-        "icml26.agents.decoding",
-        "icml26.bayesopt.pfn.bars",
-        "icml26.bayesopt.pfn.entropy",
-        "icml26.bayesopt.pfn.gp",
-        "icml26.bayesopt.pfn.network",
-        "icml26.dynamics.animal",
-        "icml26.dynamics.motion",
-        "icml26.dynamics.sde",
-        "icml26.dynamics.stacked",
-        "icml26.dynamics.switching",
-        "icml26.games.preferences.heads",
-        "icml26.games.preferences.selfplay",
-        "icml26.games.preferences.training",
         "icml26.generative.gaussian_twin",
         "icml26.generative.sceneworld",
         "icml26.generative.stacked_training",
@@ -757,6 +994,30 @@ NO_ARRAY_INPUT = {
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
     "icml26.stats.one_thread": "a function (a decorator)",
+    "icml26.games.preferences.heads.dominant_cycle_data": "integers, numbers and a generator",
+    "icml26.games.preferences.heads.dominant_cycle_pairs": "nothing",
+    "icml26.games.preferences.heads.random_tournament": "integers, numbers and a generator",
+    "icml26.games.preferences.heads.rotation": "an integer",
+    "icml26.games.preferences.training.fit_tabular": "integer pairs and numbers (test_preferences)",
+    "icml26.dynamics.motion.motion_windows": "an AnimalData and integer indices (test_sde)",
+    "icml26.dynamics.stacked.clip_member_grad_norm_": "parameters, of which it reads only the "
+    "gradients (a per-step kernel: non-finite gradients propagate, documented)",
+    "icml26.dynamics.stacked.member_flags": "booleans and an integer (test_stacked)",
+    "icml26.dynamics.stacked.member_generators": "integer seeds (test_stacked)",
+    "icml26.dynamics.stacked.normal": "generators, a shape and a number (test_stacked)",
+    "icml26.dynamics.stacked.parameter_count": "a module (test_stacked)",
+    "icml26.dynamics.stacked.uniform": "generators, a shape and a number (test_stacked)",
+    "icml26.dynamics.switching.penalty_ramp": "integers and numbers (test_switching)",
+    "icml26.bayesopt.pfn.bars.equal_borders": "numbers (test_pfn)",
+    "icml26.agents.forkreach.reset": "a configuration, an integer and a generator",
+    "icml26.agents.forkreach.fork_mask": "a state made by reset (test_vla)",
+    "icml26.agents.forkreach.expert_action": "a state made by reset and a generator",
+    "icml26.agents.forkreach.render": "a state made by reset and a generator (test_vla)",
+    "icml26.agents.forkreach.detokenize": "integer tokens (test_vla)",
+    "icml26.agents.forkreach.collect_demos": "a configuration, numbers and a generator",
+    "icml26.agents.forkreach.make_gym_env": "a configuration and a seed",
+    "icml26.agents.tinyvla.train_bc": "a policy and a dict of demonstrations, checked finite",
+    "icml26.agents.decoding.rollout": "a policy, a configuration, a method name and numbers",
     "icml26.stats.stream": "integers (test_stats)",
 }
 

@@ -340,6 +340,16 @@ def test_validation_env_and_policy():
         vla.train_bc(pol, {"tokens": torch.zeros(2, 2)}, steps=0)
     with pytest.raises(ValueError, match="gamma"):
         vla.attention_entropy(pol, torch.zeros(1, 3, 16, 16), 0.0)
+    with pytest.raises(ValueError, match="demos"):
+        vla.train_bc(pol, {"tokens": torch.zeros(2, 2)}, steps=1)
+    bad = {
+        "image": torch.full((2, 3, 16, 16), float("nan")),
+        "instruction": torch.zeros(2, dtype=torch.long),
+        "proprio": torch.zeros(2, 2),
+        "tokens": torch.zeros(2, 2, dtype=torch.long),
+    }
+    with pytest.raises(ValueError, match="image"):
+        vla.train_bc(pol, bad, steps=1)
     with pytest.raises(ValueError, match="image"):
         pol.vision(torch.zeros(3, 16, 16))
 

@@ -105,6 +105,7 @@ def step(
     E = _check_state(state)
     checks.tensor("action", action, ndim=2, floating=True)
     checks.shape("action", action, (E, 2))
+    checks.finite("action", action)
     a = action.to(state["pos"]).clamp(-cfg.speed, cfg.speed)
     new = (state["pos"] + a).clamp(0.0, 1.0)
     frac = torch.linspace(0.25, 1.0, 4, dtype=new.dtype)
@@ -156,8 +157,12 @@ def expert_action(
 
 
 def tokenize(cfg: ForkReach, action: torch.Tensor) -> torch.Tensor:
-    """Uniform bins on ``[-speed, speed]``: the nearest of ``bins`` centres, per dimension."""
+    """Uniform bins on ``[-speed, speed]``: the nearest of ``bins`` centres, per dimension.
+
+    Elementwise over any shape of ``action`` (finite).
+    """
     checks.tensor("action", action, floating=True)
+    checks.finite("action", action)
     z = (action.clamp(-cfg.speed, cfg.speed) + cfg.speed) / (2 * cfg.speed) * (cfg.bins - 1)
     return z.round().long()
 

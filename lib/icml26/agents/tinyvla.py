@@ -163,10 +163,21 @@ def train_bc(
     lr: float = 3e-3,
     gen: torch.Generator | None = None,
 ) -> list[float]:
-    """Behaviour cloning: cross-entropy of both action tokens (teacher forcing), Adam."""
+    """Behaviour cloning: cross-entropy of both action tokens (teacher forcing), Adam.
+
+    ``demos`` is what :func:`~icml26.agents.forkreach.collect_demos` returns; its images and
+    positions are checked finite once, before training.
+    """
     checks.integer("steps", steps, low=1)
     checks.integer("batch", batch, low=1)
     checks.real("lr", lr, low=0.0, strict=True)
+    if not isinstance(demos, dict) or any(
+        key not in demos for key in ("image", "instruction", "proprio", "tokens")
+    ):
+        raise ValueError("demos must be a dict made by collect_demos()")
+    for key in ("image", "proprio"):
+        checks.tensor(f"demos[{key!r}]", demos[key], floating=True)
+        checks.finite(f"demos[{key!r}]", demos[key])
     n = demos["tokens"].shape[0]
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
@@ -192,8 +203,10 @@ def train_bc(
 def attention_entropy(policy: TinyVLA, image: torch.Tensor, gamma: float) -> float:
     """Mean entropy (nats) of all attention rows (blocks, heads) at temperature ``gamma``.
 
-    Increasing in ``gamma`` by :prf:ref:`scale-prop-attn`.
+    Increasing in ``gamma`` by :prf:ref:`scale-prop-attn`. ``image`` is (B, 3, H, W), finite.
     """
+    checks.tensor("image", image, ndim=4, floating=True)
+    checks.finite("image", image)
     checks.real("gamma", gamma, low=0.0, strict=True)
     with torch.no_grad():
         _, maps = policy.vision(image, torch.full((image.shape[0],), float(gamma)))

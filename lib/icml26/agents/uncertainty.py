@@ -35,6 +35,9 @@ def self_uncertainty(
     (all of them when ``k`` is None), ``q_low`` the ``eps``-smoothed one-hot on the arg-max
     (``1 - (k-1)*eps`` on it, ``eps`` elsewhere) and ``q_high`` uniform. Computed literally as
     the difference of the two divergences, in the dtype of ``logits``.
+
+    A per-step kernel of the decoding loop: batched over any leading axes, it propagates
+    NaN and inf (no host synchronisation to check them).
     """
     checks.tensor("logits", logits, floating=True)
     if logits.ndim < 1 or logits.shape[-1] < 2:
@@ -54,8 +57,12 @@ def self_uncertainty(
 
 
 def uncertainty_closed_form(p1: torch.Tensor, *, k: int, eps: float = 1e-12) -> torch.Tensor:
-    """``u = -log K - p1*log(1-(K-1)*eps) + (1-p1)*log(1/eps)`` (:prf:ref:`scale-prop-closed`)."""
+    """``u = -log K - p1*log(1-(K-1)*eps) + (1-p1)*log(1/eps)`` (:prf:ref:`scale-prop-closed`).
+
+    Elementwise over any shape of ``p1``.
+    """
     checks.tensor("p1", p1, floating=True)
+    checks.finite("p1", p1)
     K = checks.integer("k", k, low=2)
     checks.real("eps", eps, low=0.0, high=1.0 / K, strict=True)
     if bool(((p1 < 0) | (p1 > 1)).any()):
@@ -64,7 +71,11 @@ def uncertainty_closed_form(p1: torch.Tensor, *, k: int, eps: float = 1e-12) -> 
 
 
 def action_temperature(u: torch.Tensor, *, t0: float = 1.0) -> torch.Tensor:
-    """Adaptive action temperature ``tau = T0 * sigmoid(u)`` (:prf:ref:`scale-def-action-temp`)."""
+    """Adaptive action temperature ``tau = T0 * sigmoid(u)`` (:prf:ref:`scale-def-action-temp`).
+
+    A per-step kernel of the decoding loop: elementwise over any shape, it propagates NaN and
+    inf (no host synchronisation to check them).
+    """
     checks.tensor("u", u, floating=True)
     checks.real("t0", t0, low=0.0, strict=True)
     return t0 * torch.sigmoid(u)
@@ -76,6 +87,8 @@ def attention_temperature(
     """Visual attention temperature ``gamma = kappa ** tanh(s * du)``.
 
     Implements :prf:ref:`scale-def-attn-temp`; ``gamma`` lies in ``(1/kappa, kappa)``.
+    A per-step kernel of the decoding loop: elementwise over any shape, it propagates NaN and
+    inf (no host synchronisation to check them).
     """
     checks.tensor("delta_u", delta_u, floating=True)
     checks.real("kappa", kappa, low=1.0)
@@ -141,9 +154,20 @@ def sample_tokens(
     The arg-max is taken where ``tau < greedy_below`` (:prf:ref:`scale-def-action-temp`).
 
     ``tau`` is a float or one temperature per row (SCALE's per-token ``tau``); ``top_k`` and
-    ``top_p`` restrict the support first (the decoding baselines).
+    ``top_p`` restrict the support first (the decoding baselines). ``logits`` and ``tau`` must
+    be finite (the draw synchronises with the host anyway).
     """
     checks.tensor("logits", logits, ndim=2, floating=True)
+    checks.finite("logits", logits)
+    if isinstance(tau, torch.Tensor):
+        checks.tensor("tau", tau, floating=True)
+        if tau.ndim > 1 or (tau.ndim == 1 and tau.shape[0] != logits.shape[0]):
+            raise ValueError(
+                f"tau must be a number or one per row of logits, got shape {tuple(tau.shape)}"
+            )
+        checks.finite("tau", tau)
+    else:
+        checks.real("tau", tau)
     tau = torch.as_tensor(tau, dtype=logits.dtype, device=logits.device).expand(logits.shape[0])
     if bool((tau < 0).any()):
         raise ValueError("tau must be non-negative")

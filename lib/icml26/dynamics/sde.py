@@ -205,7 +205,7 @@ def _times(name: str, t: Tensor) -> Tensor:
 def mean_square_bound(t: Tensor, alpha: float, beta: float, m0: float, u_sup2: float) -> Tensor:
     """:prf:ref:`cogsde-thm-ms`: ``e^{-αt} m0 + (β/α)(1 + sup||u||²)(1 - e^{-αt})``.
 
-    ``t`` is a non-empty tensor of non-negative times (chapter 05).
+    ``t`` is a non-empty tensor of non-negative times, of any shape (elementwise; chapter 05).
     """
     _times("t", t)
     a = checks.real("alpha", alpha, low=0.0, strict=True)
@@ -222,7 +222,8 @@ def em_mean_square_bound(
     """:prf:ref:`cogsde-prop-em`: the mean-square bound of Euler–Maruyama, step ``h``.
 
     Valid for ``h < alpha / (2 L^2)``: ``rho^n m0 + (beta + h K)(1 + U^2)/(alpha - 2 h L^2)``
-    with ``rho = 1 - h alpha + 2 h^2 L^2``; ``n`` is a tensor of step counts (chapter 05).
+    with ``rho = 1 - h alpha + 2 h^2 L^2``; ``n`` is a tensor of step counts, of any shape
+    (elementwise; chapter 05).
     """
     _times("n", n)
     h = checks.real("h", h, low=0.0, strict=True)

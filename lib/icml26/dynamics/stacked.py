@@ -204,9 +204,13 @@ def clip_member_grad_norm_(params: Iterable[Tensor], max_norm: float) -> Tensor:
     """Clip the gradient of each member to Euclidean norm ``max_norm``; return the norms.
 
     ``torch.nn.utils.clip_grad_norm_`` applied member by member: the norm of member ``m``
-    is taken over ``p.grad[m]`` of every parameter ``p`` (member axis first).
+    is taken over ``p.grad[m]`` of every parameter ``p`` (member axis first). A per-step
+    kernel of the training loop: non-finite gradients propagate (no host synchronisation).
     """
     limit = checks.real("max_norm", max_norm, low=0.0, strict=True)
+    params = list(params)
+    if not all(isinstance(p, Tensor) for p in params):
+        raise ValueError("params must be tensors")
     grads = [p.grad for p in params if p.grad is not None]
     if not grads:
         raise ValueError("params must hold at least one parameter with a gradient")
@@ -233,7 +237,8 @@ def round_to_grid_(params: Iterable[Tensor], bits: int) -> None:
     ``1e-16 * 2**bits`` per value and step. The rounding itself is exact in floating point
     (a scaling by a power of two and ``round``), so it computes the same on every machine.
     ``bits`` is an integer in ``[1, 50]``; the grid must be fine compared with the
-    optimiser's steps (``2**-bits`` far below the learning rate).
+    optimiser's steps (``2**-bits`` far below the learning rate). A per-step kernel of the
+    training loop: elementwise, NaN and inf pass through unchanged (no host synchronisation).
     """
     b = checks.integer("bits", bits, low=1, high=50)
     params = list(params)

@@ -230,6 +230,7 @@ def dissipativity_residual(
     and a diagonal ``diffusion(z)``; ``z (..., d)`` is what they accept (``(N, d)``, or
     ``(M, N, d)`` for a stacked model), finite. The condition of
     :prf:ref:`cogsde-def-penalty` holds at ``z`` exactly when the residual is ``<= 0``.
+    ``v`` (finite) goes to ``model.drift`` as it is; the model checks its shape.
     Returns ``z.shape[:-1]``.
     """
     a = checks.real("alpha", alpha, low=0.0)
@@ -254,7 +255,8 @@ def dissipativity_penalty(residual: Tensor, *, tau: float = 1.0, late_only: bool
     scalar is returned) or ``(T, M, N)`` for ``M`` stacked members (one penalty per member,
     ``(M,)``): the mean runs over time and the last axis. With ``late_only`` the first half
     of the horizon has weight ``w_t = 0.25`` and the second half ``1``, as in the released
-    code; otherwise ``w_t = 1``.
+    code; otherwise ``w_t = 1``. A loss term computed at every training step: NaN and inf in
+    ``residual`` propagate to the penalty (no host synchronisation).
     """
     t = checks.real("tau", tau, low=0.0, strict=True)
     checks.tensor("residual", residual, floating=True)

@@ -149,7 +149,8 @@ def _grouped_chunk(f: Tensor, qidx: Tensor, sd: float, kind: str, bins: int, poi
 def truncated_normal_entropy(mu: Tensor, sigma: Tensor, upper: Tensor) -> Tensor:
     """Entropy of ``N(μ, σ²)`` truncated to ``(-∞, upper]``: the noiseless MES conditional term.
 
-    ``H = log(√(2πe) σ Φ(γ)) − γ φ(γ) / (2 Φ(γ))`` with ``γ = (upper − μ) / σ``.
+    ``H = log(√(2πe) σ Φ(γ)) − γ φ(γ) / (2 Φ(γ))`` with ``γ = (upper − μ) / σ``; elementwise,
+    the three arguments broadcast against each other.
     """
     for name, v in (("mu", mu), ("sigma", sigma), ("upper", upper)):
         checks.tensor(name, v, floating=True)

@@ -138,7 +138,7 @@ def potential_lstsq(S: object) -> np.ndarray:
     :func:`decompose`.
     """
     if not isinstance(S, torch.Tensor):
-        S = torch.as_tensor(np.asarray(S, dtype=np.float64))
+        S = torch.as_tensor(checks.as_float64("S", S))
     S = _skew("S", S)
     if S.ndim != 2 or S.shape[0] < 2:
         raise ValueError(f"S must be one (n, n) matrix with n >= 2, got {tuple(S.shape)}")
@@ -210,7 +210,9 @@ def hrc_scores(
     """HRC scores ``(r_i − r_j) + v_iᵀ D R^≻ D v_j``, the reward clipped to ``[−clip, clip]``."""
     if clip is not None:
         clip = checks.real("clip", clip, low=0.0, strict=True)
-        r = checks.tensor("r", r, floating=True).clamp(-clip, clip)
+        checks.tensor("r", r, floating=True)
+        checks.finite("r", r)  # before the clip, which would turn an infinity into ±clip
+        r = r.clamp(-clip, clip)
     T = bt_scores(r)
     C = gpm_scores(V, gate)
     if T.shape != C.shape:
@@ -221,9 +223,10 @@ def hrc_scores(
 def preference_loss(s: torch.Tensor, tau: float = 0.1) -> torch.Tensor:
     """The paper's loss ``mean −log σ(s/τ)`` over scores ``s(y_w, y_l)``.
 
-    Implements :eq:`hrc-dsppo-eq-loss`.
+    Implements :eq:`hrc-dsppo-eq-loss`. ``s`` is finite, of any shape (the mean runs over all).
     """
     s = checks.tensor("s", s, floating=True)
+    checks.finite("s", s)
     tau = checks.real("tau", tau, low=0.0, strict=True)
     return torch.nn.functional.softplus(-s / tau).mean()
 

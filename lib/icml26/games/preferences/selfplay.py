@@ -19,12 +19,22 @@ from icml26.games.preferences.heads import SelfPlayResult, _preference, _skew
 __all__ = ["preference_equilibrium", "preference_gap", "schedule", "self_play"]
 
 
+def _float64(name: str, x: object) -> torch.Tensor:
+    """``x`` (a number, array or tensor) as a float64 tensor, on its device if a tensor."""
+    if isinstance(x, torch.Tensor):
+        return x.to(torch.float64)
+    return torch.as_tensor(checks.as_float64(name, x))
+
+
 def schedule(t: object, lam: object) -> tuple[torch.Tensor, torch.Tensor]:
-    """DSPPO weights ``(1 ± λ/√t)`` of the two heads, ``t ≥ 1`` (:eq:`hrc-dsppo-eq-schedule`)."""
-    t = torch.as_tensor(t, dtype=torch.float64)
+    """DSPPO weights ``(1 ± λ/√t)`` of the two heads, ``t ≥ 1`` (:eq:`hrc-dsppo-eq-schedule`).
+
+    Elementwise: ``t`` and ``lam`` (numbers or arrays) broadcast against each other.
+    """
+    t = _float64("t", t)
     if t.numel() == 0 or not torch.isfinite(t).all() or bool((t < 1).any()):
         raise ValueError("t must be iteration numbers >= 1 (t starts at 1, not 0)")
-    lam = torch.as_tensor(lam, dtype=torch.float64)
+    lam = _float64("lam", lam)
     checks.finite("lam", lam)
     x = lam / t.sqrt()
     return 1 + x, 1 - x
@@ -70,7 +80,7 @@ def self_play(
         else checks.real("eta", eta, low=0.0, strict=True)
     )
     rec = sorted({checks.integer("record", k, low=1, high=T) for k in (record or [])})
-    lam_t = torch.as_tensor(lam, dtype=S_T.dtype, device=S_T.device)
+    lam_t = _float64("lam", lam).to(dtype=S_T.dtype, device=S_T.device)
     checks.finite("lam", lam_t)
     if lam_t.ndim > 1 or (lam_t.ndim == 1 and lam_t.shape[0] != B):
         raise ValueError(f"lam must be a number or have shape ({B},), got {tuple(lam_t.shape)}")
@@ -133,7 +143,7 @@ def preference_equilibrium(P: object) -> np.ndarray:
     Reuses :func:`icml26.games.zerosum.maximin_lp` on ``A = P − 1/2``; the value is 0 by symmetry.
     """
     if not isinstance(P, torch.Tensor):
-        P = torch.as_tensor(np.asarray(P, dtype=np.float64))
+        P = torch.as_tensor(checks.as_float64("P", P))
     P = _preference("P", P)
     if P.ndim != 2:
         raise ValueError(f"P must be one (K, K) matrix, got {tuple(P.shape)}")

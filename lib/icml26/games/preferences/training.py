@@ -205,7 +205,7 @@ def dominant_margin_lp(cycle: object, *, reward: float = 0.0, bound: float = 1.0
     some ``u`` beats every member; :prf:ref:`hrc-dsppo-thm-gpm-limits` (ii) says the optimum is 0
     without reward for the evenly spaced embedding repeated in all blocks. Solved by HiGHS.
     """
-    c = np.asarray(cycle.detach().cpu() if isinstance(cycle, torch.Tensor) else cycle, float)
+    c = checks.as_float64("cycle", cycle)
     if c.ndim != 2 or c.shape[0] < 1 or c.shape[1] < 2 or c.shape[1] % 2:
         raise ValueError(f"cycle must have shape (n, 2d), got {c.shape}")
     checks.finite("cycle", c)
