@@ -145,6 +145,61 @@ def _eta() -> torch.Tensor:
     return torch.sigmoid(_z())
 
 
+@functools.cache
+def _eeg_data():
+    """A 32-channel montage, its anatomical regions, five sources and four windows."""
+    from icml26.neuro import eeg
+
+    names, pos = eeg.montage("biosemi32")
+    ctr = eeg.separated_centres(5, 0.08, np.random.default_rng(1), z_min=pos[:, 2].min())
+    return (
+        names,
+        pos,
+        eeg.anatomical_regions(names, pos),
+        ctr,
+        eeg.simulate_eeg(pos, ctr, 1, 4, seed=0),
+    )
+
+
+def _eeg():
+    """Montage, regions, sources, windows ``(4, 32, 128)``, their patches, a small encoder."""
+    from icml26.neuro import eeg
+
+    _, pos, anat, ctr, d = _eeg_data()
+    torch.manual_seed(0)
+    return (
+        pos.copy(),
+        anat.copy(),
+        ctr.copy(),
+        d,
+        eeg.patchify(d.x, 16),
+        eeg.RectorEncoder(16, 8, d=8),
+    )
+
+
+def _enc_args() -> tuple:
+    """An encoder, patches, positions and regions: the arguments of ``encode``."""
+    pos, anat, _, _, x, enc = _eeg()
+    return enc, x, pos, anat
+
+
+def _views(B: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
+    from icml26.neuro import eeg
+
+    g = _g()
+    return tuple(eeg.structured_mask(B, _eeg()[1], 8, ("time",), g) for _ in range(2))
+
+
+def _heads():
+    from torch import nn
+
+    return nn.ModuleDict({"decoder": nn.Linear(8, 16), "project": nn.Linear(8, 8)})
+
+
+def _qkv4(*shape: int) -> tuple[torch.Tensor, ...]:
+    return tuple(_x(*shape, seed=s) for s in range(3))
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -504,6 +559,70 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     "icml26.trust.watermark.cosines": lambda: ((_mlp(), _mlp(1)), {}),
     "icml26.trust.watermark.detection_z": lambda: ((_mlp(), _mlp(1)), {"min_dim": 1}),
     "icml26.trust.watermark.sign_z": lambda: ((_mlp(), _mlp(1)), {}),
+    # neuro (chapter 19)
+    "icml26.neuro.attention.block_sparse_attention": lambda: ((*_qkv4(2, 2, 3, 4), [0, 0, 1]), {}),
+    "icml26.neuro.attention.masked_attention": lambda: (
+        (*_qkv4(2, 6, 4), torch.ones(6, 6, dtype=torch.bool)),
+        {},
+    ),
+    "icml26.neuro.connectivity.coherence": lambda: ((_eeg()[3].x, 128.0, (8.0, 12.0)), {}),
+    "icml26.neuro.connectivity.mean_abs_correlation": lambda: ((_eeg()[3].x,), {}),
+    "icml26.neuro.connectivity.phase_sum": lambda: ((_eeg()[3].x, 128.0, (8.0, 12.0)), {}),
+    "icml26.neuro.connectivity.plv": lambda: ((_eeg()[3].x, 128.0, (8.0, 12.0)), {}),
+    "icml26.neuro.encoder.channel_graph": lambda: ((_x(2, 3, 4, 5),), {}),
+    "icml26.neuro.montage.anatomical_regions": lambda: ((_eeg_data()[0], _eeg()[0]), {}),
+    "icml26.neuro.montage.assign_by_nearest": lambda: (
+        (_eeg()[0][:5] + 0.001, _eeg()[0], _eeg()[1]),
+        {},
+    ),
+    "icml26.neuro.montage.functional_regions": lambda: ((_eeg()[0], _eeg()[2]), {}),
+    "icml26.neuro.partition.adaptive_partition": lambda: (
+        (_eeg()[1], np.abs(np.corrcoef(_eeg()[3].x[0])), 0.5, 4),
+        {},
+    ),
+    "icml26.neuro.partition.spectral_partition": lambda: (
+        (np.abs(np.corrcoef(_eeg()[3].x[0])), 4),
+        {},
+    ),
+    "icml26.neuro.partition.learned_affinity": lambda: (
+        _enc_args(),
+        {"batch": 2},
+    ),
+    "icml26.neuro.pretrain.pretrain": lambda: (
+        _enc_args(),
+        {"steps": 1, "batch": 2, "kinds": ("time",), "seed": 0, "afp_every": 1},
+    ),
+    "icml26.neuro.pretrain.rector_losses": lambda: (
+        (_eeg()[5], _heads(), _eeg()[4], torch.as_tensor(_eeg()[0]), _eeg()[1], _views()),
+        {},
+    ),
+    "icml26.neuro.probe.band_power_features": lambda: ((_eeg()[3].x, 128.0), {}),
+    "icml26.neuro.probe.embed": lambda: (_enc_args(), {}),
+    "icml26.neuro.probe.encode": lambda: (_enc_args(), {}),
+    "icml26.neuro.probe.graph_features": lambda: (
+        _enc_args(),
+        {},
+    ),
+    "icml26.neuro.probe.graph_upper": lambda: ((_x(2, 3, 4, 5),), {}),
+    "icml26.neuro.probe.pooled": lambda: ((_x(2, 3, 4, 5),), {}),
+    "icml26.neuro.probe.probe_f1": lambda: (
+        (_x(6, 3).numpy(), np.arange(6) % 2, _x(4, 3, seed=1).numpy(), np.arange(4) % 2),
+        {},
+    ),
+    "icml26.neuro.probe.removal_f1": lambda: (
+        (
+            _eeg()[5],
+            _x(4, 16).numpy(),
+            _eeg()[3].y,
+            _eeg()[4],
+            _eeg()[3].y,
+            _eeg()[0],
+            _eeg()[1],
+        ),
+        {"fraction": 0.25, "patterns": 1, "seed": 0},
+    ),
+    "icml26.neuro.simulate.patchify": lambda: ((_eeg()[3].x, 16), {}),
+    "icml26.neuro.simulate.simulate_eeg": lambda: ((_eeg()[0], _eeg()[2], 1, 2), {"seed": 0}),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -582,6 +701,8 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
     ("icml26.generative.stego.ber_independent", "tau_over_sigma", "shape"): "elementwise",
+    ("icml26.neuro.encoder.channel_graph", "h", "nan"): _PROPAGATES,
+    ("icml26.neuro.encoder.channel_graph", "h", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -615,15 +736,6 @@ PENDING_MODULES = frozenset(
         "icml26.generative.gaussian_twin",
         "icml26.generative.sceneworld",
         "icml26.generative.stacked_training",
-        "icml26.neuro.attention",
-        "icml26.neuro.connectivity",
-        "icml26.neuro.eeg",
-        "icml26.neuro.encoder",
-        "icml26.neuro.montage",
-        "icml26.neuro.partition",
-        "icml26.neuro.pretrain",
-        "icml26.neuro.probe",
-        "icml26.neuro.simulate",
         "icml26.sequential.a2c",
         "icml26.sequential.clarify.policies",
         "icml26.sequential.clarify.training",
@@ -756,6 +868,14 @@ NO_ARRAY_INPUT = {
     "icml26.trust.shamir.summod": "int64 field elements (test_shamir)",
     "icml26.trust.watermark.init_mlp": "integers and a generator (test_watermark)",
     "icml26.trust.watermark.null_sigma": "integers (test_watermark)",
+    "icml26.neuro.attention.attention_cost": "integer region sizes (test_eeg)",
+    "icml26.neuro.attention.block_mask": "integer region ids (test_eeg)",
+    "icml26.neuro.attention.level_masks": "integer region ids (test_eeg)",
+    "icml26.neuro.attention.region_ids": "integer region ids (a validator itself)",
+    "icml26.neuro.montage.montage": "a montage name",
+    "icml26.neuro.montage.separated_centres": "numbers and a generator (test_eeg)",
+    "icml26.neuro.partition.align_labels": "integer labels (test_eeg)",
+    "icml26.neuro.pretrain.structured_mask": "integer region ids and a generator (test_eeg)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
