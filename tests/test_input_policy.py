@@ -200,6 +200,17 @@ def _qkv4(*shape: int) -> tuple[torch.Tensor, ...]:
     return tuple(_x(*shape, seed=s) for s in range(3))
 
 
+@functools.cache
+def _enumeration():
+    """The audit POMDP of chapter 03 at horizon 2, enumerated, and a uniform policy's logits."""
+    from icml26.sequential import critic
+
+    p0, T, O, R = critic.audit_pomdp(horizon=2)
+    sig = torch.tensor([[0.8, 0.2], [0.2, 0.8]], dtype=F64).expand(2, 2, 2).clone()
+    E = critic.enumerate_pomdp(p0, T, O, sig, R, 2)
+    return (p0, T, O, sig, R), E, torch.zeros(E.n_logits, dtype=F64)
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -623,6 +634,65 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     ),
     "icml26.neuro.simulate.patchify": lambda: ((_eeg()[3].x, 16), {}),
     "icml26.neuro.simulate.simulate_eeg": lambda: ((_eeg()[0], _eeg()[2], 1, 2), {"seed": 0}),
+    # sequential.critic, critic_envs, informativeness (chapter 03)
+    "icml26.sequential.critic.conditional_mean": lambda: (
+        (_x(6), torch.rand(6, generator=_g(), dtype=F64), torch.arange(6) % 2),
+        {},
+    ),
+    "icml26.sequential.critic.discounted_returns": lambda: ((_x(2, 5), 0.9), {}),
+    "icml26.sequential.critic.enumerate_pomdp": lambda: ((*_enumeration()[0], 2), {}),
+    "icml26.sequential.critic.exact_objective": lambda: (
+        (_enumeration()[2], _enumeration()[1], 0.9),
+        {},
+    ),
+    "icml26.sequential.critic.informed_gradient": lambda: (
+        (
+            _enumeration()[2],
+            _enumeration()[1],
+            _enumeration()[1].reward.clone(),
+            0.9,
+        ),
+        {},
+    ),
+    "icml26.sequential.critic.policy_log_probs": lambda: (
+        (_enumeration()[2], _enumeration()[1]),
+        {},
+    ),
+    "icml26.sequential.critic.td_fixed_point": lambda: (
+        (
+            _enumeration()[1].log_env.exp(),
+            _enumeration()[1].reward.clone(),
+            _enumeration()[1].hist,
+            0.9,
+        ),
+        {},
+    ),
+    "icml26.sequential.critic_envs.history_window": lambda: (
+        (_x(2, 5, 3), torch.arange(10).view(2, 5) % 2, 2, 2),
+        {},
+    ),
+    "icml26.sequential.informativeness.cross_fit_predict": lambda: (
+        (_x(12, 3).numpy(), _x(12, 2, seed=1).numpy(), np.arange(12) // 3),
+        {"n_folds": 2, "n_trees": 2},
+    ),
+    "icml26.sequential.informativeness.gain_ttest": lambda: ((_x(5),), {}),
+    "icml26.sequential.informativeness.hsic_from_features": lambda: (
+        (_x(6, 2), _x(6, 3, seed=1)),
+        {},
+    ),
+    "icml26.sequential.informativeness.median_bandwidth": lambda: ((_x(6, 2),), {}),
+    "icml26.sequential.informativeness.permutation_hsic": lambda: (
+        (_x(8, 1), _x(8, 2, seed=1), 2),
+        {"n_permutations": 3, "generator": _g()},
+    ),
+    "icml26.sequential.informativeness.prediction_gains": lambda: (
+        (_x(4, 3, 2), _x(4, 3, 3, seed=1), _x(4, 3, seed=2)),
+        {"n_folds": 2, "generator": _g()},
+    ),
+    "icml26.sequential.informativeness.rbf_nystrom_features": lambda: (
+        (_x(6, 2), 3),
+        {"generator": _g()},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -702,6 +772,11 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
     ("icml26.generative.stego.ber_independent", "tau_over_sigma", "shape"): "elementwise",
     ("icml26.neuro.encoder.channel_graph", "h", "nan"): _PROPAGATES,
+    (
+        "icml26.sequential.critic.discounted_returns",
+        "rewards",
+        "shape",
+    ): "batched over leading axes",
     ("icml26.neuro.encoder.channel_graph", "h", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
@@ -740,9 +815,6 @@ PENDING_MODULES = frozenset(
         "icml26.sequential.clarify.policies",
         "icml26.sequential.clarify.training",
         "icml26.sequential.clarify.world",
-        "icml26.sequential.critic",
-        "icml26.sequential.critic_envs",
-        "icml26.sequential.informativeness",
     }
 )
 
@@ -876,6 +948,10 @@ NO_ARRAY_INPUT = {
     "icml26.neuro.montage.separated_centres": "numbers and a generator (test_eeg)",
     "icml26.neuro.partition.align_labels": "integer labels (test_eeg)",
     "icml26.neuro.pretrain.structured_mask": "integer region ids and a generator (test_eeg)",
+    "icml26.sequential.critic.audit_pomdp": "numbers (test_critic)",
+    "icml26.sequential.critic_envs.aliased_pomdp": "integers, a number and a generator",
+    "icml26.sequential.critic_envs.reference_returns": "an AliasedPOMDP (test_critic)",
+    "icml26.sequential.critic_envs.rollout": "an AliasedPOMDP, numbers and a generator",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
