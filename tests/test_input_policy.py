@@ -211,6 +211,15 @@ def _enumeration():
     return (p0, T, O, sig, R), E, torch.zeros(E.n_logits, dtype=F64)
 
 
+def _clarify():
+    """A retail world of four goals (two attributes of two values), tasks and their beliefs."""
+    from icml26.sequential.clarify import world
+
+    env = world.make_env(2, 2, 0.1, generator=_g())
+    tasks = world.sample_tasks(env, 3, revealed=(0, 1), generator=_g(1))
+    return env, tasks, world.initial_belief(env, tasks)
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -693,6 +702,35 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_x(6, 2), 3),
         {"generator": _g()},
     ),
+    # sequential.clarify (chapter 04)
+    "icml26.sequential.clarify.world.answer": lambda: (
+        (*_clarify(), torch.tensor([0, 1, 3])),
+        {"generator": _g()},
+    ),
+    "icml26.sequential.clarify.world.commit": lambda: ((_clarify()[2], 0.5), {"generator": _g()}),
+    "icml26.sequential.clarify.world.eig": lambda: ((_clarify()[0], _clarify()[2]), {}),
+    "icml26.sequential.clarify.world.ig_reward": lambda: (
+        (_clarify()[2], _stochastic(4)[:3], _clarify()[1].goal),
+        {},
+    ),
+    "icml26.sequential.clarify.world.likelihood_matrix": lambda: (
+        (_clarify()[0], _clarify()[2], 0),
+        {},
+    ),
+    "icml26.sequential.clarify.world.marginals": lambda: ((_clarify()[0], _clarify()[2]), {}),
+    "icml26.sequential.clarify.world.mutual_information": lambda: (
+        (_stochastic(4)[:3], _stochastic(4)[None].expand(3, 4, 4).transpose(1, 2).contiguous()),
+        {},
+    ),
+    "icml26.sequential.clarify.world.update": lambda: (
+        (_clarify()[0], _clarify()[2], torch.tensor([0, 1, 3]), torch.tensor([1, 0, 0])),
+        {},
+    ),
+    "icml26.sequential.clarify.policies.features": lambda: (
+        (_clarify()[0], _clarify()[2], _clarify()[1].revealed, 1, 3),
+        {},
+    ),
+    "icml26.sequential.clarify.policies.softmax_policy": lambda: ((_x(9, 5),), {}),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -812,9 +850,6 @@ PENDING_MODULES = frozenset(
         "icml26.generative.sceneworld",
         "icml26.generative.stacked_training",
         "icml26.sequential.a2c",
-        "icml26.sequential.clarify.policies",
-        "icml26.sequential.clarify.training",
-        "icml26.sequential.clarify.world",
     }
 )
 
@@ -952,6 +987,17 @@ NO_ARRAY_INPUT = {
     "icml26.sequential.critic_envs.aliased_pomdp": "integers, a number and a generator",
     "icml26.sequential.critic_envs.reference_returns": "an AliasedPOMDP (test_critic)",
     "icml26.sequential.critic_envs.rollout": "an AliasedPOMDP, numbers and a generator",
+    "icml26.sequential.clarify.policies.evaluate": "a world, tasks, a Policy and numbers",
+    "icml26.sequential.clarify.policies.n_features": "a world",
+    "icml26.sequential.clarify.policies.no_ask_policy": "nothing",
+    "icml26.sequential.clarify.policies.oracle_policy": "a number (test_clarify)",
+    "icml26.sequential.clarify.policies.random_policy": "nothing",
+    "icml26.sequential.clarify.policies.rollout": "a world, tasks, a Policy and integers",
+    "icml26.sequential.clarify.training.train_clarifier": "a world, names and numbers",
+    "icml26.sequential.clarify.world.action_names": "a world",
+    "icml26.sequential.clarify.world.initial_belief": "a world and integer tasks",
+    "icml26.sequential.clarify.world.make_env": "integers, numbers and a generator",
+    "icml26.sequential.clarify.world.sample_tasks": "a world, integers and a generator",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
