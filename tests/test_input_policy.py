@@ -220,6 +220,30 @@ def _clarify():
     return env, tasks, world.initial_belief(env, tasks)
 
 
+def _a2c() -> dict:
+    """Two critics (no signal, one feature) of one seed on a small aliased POMDP: the
+    environment, maps, models, a fresh rollout, a segment's draws and an optimizer."""
+    from icml26.sequential import a2c, critic_envs
+
+    g = _g()
+    env = critic_envs.aliased_pomdp(n_groups=2, group_size=2, n_actions=2, horizon=5, generator=g)
+    signals = [a2c.Signal("none"), a2c.Signal("s", (0,))]
+    sel, noise = a2c.signal_maps(signals, env.privileged_dim, 1, F64)
+    dz = 3 * (env.obs_dim + env.n_actions + 1) + 1
+    models = a2c.init_models(2, 1, dz, sel.shape[-1], env.n_actions, 4, generator=g)
+    u = torch.rand(2, 3, env.reset_uniforms, generator=g, dtype=F64)
+    return {
+        "env": env,
+        "maps": (sel, noise),
+        "models": models,
+        "u": u,
+        "ro": a2c.start(env, 2, 3, 3, u),
+        "draws": a2c.draw_segment(env, 2, 1, 2, 3, sel.shape[-1], generator=g),
+        "optimizer": torch.optim.Adam(models.actor + models.critic),
+        "x": _x(2, 5, dz),
+    }
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -731,6 +755,17 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {},
     ),
     "icml26.sequential.clarify.policies.softmax_policy": lambda: ((_x(9, 5),), {}),
+    # sequential.a2c (chapter 03)
+    "icml26.sequential.a2c.mlp": lambda: ((_a2c()["models"].actor, _a2c()["x"]), {}),
+    "icml26.sequential.a2c.start": lambda: ((_a2c()["env"], 2, 3, 3, _a2c()["u"]), {}),
+    "icml26.sequential.a2c.collect": lambda: (
+        (lambda a: (a["env"], a["models"], a["ro"], *a["maps"], a["draws"]))(_a2c()),
+        {},
+    ),
+    "icml26.sequential.a2c.update": lambda: (
+        (lambda a: (a["env"], a["models"], a["optimizer"], a["ro"], a["maps"], a["draws"]))(_a2c()),
+        {"gamma": 0.9, "entropy": 0.01},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -809,6 +844,18 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
     ("icml26.generative.stego.ber_independent", "tau_over_sigma", "shape"): "elementwise",
+    **{
+        ("icml26.sequential.a2c.mlp", arg, probe): _PROPAGATES
+        for arg in ("params", "x")
+        for probe in ("nan", "inf")
+    },
+    **{
+        ("icml26.sequential.a2c.collect", arg, probe): _PROPAGATES
+        for arg in ("sel", "noise_mask")
+        for probe in ("nan", "inf")
+    },
+    ("icml26.sequential.a2c.update", "maps", "nan"): _PROPAGATES,
+    ("icml26.sequential.a2c.update", "maps", "inf"): _PROPAGATES,
     ("icml26.neuro.encoder.channel_graph", "h", "nan"): _PROPAGATES,
     (
         "icml26.sequential.critic.discounted_returns",
@@ -849,7 +896,6 @@ PENDING_MODULES = frozenset(
         "icml26.generative.gaussian_twin",
         "icml26.generative.sceneworld",
         "icml26.generative.stacked_training",
-        "icml26.sequential.a2c",
     }
 )
 
@@ -998,6 +1044,11 @@ NO_ARRAY_INPUT = {
     "icml26.sequential.clarify.world.initial_belief": "a world and integer tasks",
     "icml26.sequential.clarify.world.make_env": "integers, numbers and a generator",
     "icml26.sequential.clarify.world.sample_tasks": "a world, integers and a generator",
+    "icml26.sequential.a2c.a2c_losses": "Models and a Segment (test_a2c)",
+    "icml26.sequential.a2c.draw_segment": "an environment, integers and a generator",
+    "icml26.sequential.a2c.init_models": "integers and a generator (test_a2c)",
+    "icml26.sequential.a2c.signal_maps": "Signals and integers (test_a2c)",
+    "icml26.sequential.a2c.train_a2c": "an environment, Signals and settings (test_a2c)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
