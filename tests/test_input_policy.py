@@ -244,6 +244,17 @@ def _a2c() -> dict:
     }
 
 
+def _backbone():
+    """A two-member stacked backbone of chapter 11, a pool of latents and a schedule."""
+    from icml26.generative import stacked_nets, stacked_training
+
+    torch.manual_seed(0)
+    zs = _x(6, 4).float()
+    pool = stacked_training.Pool.stack([[(zs, zs.flip(-1), 0, 1)], [(zs, -zs, 1, 0)]])
+    abar = torch.linspace(0.99, 0.05, 5, dtype=torch.float32)
+    return stacked_nets.FilmBackbone(2, 4, 8, 5), pool, abar
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -766,6 +777,41 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (lambda a: (a["env"], a["models"], a["optimizer"], a["ro"], a["maps"], a["draws"]))(_a2c()),
         {"gamma": 0.9, "entropy": 0.01},
     ),
+    # generative.gaussian_twin, sceneworld, stacked_training (chapter 11)
+    "icml26.generative.gaussian_twin.bayes_mse": lambda: (
+        (_x(5, 3), _x(4, 3, seed=1), 0.5, 0.5),
+        {},
+    ),
+    "icml26.generative.gaussian_twin.conditional_mean_matrix": lambda: (
+        (_x(5, 3), _x(4, 3, seed=1), 0.5),
+        {},
+    ),
+    "icml26.generative.sceneworld.gaussian_smooth": lambda: ((_x(2, 3, 8, 8), 1.0), {}),
+    "icml26.generative.sceneworld.psnr": lambda: (
+        (_x(2, 3, 4, 4).sigmoid(), _x(2, 3, 4, 4, seed=1).sigmoid()),
+        {},
+    ),
+    "icml26.generative.sceneworld.ssim": lambda: (
+        (_x(2, 3, 8, 8).sigmoid(), _x(2, 3, 8, 8, seed=1).sigmoid()),
+        {},
+    ),
+    "icml26.generative.sceneworld.render": lambda: (
+        (_x(2, 3, 16, 16).softmax(1), "SAR"),
+        {"generator": _g()},
+    ),
+    "icml26.generative.stacked_training.train_backbone": lambda: (
+        _backbone(),
+        {"steps": 1, "batch": 2, "generator": _g()},
+    ),
+    "icml26.generative.stacked_training.predict_at_T": lambda: (
+        (
+            _backbone()[0],
+            _x(2, 3, 4).float(),
+            torch.tensor([[0] * 3, [1] * 3]),
+            torch.tensor([[1] * 3, [0] * 3]),
+        ),
+        {"draws": 2, "generator": _g()},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -893,9 +939,6 @@ PENDING_MODULES = frozenset(
         "icml26.games.preferences.heads",
         "icml26.games.preferences.selfplay",
         "icml26.games.preferences.training",
-        "icml26.generative.gaussian_twin",
-        "icml26.generative.sceneworld",
-        "icml26.generative.stacked_training",
     }
 )
 
@@ -1049,6 +1092,16 @@ NO_ARRAY_INPUT = {
     "icml26.sequential.a2c.init_models": "integers and a generator (test_a2c)",
     "icml26.sequential.a2c.signal_maps": "Signals and integers (test_a2c)",
     "icml26.sequential.a2c.train_a2c": "an environment, Signals and settings (test_a2c)",
+    "icml26.generative.gaussian_twin.fit_shared_linear": "a dict of paired images (their "
+    "finiteness: test_translation)",
+    "icml26.generative.gaussian_twin.gauge_orbit": "modality pairs, numbers and a generator",
+    "icml26.generative.gaussian_twin.linear_twin": "numbers and a generator",
+    "icml26.generative.sceneworld.component_counts": "an integer",
+    "icml26.generative.sceneworld.directions": "modality pairs and counts (test_translation)",
+    "icml26.generative.sceneworld.scene_world": "integers, numbers and a generator",
+    "icml26.generative.sceneworld.shapes": "an integer",
+    "icml26.generative.stacked_training.train_autoencoders": "a dict of paired images and "
+    "weights (their finiteness: test_translation)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.stats.stream": "integers (test_stats)",
 }
