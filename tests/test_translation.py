@@ -520,3 +520,18 @@ def test_random_init_leaves_path_zero_shot_unidentified():
         mse = float(((test["SAR"] @ enc["SAR"].T @ dec["PAN"].T - test["PAN"]) ** 2).mean())
         ratio[init] = mse / bayes
     assert ratio["chain"] < 1.1 < 2 < ratio["random"]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_paired_images_must_be_finite(bad):
+    """The dict arguments the generated input-policy probes do not reach."""
+    xa, xb = torch.zeros(3, 64), torch.zeros(3, 192)
+    xa[0, 0] = bad
+    with pytest.raises(ValueError, match="pairs"):
+        gt.fit_shared_linear({("SAR", "RGB"): (xa.double(), xb.double())}, 2)
+    with pytest.raises(ValueError, match="pairs"):
+        trn.train_autoencoders({("SAR", "RGB"): (xa, xb)}, [1.0], latent=2, steps=1)
+    with pytest.raises(ValueError, match="align"):
+        trn.train_autoencoders({("SAR", "RGB"): (xb[:, :64], xb)}, [bad], latent=2, steps=1)
+    with pytest.raises(ValueError, match="align"):
+        trn.train_autoencoders({("SAR", "RGB"): (xb[:, :64], xb)}, "one", latent=2, steps=1)

@@ -80,6 +80,8 @@ def conditional_mean_matrix(
     aj = checks.tensor("a_tgt", a_tgt, ndim=2, floating=True)
     if ai.shape[1] != aj.shape[1]:
         raise ValueError("a_src and a_tgt must share the latent dimension (columns)")
+    checks.finite("a_src", ai)
+    checks.finite("a_tgt", aj)
     s = checks.real("sigma_src", sigma_src, low=0.0, strict=True)
     cov = ai @ ai.T + s**2 * torch.eye(ai.shape[0], dtype=ai.dtype)
     return torch.linalg.solve(cov, ai @ aj.T).T
@@ -132,6 +134,8 @@ def fit_shared_linear(
             raise ValueError(f"pairs must be keyed by (source, target) modalities, got {(i, j)}")
         checks.tensor("pairs", xi, ndim=2, floating=True)
         checks.tensor("pairs", xj, ndim=2, floating=True)
+        checks.finite(f"pairs[{(i, j)}]", xi)
+        checks.finite(f"pairs[{(i, j)}]", xj)
         if xi.shape[0] != xj.shape[0]:
             raise ValueError(f"pairs[{(i, j)}] must hold the same number of rows")
         images.setdefault(i, []).append(xi)

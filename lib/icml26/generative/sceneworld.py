@@ -76,6 +76,7 @@ def gaussian_smooth(x: torch.Tensor, sigma: float) -> torch.Tensor:
     ``"mirror"``, ``truncate = 4``) per channel.
     """
     x = checks.tensor("x", x, ndim=4, floating=True)
+    checks.finite("x", x)
     s = checks.real("sigma", sigma, low=0.0, strict=True)
     r = int(4.0 * s + 0.5)
     if r >= min(x.shape[-2:]):
@@ -135,6 +136,7 @@ def render(
         raise ValueError(
             f"scenes must have shape (n, 3, S, S) with S a multiple of 4, got {tuple(s.shape)}"
         )
+    checks.finite("scenes", s)
     if modality not in MODALITIES:
         raise ValueError(f"modality must be one of {MODALITIES}, got {modality!r}")
     sd = checks.real("noise", noise, low=0.0)
@@ -203,6 +205,8 @@ def psnr(x: torch.Tensor, y: torch.Tensor, *, data_range: float = 1.0) -> torch.
         raise ValueError(
             f"x and y must have one shape (n, ...), got {tuple(x.shape)}, {tuple(y.shape)}"
         )
+    checks.finite("x", x)
+    checks.finite("y", y)
     r = checks.real("data_range", data_range, low=0.0, strict=True)
     mse = ((x - y) ** 2).flatten(1).mean(1)
     return 10 * torch.log10(r**2 / mse.clamp_min(1e-20))
@@ -220,6 +224,8 @@ def ssim(
     y = checks.tensor("y", y, ndim=4, floating=True)
     if x.shape != y.shape:
         raise ValueError(f"x and y must have one shape, got {tuple(x.shape)}, {tuple(y.shape)}")
+    checks.finite("x", x)
+    checks.finite("y", y)
     w = checks.integer("win_size", win_size, low=3)
     if w % 2 == 0 or w > min(x.shape[-2:]):
         raise ValueError(f"win_size must be odd and at most the image size, got {w}")

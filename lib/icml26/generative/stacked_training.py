@@ -44,8 +44,8 @@ def train_autoencoders(
     """
     if not pairs:
         raise ValueError("pairs must hold at least one edge")
-    w = torch.as_tensor(align, dtype=torch.float32)
-    if w.ndim != 1 or w.numel() == 0 or bool((w < 0).any()):
+    w = torch.as_tensor(checks.as_float64("align", align), dtype=torch.float32)
+    if w.ndim != 1 or w.numel() == 0 or not bool(torch.isfinite(w).all()) or bool((w < 0).any()):
         raise ValueError("align must be a non-empty list of non-negative weights")
     steps = checks.integer("steps", steps, low=1)
     batch = checks.integer("batch", batch, low=1)
@@ -58,6 +58,7 @@ def train_autoencoders(
             raise ValueError(f"pairs must be keyed by modalities, got {(a, b)}")
         for name, x in (("X_a", xa), ("X_b", xb)):
             checks.tensor(name, x, ndim=2, floating=True)
+            checks.finite(f"pairs[{(a, b)}] ({name})", x)
         if xa.shape[0] != xb.shape[0]:
             raise ValueError(f"pairs[{(a, b)}] must hold the same number of scenes")
         data.append((a, b, xa.float(), xb.float()))
@@ -161,9 +162,14 @@ def train_backbone(
         raise ValueError("model must be a FilmBackbone and pool a Pool")
     if pool.z_src.shape[0] != model.members:
         raise ValueError(f"pool must hold {model.members} members, got {pool.z_src.shape[0]}")
-    a = checks.tensor("abar", abar, ndim=1)
+    a = checks.tensor("abar", abar, ndim=1, floating=True)
     if a.numel() != model.e_time.shape[1]:
         raise ValueError(f"abar must have {model.e_time.shape[1]} entries (the model's timesteps)")
+    checks.finite("abar", a)
+    if bool(((a < 0) | (a > 1)).any()):
+        raise ValueError("abar must lie in [0, 1] (a cumulative product of 1 - beta)")
+    checks.finite("pool.z_src", pool.z_src)
+    checks.finite("pool.z_tgt", pool.z_tgt)
     steps = checks.integer("steps", steps, low=1)
     batch = checks.integer("batch", batch, low=1)
     lr = checks.real("lr", lr, low=0.0, strict=True)
@@ -215,6 +221,11 @@ def predict_at_T(
     With ``ᾱ_T ≈ 0`` this estimates ``E[z_j | z_i]`` (:prf:ref:`any2any-thm-conditional-mean`).
     ``adapter`` adds the target's correction ``A_j(ẑ_j)``.
     """
+    if not isinstance(model, FilmBackbone):
+        raise ValueError(f"model must be a FilmBackbone, got {type(model).__name__}")
+    z_src = checks.tensor("z_src", z_src, ndim=3, floating=True)
+    checks.shape("z_src", z_src, (model.members, None, model.latent))
+    checks.finite("z_src", z_src)
     draws = checks.integer("draws", draws, low=1)
     g = _generator(generator)
     t = torch.full(src.shape, model.e_time.shape[1] - 1, dtype=torch.long, device=src.device)

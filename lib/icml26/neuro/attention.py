@@ -44,8 +44,9 @@ def _qkv(q: object, k: object, v: object) -> None:
         if t.ndim < 2:
             raise ValueError(f"{name} must have at least 2 dimensions, got {tuple(t.shape)}")
         checks.finite(name, t)
-    checks.shape("k", ts["k"], ts["q"].shape)
-    checks.shape("v", ts["v"], ts["q"].shape)
+    if not ts["q"].shape == ts["k"].shape == ts["v"].shape:
+        got = ", ".join(f"{n} {tuple(t.shape)}" for n, t in ts.items())
+        raise ValueError(f"q, k and v must have one shape, got {got}")
 
 
 def block_mask(regions: object, T: int) -> torch.Tensor:

@@ -142,7 +142,8 @@ class RectorEncoder(nn.Module):
         checks.shape("x", x, (None, None, self.T, self.patch))
         checks.finite("x", x)
         C = x.shape[1]
-        pos = torch.as_tensor(pos)
+        if not isinstance(pos, torch.Tensor):
+            pos = torch.as_tensor(checks.as_float64("pos", pos))
         checks.shape("pos", pos, (C, 3))
         checks.finite("pos", pos)
         r = region_ids("regions", regions)
@@ -168,7 +169,8 @@ def channel_graph(h: torch.Tensor) -> torch.Tensor:
 
     The topology objective of :prf:ref:`rector-def-views` trains it to match the window's
     correlation matrix; averaged over windows it is the learned functional affinity of
-    :prf:ref:`rector-def-afp`.
+    :prf:ref:`rector-def-afp`. A per-step kernel of the training loss, it propagates NaN and
+    inf (no finiteness check: that would synchronise the device at every step).
     """
     checks.tensor("h", h, ndim=4, floating=True)
     H = F.normalize(h.mean(1), dim=-1)

@@ -39,7 +39,7 @@ _TEMPORAL = ("T", "FT", "TP")
 
 def _positions(name: str, pos: object, n: int | None = None) -> np.ndarray:
     """``pos`` as a finite float64 ``(n, 3)`` array (any number of rows when ``n`` is None)."""
-    pos = np.asarray(pos, dtype=np.float64)
+    pos = checks.as_float64(name, pos)
     checks.shape(name, pos, (n, 3))
     checks.finite(name, pos)
     return pos

@@ -35,7 +35,7 @@ def _labels(name: str, labels: object, n: int | None = None) -> np.ndarray:
 
 def _affinity(name: str, W: object, n: int | None = None) -> np.ndarray:
     """``W`` as a finite, symmetric, non-negative float64 ``(n, n)`` matrix."""
-    W = np.asarray(W, dtype=np.float64)
+    W = checks.as_float64(name, W)
     checks.shape(name, W, (n, W.shape[0] if W.ndim == 2 else None))
     checks.finite(name, W)
     if len(W) == 0 or (W < 0).any() or not np.allclose(W, W.T):
@@ -112,7 +112,7 @@ def learned_affinity(
     if len(x) == 0:
         raise ValueError("x must hold at least one window")
     batch = checks.integer("batch", batch, low=1)
-    pos_t = torch.as_tensor(np.asarray(pos), dtype=torch.float32)
+    pos_t = torch.as_tensor(checks.as_float64("pos", pos), dtype=torch.float32)
     total = torch.zeros(x.shape[1], x.shape[1], dtype=torch.float64)
     was_training = enc.training
     enc.eval()

@@ -102,6 +102,9 @@ def rector_losses(
     between the pooled views. ``heads`` holds ``"decoder"`` (d→P) and ``"project"`` (d→d).
     Also returned, detached: ``"G"`` and the encoder's ``"graph"`` (mean of the two views).
     """
+    if not isinstance(enc, RectorEncoder):
+        raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
+    checks.tensor("x", x, ndim=4, floating=True)
     checks.real("temperature", temperature, low=0.0, strict=True)
     if len(weights) != 3 or any(not np.isfinite(w) or w < 0 for w in weights):
         raise ValueError(f"weights must be three non-negative numbers, got {weights!r}")

@@ -51,7 +51,7 @@ def encode(
 ) -> torch.Tensor:
     """Final channel tokens ``(N, T, C, d)`` of a frozen encoder on patches ``x``, on the CPU."""
     batch = _check_encoder_input(enc, x, batch)
-    pos_t = torch.as_tensor(np.asarray(pos), dtype=torch.float32)
+    pos_t = torch.as_tensor(checks.as_float64("pos", pos), dtype=torch.float32)
     with torch.inference_mode():
         return torch.cat(
             [
@@ -65,6 +65,7 @@ def pooled(h: torch.Tensor) -> np.ndarray:
     """Window embeddings from channel tokens ``h`` ``(N, T, C, d)``: the mean and standard
     deviation over channels and patches, ``(N, 2d)``."""
     checks.tensor("h", h, ndim=4, floating=True)
+    checks.finite("h", h)
     mean = h.mean((1, 2))
     sd = ((h * h).mean((1, 2)) - mean * mean).clamp(min=0).sqrt()
     return torch.cat([mean, sd], -1).double().numpy()
@@ -74,6 +75,7 @@ def graph_upper(h: torch.Tensor) -> np.ndarray:
     """The connectivity read-out of channel tokens ``h`` ``(N, T, C, d)``: the upper triangle
     of each window's :func:`~icml26.neuro.encoder.channel_graph`, ``(N, C(C-1)/2)``."""
     checks.tensor("h", h, ndim=4, floating=True)
+    checks.finite("h", h)
     iu = torch.triu_indices(h.shape[2], h.shape[2], 1)
     return channel_graph(h)[:, iu[0], iu[1]].double().numpy()
 
@@ -130,7 +132,7 @@ def _probe(z_train: np.ndarray, y_train: np.ndarray, C: float) -> Any:
 
 
 def _features(name: str, z: object, n: int, d: int | None = None) -> np.ndarray:
-    z = np.asarray(z, dtype=np.float64)
+    z = checks.as_float64(name, z)
     checks.shape(name, z, (n, d))
     checks.finite(name, z)
     return z
@@ -186,6 +188,7 @@ def removal_f1(
     from sklearn.metrics import f1_score
 
     checks.tensor("x_test", x_test, ndim=4, floating=True)
+    checks.finite("x_test", x_test)
     C = x_test.shape[1]
     pos = np.asarray(pos)
     checks.shape("pos", pos, (C, 3))

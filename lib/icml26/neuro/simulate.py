@@ -196,7 +196,11 @@ def simulate_eeg(
 
 def patchify(x: np.ndarray | torch.Tensor, patch: int) -> torch.Tensor:
     """Per-window, per-channel z-score, then cut into patches: ``(N, C, L) → (N, C, T, P)``."""
-    x = torch.as_tensor(x)
+    if not isinstance(x, torch.Tensor):
+        a = np.asarray(x)
+        if not np.issubdtype(a.dtype, np.number):
+            raise ValueError(f"x must be an array of numbers, got {type(x).__name__}")
+        x = torch.as_tensor(a)
     checks.shape("x", x, (None, None, None))
     if not x.is_floating_point():
         raise ValueError(f"x must be floating point, got {x.dtype}")

@@ -197,8 +197,38 @@ def signal_maps(
     return sel.repeat_interleave(S, 0), noise.repeat_interleave(S, 0)
 
 
+def _check_head(name: str, params: object) -> tuple[int, int, int]:
+    """``params`` is ``[W1, b1, W2, b2]`` of one batched head; its ``(M, d_in, d_out)``.
+
+    Shapes and types only: the heads are read at every step of the training loop, and a
+    finiteness check would synchronise the device each time (NaN propagates instead).
+    """
+    if isinstance(params, str) or not isinstance(params, Sequence) or len(params) != 4:
+        raise ValueError(f"{name} must be a list [W1, b1, W2, b2], got {type(params).__name__}")
+    W1, b1, W2, b2 = (
+        checks.tensor(f"{name}[{j}]", p, ndim=3, floating=True) for j, p in enumerate(params)
+    )
+    M, d_in, H = W1.shape
+    checks.shape(f"{name}[1]", b1, (M, 1, H))
+    checks.shape(f"{name}[2]", W2, (M, H, None))
+    checks.shape(f"{name}[3]", b2, (M, 1, W2.shape[2]))
+    return M, d_in, int(W2.shape[2])
+
+
 def mlp(params: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
-    """One-hidden-layer ReLU MLP per model: ``x`` (M, B, d_in) -> (M, B, d_out)."""
+    """One-hidden-layer ReLU MLP per model: ``x`` (M, B, d_in) -> (M, B, d_out).
+
+    A per-step kernel of the training loop: shapes and types are checked, but NaN and inf
+    in ``params`` or ``x`` propagate to the output (checking them would synchronise the
+    device at every step).
+    """
+    M, d_in, _ = _check_head("params", params)
+    x = checks.tensor("x", x, ndim=3, floating=True)
+    checks.shape("x", x, (M, None, d_in))
+    return _mlp(params, x)
+
+
+def _mlp(params: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     W1, b1, W2, b2 = params
     return torch.baddbmm(b2, torch.baddbmm(b1, x, W1).relu(), W2)
 
@@ -249,6 +279,7 @@ def start(
     k = checks.integer("window", window, low=1)
     u = checks.tensor("u", u, floating=True)
     checks.shape("u", u, (M, N, env.reset_uniforms))
+    checks.finite("u", u)
     dev = u.device
     d_step = env.obs_dim + env.n_actions + 1
     return Rollout(
@@ -291,6 +322,24 @@ def _step(env, ro: Rollout, win, a, draws, t) -> tuple[Rollout, torch.Tensor, to
     return ro_next, r, done
 
 
+def _check_step_inputs(
+    env, models: object, ro: object, maps: tuple[object, object], names: tuple[str, str]
+) -> None:
+    """Types and shapes of the inputs of one training step (no finiteness check: a per-step
+    kernel must not synchronise the device; NaN and inf propagate)."""
+    _check_env(env)
+    if not isinstance(models, Models):
+        raise ValueError(f"models must be Models (see init_models), got {type(models).__name__}")
+    if not isinstance(ro, Rollout):
+        raise ValueError(f"ro must be a Rollout (see start), got {type(ro).__name__}")
+    M, dz, _ = _check_head("models.actor", models.actor)
+    _, d_in, _ = _check_head("models.critic", models.critic)
+    sel = checks.tensor(names[0], maps[0], ndim=3, floating=True)
+    checks.shape(names[0], sel, (M, env.privileged_dim, d_in - dz))
+    noise_mask = checks.tensor(names[1], maps[1], ndim=3, floating=True)
+    checks.shape(names[1], noise_mask, (M, 1, d_in - dz))
+
+
 def collect(
     env,
     models: Models,
@@ -305,8 +354,10 @@ def collect(
     noise for the actions (Gumbel-max sampling: ``argmax(logits + g)``), ``step`` (T, M, N, k) and
     ``reset`` (T, M, N, k') uniforms for the environment, ``noise`` (T + 1, M, N, d_i) normal
     draws for the noise columns of the signals. Episodes that end restart at once.
+    A per-step kernel of the training loop: the inputs' types and shapes are checked, but NaN
+    and inf propagate (a finiteness check would synchronise the device at every update).
     """
-    _check_env(env)
+    _check_step_inputs(env, models, ro, (sel, noise_mask), ("sel", "noise_mask"))
     T = draws["gumbel"].shape[0]
     Z: list[torch.Tensor] = []
     I: list[torch.Tensor] = []
@@ -318,7 +369,7 @@ def collect(
     with torch.no_grad():
         for t in range(T):
             z, i, win = _features(env, ro, sel, noise_mask, draws["noise"][t])
-            a = (mlp(models.actor, z) + draws["gumbel"][t]).argmax(-1)
+            a = (_mlp(models.actor, z) + draws["gumbel"][t]).argmax(-1)
             ret = ro.episode_return
             ro, r, done = _step(env, ro, win, a, draws, t)
             ended_ret += ((ret + r) * done).sum(1)
@@ -345,14 +396,14 @@ def a2c_losses(
     x = torch.cat([seg.z, seg.i], -1)
     x_last = torch.cat([seg.z_last, seg.i_last], -1)[:, :, None]
     x_all = torch.cat([x, x_last], 2).view(M, N * (T + 1), -1)
-    v_all = mlp(models.critic, x_all).view(M, N, T + 1)
+    v_all = _mlp(models.critic, x_all).view(M, N, T + 1)
     cont = gamma * (~seg.done).to(x.dtype)
     with torch.no_grad():
-        v_tgt = mlp(models.target, x_all).view(M, N, T + 1)[..., 1:]
+        v_tgt = _mlp(models.target, x_all).view(M, N, T + 1)[..., 1:]
         adv = seg.r + cont * v_all[..., 1:] - v_all[..., :T]
     v = v_all[..., :T]
     critic_loss = (v - (seg.r + cont * v_tgt)).square().mean((1, 2))
-    logp = mlp(models.actor, seg.z.view(M, N * T, dz)).view(M, N, T, -1).log_softmax(-1)
+    logp = _mlp(models.actor, seg.z.view(M, N * T, dz)).view(M, N, T, -1).log_softmax(-1)
     logp_a = logp.gather(-1, seg.a[..., None]).squeeze(-1)
     ent = -(logp.exp() * logp).sum(-1)
     actor_loss = -(adv * logp_a).mean((1, 2)) - entropy * ent.mean((1, 2))
@@ -405,7 +456,16 @@ def update(
     entropy: float,
 ) -> tuple[Segment, Rollout]:
     """One training step of every model: collect a segment, one optimizer step on the sum of
-    the models' actor and critic losses (the models share no parameter)."""
+    the models' actor and critic losses (the models share no parameter). ``maps`` is the
+    pair ``(sel, noise_mask)`` of :func:`signal_maps`. A per-step kernel: types and shapes
+    are checked before the step, NaN and inf propagate (as in :func:`collect`)."""
+    if isinstance(maps, str) or not isinstance(maps, Sequence) or len(maps) != 2:
+        raise ValueError(f"maps must be a pair (sel, noise_mask), got {type(maps).__name__}")
+    _check_step_inputs(env, models, ro, (maps[0], maps[1]), ("maps[0]", "maps[1]"))
+    gamma = checks.real("gamma", gamma, low=0.0, high=1.0)
+    entropy = checks.real("entropy", entropy, low=0.0)
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise ValueError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer)}")
     seg, ro = collect(env, models, ro, *maps, draws)
     actor_loss, critic_loss = a2c_losses(models, seg, gamma, entropy)
     optimizer.zero_grad()

@@ -218,7 +218,8 @@ def policy_log_probs(theta: torch.Tensor, E: Enumeration) -> torch.Tensor:
 
 
 def discounted_returns(rewards: torch.Tensor, gamma: float) -> torch.Tensor:
-    """``G_t = sum_{k >= t} gamma^(k-t) r_k`` along the last axis (reverse cumulative sum)."""
+    """``G_t = sum_{k >= t} gamma^(k-t) r_k`` along the last axis (reverse cumulative sum),
+    batched over any leading axes."""
     rewards = checks.tensor("rewards", rewards, floating=True)
     if rewards.ndim < 1 or rewards.shape[-1] == 0:
         raise ValueError("rewards must have a non-empty last (time) axis")

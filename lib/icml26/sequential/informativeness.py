@@ -54,7 +54,8 @@ def cross_fit_predict(
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.model_selection import GroupKFold
 
-    X, y, groups = np.asarray(X, float), np.asarray(y, float), np.asarray(groups)
+    X, y = checks.as_float64("X", X), checks.as_float64("y", y)
+    groups = np.asarray(groups)
     column = y.ndim == 2 and y.shape[1] == 1  # one target given as a column: fit it 1-D
     if X.ndim != 2 or X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"X must be a non-empty 2-D array, got shape {X.shape}")
