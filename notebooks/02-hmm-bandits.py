@@ -2060,6 +2060,17 @@ print(
 #   $[500, 16000]$ (1.5 decades), and its constant depends on the emission matrix and on the
 #   random combination $\eta$ used in the eigen-decomposition.
 #
+# **Paper scale.** `ICML26_SCALE=paper` runs 256 runs of 50 000 rounds in every experiment
+# (the ci scale runs 64 or 96 runs of 6 000 or 10 000 rounds), Baum–Welch with four times the iterations, and
+# the spectral comparison up to $n = 128\,000$ with 128 sequences per size. Its record says
+# where and when it last ran, or why it has not:
+
+# %%
+from icml26.pipeline import paper
+
+paper.show("02-hmm-bandits")
+
+# %% [markdown]
 # ## Exercises
 #
 # ````{exercise} Less persistence, smaller gap
