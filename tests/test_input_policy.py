@@ -373,30 +373,30 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {},
     ),
     # generative.stego (chapter 10)
-    "icml26.generative.stego.kde_posterior_mean": lambda: (
+    "icml26.generative.stego.kde.kde_posterior_mean": lambda: (
         (_x(2, 3), _x(10, 3, seed=1), 0.5, 0.3),
         {},
     ),
-    "icml26.generative.stego.kde_eps_model": lambda: ((_x(10, 3, seed=1), _abar(), 0.3), {}),
-    "icml26.generative.stego.embedding_point": lambda: (
+    "icml26.generative.stego.kde.kde_eps_model": lambda: ((_x(10, 3, seed=1), _abar(), 0.3), {}),
+    "icml26.generative.stego.embedding.embedding_point": lambda: (
         (_kde(), _x(2, 3), _abar(), 4, 2, _x(2, 2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.embedding_mean": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
-    "icml26.generative.stego.finish": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
-    "icml26.generative.stego.invert_finish": lambda: (
+    "icml26.generative.stego.embedding.embedding_mean": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
+    "icml26.generative.stego.embedding.finish": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
+    "icml26.generative.stego.embedding.invert_finish": lambda: (
         (_kde(), _x(2, 3), _abar(), 4, 2),
         {"tol": 1e-6},
     ),
-    "icml26.generative.stego.invert_finish_rows": lambda: (
+    "icml26.generative.stego.embedding.invert_finish_rows": lambda: (
         (_kde(), _x(2, 3), _abar(), 4, 2),
         {"tol": 1e-6},
     ),
-    "icml26.generative.stego.decoding_margin": lambda: (
+    "icml26.generative.stego.transmission.decoding_margin": lambda: (
         (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
         {},
     ),
-    "icml26.generative.stego.embed_batch": lambda: (
+    "icml26.generative.stego.embedding.embed_batch": lambda: (
         (
             _kde(),
             _x(2, 3),
@@ -409,29 +409,29 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
-    "icml26.generative.stego.antipodal_noise": lambda: ((_x(2, 3) > 0, _x(2, 3, seed=1)), {}),
-    "icml26.generative.stego.independent_noise": lambda: (
+    "icml26.generative.stego.transmission.antipodal_noise": lambda: ((_x(2, 3) > 0, _x(2, 3, seed=1)), {}),
+    "icml26.generative.stego.transmission.independent_noise": lambda: (
         (_x(2, 3) > 0, _x(2, 3, seed=1), _x(2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.quantise": lambda: ((_x(2, 3),), {}),
-    "icml26.generative.stego.channel": lambda: ((_x(2, 3), 0.1), {"generator": _g()}),
-    "icml26.generative.stego.nearest_hypothesis": lambda: (
+    "icml26.generative.stego.transmission.quantise": lambda: ((_x(2, 3),), {}),
+    "icml26.generative.stego.transmission.channel": lambda: ((_x(2, 3), 0.1), {"generator": _g()}),
+    "icml26.generative.stego.transmission.nearest_hypothesis": lambda: (
         (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.ber_antipodal": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
-    "icml26.generative.stego.ber_independent": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
-    "icml26.generative.stego.iterative_recovery": lambda: (
+    "icml26.generative.stego.transmission.ber_antipodal": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
+    "icml26.generative.stego.transmission.ber_independent": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
+    "icml26.generative.stego.embedding.iterative_recovery": lambda: (
         (torch.tanh, _x(2, 3), _x(2, 3, seed=1), 0.5, _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
         {"steps": 3},
     ),
-    "icml26.generative.stego.fit_latent_codec": lambda: (
+    "icml26.generative.stego.codec.fit_latent_codec": lambda: (
         (_x(12, 5), 2),
         {"hidden": 4, "steps": 2, "generator": _g()},
     ),
-    "icml26.generative.stego.median_residual": lambda: ((_x(3, 16).tanh(), 4), {}),
-    "icml26.generative.stego.steganalyser_auc": lambda: (
+    "icml26.generative.stego.steganalysis.median_residual": lambda: ((_x(3, 16).tanh(), 4), {}),
+    "icml26.generative.stego.steganalysis.steganalyser_auc": lambda: (
         (_x(6, 64).tanh(), _x(6, 64, seed=1).tanh()),
         {"folds": 2},
     ),
@@ -545,12 +545,12 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.agents.polia.greedy_match", "iou", "shape"): "batched over leading axes",
     ("icml26.agents.beam.search.adaptive_weight", "entropy", "shape"): "elementwise over any shape",
     **{
-        ("icml26.generative.stego.finish", arg, probe): _PROPAGATES
+        ("icml26.generative.stego.embedding.finish", arg, probe): _PROPAGATES
         for arg in ("x", "abar")
         for probe in ("nan", "inf")
     },
     **{
-        (f"icml26.generative.stego.{f}", "y", "shape"): "any shape the model takes; the "
+        (f"icml26.generative.stego.embedding.{f}", "y", "shape"): "any shape the model takes; the "
         "model checks it (the KDE model's message names its input x)"
         for f in ("invert_finish", "invert_finish_rows")
     },
@@ -578,10 +578,10 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.trust.watermark.flatten", "params", "inf"): "a reshape: values pass through",
     ("icml26.trust.watermark.random_keys", "params_like", "nan"): "only its shapes are read",
     ("icml26.trust.watermark.random_keys", "params_like", "inf"): "only its shapes are read",
-    ("icml26.generative.stego.quantise", "y", "shape"): "elementwise over any shape",
-    ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
-    ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
-    ("icml26.generative.stego.ber_independent", "tau_over_sigma", "shape"): "elementwise",
+    ("icml26.generative.stego.transmission.quantise", "y", "shape"): "elementwise over any shape",
+    ("icml26.generative.stego.transmission.channel", "y", "shape"): "elementwise over any shape",
+    ("icml26.generative.stego.transmission.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
+    ("icml26.generative.stego.transmission.ber_independent", "tau_over_sigma", "shape"): "elementwise",
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -741,7 +741,7 @@ NO_ARRAY_INPUT = {
     "icml26.agents.beam.world.manhattan_progress": "an integer",
     "icml26.agents.beam.world.random_maps": "integers and numbers (test_beam)",
     "icml26.agents.beam.search.sft_features": "a World (test_beam)",
-    "icml26.generative.stego.digits_pm1": "a dtype",
+    "icml26.generative.stego.kde.digits_pm1": "a dtype",
     "icml26.generative.unlearning.grid": "numbers (test_unlearning)",
     "icml26.generative.unlearning.sample_mixture": "numbers and a generator (test_unlearning)",
     "icml26.trust.shamir.addmod": "int64 field elements (test_shamir)",

@@ -220,7 +220,14 @@ CHAPTERS: tuple[Chapter, ...] = (
         "generative",
         "Antipodal sampling and iterative recovery: "
         "provably secure steganography in diffusion noise",
-        ("icml26.generative.stego", "icml26.generative.diffusion"),
+        (
+            "icml26.generative.stego.kde",
+            "icml26.generative.stego.embedding",
+            "icml26.generative.stego.transmission",
+            "icml26.generative.stego.codec",
+            "icml26.generative.stego.steganalysis",
+            "icml26.generative.diffusion",
+        ),
         bench="bench_10_asir",
         sources="abstract only",
         bib="asir2026",
