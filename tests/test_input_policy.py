@@ -282,28 +282,28 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {},
     ),
     # trust.pathkernel (chapter 18)
-    "icml26.trust.pathkernel.train_adamw": lambda: (
+    "icml26.trust.pathkernel.trajectory.train_adamw": lambda: (
         (*_pk()[:4], [torch.arange(4)] * 2, torch.full((2,), 0.01, dtype=F64)),
         {},
     ),
-    "icml26.trust.pathkernel.per_sample_grads": lambda: (_pk()[:4], {}),
-    "icml26.trust.pathkernel.test_features": lambda: (
+    "icml26.trust.pathkernel.features.per_sample_grads": lambda: (_pk()[:4], {}),
+    "icml26.trust.pathkernel.features.test_features": lambda: (
         (_pk()[0], _pk()[4].thetas[0], _pk()[4].thetas[1], _pk()[2][:2], 2),
         {},
     ),
-    "icml26.trust.pathkernel.step_influence": lambda: (
+    "icml26.trust.pathkernel.decomposition.step_influence": lambda: (
         (_pk()[0], _pk()[4].thetas[0], _pk()[4].thetas[1], _pk()[4].grads[0], *_pk()[2:4]),
         {},
     ),
-    "icml26.trust.pathkernel.decompose": lambda: (
+    "icml26.trust.pathkernel.decomposition.decompose": lambda: (
         (_pk()[0], _pk()[4], _pk()[2], _pk()[3], _pk()[2][:2]),
         {"nodes": 2},
     ),
-    "icml26.trust.pathkernel.explaind_scores": lambda: (
+    "icml26.trust.pathkernel.decomposition.explaind_scores": lambda: (
         (_pk()[0], _pk()[4], _pk()[2][:2]),
         {},
     ),
-    "icml26.trust.pathkernel.prune_mask": lambda: (
+    "icml26.trust.pathkernel.decomposition.prune_mask": lambda: (
         (_pk()[1].abs(), _pk()[0].spec.weight_mask(), 0.5),
         {},
     ),
@@ -382,7 +382,10 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_kde(), _x(2, 3), _abar(), 4, 2, _x(2, 2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.embedding.embedding_mean": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
+    "icml26.generative.stego.embedding.embedding_mean": lambda: (
+        (_kde(), _x(2, 3), _abar(), 4, 2),
+        {},
+    ),
     "icml26.generative.stego.embedding.finish": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
     "icml26.generative.stego.embedding.invert_finish": lambda: (
         (_kde(), _x(2, 3), _abar(), 4, 2),
@@ -409,7 +412,10 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
-    "icml26.generative.stego.transmission.antipodal_noise": lambda: ((_x(2, 3) > 0, _x(2, 3, seed=1)), {}),
+    "icml26.generative.stego.transmission.antipodal_noise": lambda: (
+        (_x(2, 3) > 0, _x(2, 3, seed=1)),
+        {},
+    ),
     "icml26.generative.stego.transmission.independent_noise": lambda: (
         (_x(2, 3) > 0, _x(2, 3, seed=1), _x(2, 3, seed=2)),
         {},
@@ -420,8 +426,14 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.transmission.ber_antipodal": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
-    "icml26.generative.stego.transmission.ber_independent": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
+    "icml26.generative.stego.transmission.ber_antipodal": lambda: (
+        (np.array([0.0, 0.5, 2.0]),),
+        {},
+    ),
+    "icml26.generative.stego.transmission.ber_independent": lambda: (
+        (np.array([0.0, 0.5, 2.0]),),
+        {},
+    ),
     "icml26.generative.stego.embedding.iterative_recovery": lambda: (
         (torch.tanh, _x(2, 3), _x(2, 3, seed=1), 0.5, _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
         {"steps": 3},
@@ -535,7 +547,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.trust.debias.cantelli_flip_bound", "beta", "shape"): _BROADCASTS,
     ("icml26.trust.debias.cantelli_flip_bound", "sigma2", "shape"): _BROADCASTS,
     **{
-        ("icml26.trust.pathkernel.step_influence", arg, probe): _PROPAGATES
+        ("icml26.trust.pathkernel.decomposition.step_influence", arg, probe): _PROPAGATES
         for arg in ("theta", "theta_next", "grad_update", "x")
         for probe in ("nan", "inf")
     },
@@ -580,8 +592,16 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.trust.watermark.random_keys", "params_like", "inf"): "only its shapes are read",
     ("icml26.generative.stego.transmission.quantise", "y", "shape"): "elementwise over any shape",
     ("icml26.generative.stego.transmission.channel", "y", "shape"): "elementwise over any shape",
-    ("icml26.generative.stego.transmission.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
-    ("icml26.generative.stego.transmission.ber_independent", "tau_over_sigma", "shape"): "elementwise",
+    (
+        "icml26.generative.stego.transmission.ber_antipodal",
+        "tau_over_sigma",
+        "shape",
+    ): "elementwise",
+    (
+        "icml26.generative.stego.transmission.ber_independent",
+        "tau_over_sigma",
+        "shape",
+    ): "elementwise",
     ("icml26.generative.diffusion.add_noise", "x0", "nan"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "x0", "inf"): _PROPAGATES,
     ("icml26.generative.diffusion.add_noise", "noise", "nan"): _PROPAGATES,
@@ -719,8 +739,8 @@ NO_ARRAY_INPUT = {
     "icml26.trust.debias.perturb_neutral": "integer tokens (test_debias)",
     "icml26.trust.debias.sample_prompts": "a task, a shape and a generator (test_debias)",
     "icml26.trust.debias.train": "a parameter dict and a batch callable (test_debias)",
-    "icml26.trust.pathkernel.adamw_updates": "a recorded trajectory (test_pathkernel)",
-    "icml26.trust.pathkernel.gauss_legendre": "an integer",
+    "icml26.trust.pathkernel.trajectory.adamw_updates": "a recorded trajectory (test_pathkernel)",
+    "icml26.trust.pathkernel.features.gauss_legendre": "an integer",
     "icml26.trust.flatmodels.init_params": "a parameter spec and a generator",
     "icml26.trust.flatmodels.mlp_model": "integers (test_pathkernel)",
     "icml26.trust.flatmodels.modadd_data": "integers and a generator (test_pathkernel)",
