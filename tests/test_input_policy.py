@@ -148,14 +148,14 @@ def _eta() -> torch.Tensor:
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
-    "icml26.retrieval.med.centroid_margins": lambda: ((_unit(), _subsets()), {}),
-    "icml26.retrieval.med.centroid_queries": lambda: ((_unit(), _subsets()), {}),
-    "icml26.retrieval.med.min_pair_centroid_margin": lambda: ((_unit(),), {}),
-    "icml26.retrieval.med.subset_margins": lambda: (
+    "icml26.retrieval.med.margins.centroid_margins": lambda: ((_unit(), _subsets()), {}),
+    "icml26.retrieval.med.margins.centroid_queries": lambda: ((_unit(), _subsets()), {}),
+    "icml26.retrieval.med.margins.min_pair_centroid_margin": lambda: ((_unit(),), {}),
+    "icml26.retrieval.med.margins.subset_margins": lambda: (
         (_unit(), _unit(10, 4), _subsets()),
         {},
     ),
-    "icml26.retrieval.med.recall_at_k": lambda: (
+    "icml26.retrieval.med.margins.recall_at_k": lambda: (
         (torch.randn(4, 6, generator=_g(), dtype=F64), torch.rand(4, 6, generator=_g()) > 0.5, 2),
         {},
     ),
@@ -538,7 +538,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.generative.diffusion.ddim_step", "sample", "shape"): "elementwise over any shape",
     ("icml26.generative.diffusion.ddim_step", "model_output", "shape"): "broadcasts with sample",
     ("icml26.grpo.group_advantages", "rewards", "shape"): "groups along the last axis",
-    ("icml26.retrieval.med.recall_at_k", "scores", "shape"): "batched over leading axes",
+    ("icml26.retrieval.med.margins.recall_at_k", "scores", "shape"): "batched over leading axes",
     ("icml26.games.zerosum.mwu", "A", "shape"): "a (3, 4, 1) payoff is a batch of three games",
     ("icml26.games.zerosum.duality_gap", "A", "shape"): "batched: the strategies' shapes fail",
     ("icml26.games.zerosum.worst_case_payoff", "A", "shape"): "batched: x's shape fails",
@@ -657,17 +657,17 @@ PENDING_MODULES = frozenset(
 #: Functions of covered modules that take no floating array, with what they take instead
 #: (their integer, range and type checks have their own tests in the module's test file).
 NO_ARRAY_INPUT = {
-    "icml26.retrieval.med.all_subsets": "integers",
-    "icml26.retrieval.med.eps_star": "integers",
-    "icml26.retrieval.med.gaussian_unit": "integers and a generator",
-    "icml26.retrieval.med.lp_margins": "embeddings, probed through centroid_margins",
-    "icml26.retrieval.med.moment_curve": "integers, optional parameters",
-    "icml26.retrieval.med.moment_curve_queries": "curve parameters, tested in test_med",
-    "icml26.retrieval.med.optimize_margin": "integers and a generator",
-    "icml26.retrieval.med.regular_simplex": "an integer",
-    "icml26.retrieval.med.train_free_embeddings": "a boolean relevance matrix",
-    "icml26.retrieval.med.trig_moment_curve": "integers",
-    "icml26.retrieval.med.trig_moment_queries": "curve parameters, tested in test_med",
+    "icml26.retrieval.med.constructions.all_subsets": "integers",
+    "icml26.retrieval.med.constructions.eps_star": "integers",
+    "icml26.retrieval.med.constructions.gaussian_unit": "integers and a generator",
+    "icml26.retrieval.med.margins.lp_margins": "embeddings, probed through centroid_margins",
+    "icml26.retrieval.med.constructions.moment_curve": "integers, optional parameters",
+    "icml26.retrieval.med.constructions.moment_curve_queries": "curve parameters (test_med)",
+    "icml26.retrieval.med.optimisation.optimize_margin": "integers and a generator",
+    "icml26.retrieval.med.constructions.regular_simplex": "an integer",
+    "icml26.retrieval.med.optimisation.train_free_embeddings": "a boolean relevance matrix",
+    "icml26.retrieval.med.constructions.trig_moment_curve": "integers",
+    "icml26.retrieval.med.constructions.trig_moment_queries": "curve parameters (test_med)",
     "icml26.retrieval.retrievers.bm25_scores": "token lists",
     "icml26.retrieval.retrievers.bm25s_scores": "texts",
     "icml26.retrieval.retrievers.bm25s_stopwords": "nothing",
