@@ -1,8 +1,7 @@
-"""The methods of chapter 14 (polia): how a rollout of the count-and-ground toy becomes the
-advantages of its tokens.
+"""The methods of chapter 14 (polia): how a rollout becomes the advantages of its tokens.
 
-Each method of :data:`METHODS` (a :class:`Method`) turns a rollout into advantages with the
-kernels of :mod:`icml26.agents.polia` and :mod:`icml26.grpo` (:func:`advantages`).
+Each method of :data:`METHODS` (a :class:`Method`) turns a rollout into advantages with the kernels
+of :mod:`icml26.agents.polia` and :mod:`icml26.grpo` (:func:`advantages`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The latent variant of chapter 10 (asir): a PCA encoder and a small MLP decoder
-(:class:`LatentCodec`, :func:`fit_latent_codec`), the analogue of a VAE.
+"""The latent variant of chapter 10 (asir): an encoder and a decoder.
+
+A PCA encoder and a small MLP decoder (:class:`LatentCodec`, :func:`fit_latent_codec`), the
+analogue of a VAE.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Embedding a message in a DDIM sampler's injected noise and reading it back (chapter 10, asir):
-the embedding step (:func:`embedding_point`, :func:`embedding_mean`, :func:`finish`), a whole
-batch in one pass (:func:`embed_batch`), the inversion that reads the injected noise back
-from an image (:func:`invert_finish`, :func:`invert_finish_rows`) and iterative recovery
+"""Embedding a message in a DDIM sampler's injected noise and reading it back (chapter 10, asir).
+
+The embedding step (:func:`embedding_point`, :func:`embedding_mean`, :func:`finish`), a whole
+batch in one pass (:func:`embed_batch`), the inversion that reads the injected noise back from
+an image (:func:`invert_finish`, :func:`invert_finish_rows`) and iterative recovery
 (:func:`iterative_recovery`, :prf:ref:`asir-def-ir`). The sampler is the shared DDIM step of
 :mod:`icml26.generative.diffusion`.
 """

@@ -1,7 +1,8 @@
-"""The data and the model of chapter 10 (asir): scikit-learn's bundled digits and the exact
-posterior-mean denoiser of a Gaussian kernel density on them
-(:func:`kde_posterior_mean`, :func:`kde_eps_model`, :prf:ref:`asir-def-kde`): a nonlinear
-diffusion model that needs no training.
+"""The data and the model of chapter 10 (asir): digits and a denoiser that needs no training.
+
+Scikit-learn's bundled digits and the exact posterior-mean denoiser of a Gaussian kernel density
+on them (:func:`kde_posterior_mean`, :func:`kde_eps_model`, :prf:ref:`asir-def-kde`): a
+nonlinear diffusion model that needs no training.
 """
 
 from __future__ import annotations

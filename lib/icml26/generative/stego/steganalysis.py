@@ -1,6 +1,7 @@
-"""A steganalyser for chapter 10 (asir): the 3×3-median denoising residual
-(:func:`median_residual`) and the cross-validated ROC AUC of a logistic-regression detector
-(:func:`steganalyser_auc`).
+"""A steganalyser for chapter 10 (asir).
+
+The 3×3-median denoising residual (:func:`median_residual`) and the cross-validated ROC AUC of a
+logistic-regression detector (:func:`steganalyser_auc`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""The embedders, the channel and the decoders of chapter 10 (asir): the antipodal and
-independent embedders (:func:`antipodal_noise`, :func:`independent_noise`,
+"""The embedders, the channel and the decoders of chapter 10 (asir).
+
+The antipodal and independent embedders (:func:`antipodal_noise`, :func:`independent_noise`,
 :prf:ref:`asir-def-antipodal`), 8-bit rounding and additive noise (:func:`quantise`,
 :func:`channel`), nearest-hypothesis decoding (:func:`nearest_hypothesis`) and its per-cell
-margin (:func:`decoding_margin`), and the closed-form bit error rates of
-:prf:ref:`asir-thm-ber` (:func:`ber_antipodal`, :func:`ber_independent`).
+margin (:func:`decoding_margin`), and the closed-form bit error rates of :prf:ref:`asir-thm-ber`
+(:func:`ber_antipodal`, :func:`ber_independent`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""Embeddings of chapter 01 (med) with known retrieval geometry: the moment curve and its
-squared-polynomial queries (:prf:ref:`med-lem-moment`), the unit-norm trigonometric moment
-curve, the regular simplex with the margin ceiling
-``eps_star(m, k) = m / sqrt(k (m-1) (m-k))`` (:prf:ref:`med-thm-ceiling`), random unit
-vectors, and every subset of a given size.
+"""Embeddings of chapter 01 (med) with known retrieval geometry.
+
+The moment curve and its squared-polynomial queries (:prf:ref:`med-lem-moment`), the unit-norm
+trigonometric moment curve, the regular simplex with the margin ceiling
+``eps_star(m, k) = m / sqrt(k (m-1) (m-k))`` (:prf:ref:`med-thm-ceiling`), random unit vectors,
+and every subset of a given size.
 
 Conventions: ``X`` is an ``(m, d)`` tensor of object vectors (rows), ``subsets`` an ``(B, s)``
 integer tensor of object indices (one subset per row, all of size ``s``), queries ``(B, d)``.

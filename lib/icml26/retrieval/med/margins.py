@@ -1,6 +1,7 @@
-"""Margins and recall of chapter 01 (med): score margins for batches of subsets, normalised
-centroid queries and their margins, exact retrievability as a batched linear programme
-(HiGHS, on the host by construction), and recall@k.
+"""Margins and recall of chapter 01 (med).
+
+Score margins for batches of subsets, normalised centroid queries and their margins, exact
+retrievability as a batched linear programme (HiGHS, on the host by construction), and recall@k.
 
 Conventions: ``X`` is an ``(m, d)`` tensor of object vectors (rows), ``subsets`` an ``(B, s)``
 integer tensor of object indices (one subset per row, all of size ``s``), queries ``(B, d)``.

@@ -1,6 +1,7 @@
-"""Optimised embeddings of chapter 01 (med): gradient-based margin optimisation
-(:func:`optimize_margin`) and the free-embedding InfoNCE protocol of Weller et al. (2025)
-(:func:`train_free_embeddings`).
+"""Optimised embeddings of chapter 01 (med).
+
+Gradient-based margin optimisation (:func:`optimize_margin`) and the free-embedding InfoNCE
+protocol of Weller et al. (2025) (:func:`train_free_embeddings`).
 """
 
 from __future__ import annotations

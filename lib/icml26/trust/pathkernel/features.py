@@ -1,7 +1,8 @@
-"""The features of the path kernel (chapter 18, explaind): per-sample gradients with
-``torch.func.vmap`` (:func:`per_sample_grads`) and the path-integrated test feature map of
-:prf:ref:`explaind-lem-step` (:func:`test_features`, on the Gauss–Legendre nodes of
-:func:`gauss_legendre`).
+"""The features of the path kernel (chapter 18, explaind).
+
+Per-sample gradients with ``torch.func.vmap`` (:func:`per_sample_grads`) and the path-integrated
+test feature map of :prf:ref:`explaind-lem-step` (:func:`test_features`, on the Gauss–Legendre
+nodes of :func:`gauss_legendre`).
 """
 
 from __future__ import annotations
