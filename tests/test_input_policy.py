@@ -448,46 +448,49 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {"folds": 2},
     ),
     # generative.unlearning (chapter 09)
-    "icml26.generative.unlearning.trapezoid": lambda: ((_pdf(), _z()), {}),
-    "icml26.generative.unlearning.normal_pdf": lambda: ((_z(), 0.5, 1.0), {}),
-    "icml26.generative.unlearning.mixture_pdf": lambda: (
+    "icml26.generative.unlearning.densities.trapezoid": lambda: ((_pdf(), _z()), {}),
+    "icml26.generative.unlearning.densities.normal_pdf": lambda: ((_z(), 0.5, 1.0), {}),
+    "icml26.generative.unlearning.densities.mixture_pdf": lambda: (
         (_z(), [0.0, 1.0], [1.0, 0.5], [0.3, 0.7]),
         {},
     ),
-    "icml26.generative.unlearning.train_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.5), {}),
-    "icml26.generative.unlearning.bayes_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.1), {}),
-    "icml26.generative.unlearning.prior_correct": lambda: ((_eta(), 0.1, 0.5), {}),
-    "icml26.generative.unlearning.shrink": lambda: ((_eta(), 0.2), {}),
-    "icml26.generative.unlearning.logit_shift": lambda: ((_eta(), 0.5), {}),
-    "icml26.generative.unlearning.t3_density": lambda: ((_z(), _pdf(), _eta(), 2.0), {}),
-    "icml26.generative.unlearning.kl_divergence": lambda: ((_z(), _pdf(), _pdf(0.2)), {}),
-    "icml26.generative.unlearning.forget_error": lambda: (
+    "icml26.generative.unlearning.t3.train_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.5), {}),
+    "icml26.generative.unlearning.t3.bayes_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.1), {}),
+    "icml26.generative.unlearning.t3.prior_correct": lambda: ((_eta(), 0.1, 0.5), {}),
+    "icml26.generative.unlearning.t3.shrink": lambda: ((_eta(), 0.2), {}),
+    "icml26.generative.unlearning.t3.logit_shift": lambda: ((_eta(), 0.5), {}),
+    "icml26.generative.unlearning.t3.t3_density": lambda: ((_z(), _pdf(), _eta(), 2.0), {}),
+    "icml26.generative.unlearning.metrics.kl_divergence": lambda: ((_z(), _pdf(), _pdf(0.2)), {}),
+    "icml26.generative.unlearning.metrics.forget_error": lambda: (
         (_z(), _pdf(1, 0.3), _pdf(0.2), _pdf()),
         {},
     ),
-    "icml26.generative.unlearning.leaked_mass": lambda: ((_z(), _pdf(), 1.0, 0.5), {}),
-    "icml26.generative.unlearning.excess_loglik": lambda: (
+    "icml26.generative.unlearning.metrics.leaked_mass": lambda: ((_z(), _pdf(), 1.0, 0.5), {}),
+    "icml26.generative.unlearning.metrics.excess_loglik": lambda: (
         (_z(), _pdf(1, 0.3), _pdf(0.2), _pdf()),
         {},
     ),
-    "icml26.generative.unlearning.excess_logloss": lambda: (
+    "icml26.generative.unlearning.metrics.excess_logloss": lambda: (
         (_z(), _pdf(), _eta(), _eta().sqrt()),
         {},
     ),
-    "icml26.generative.unlearning.rbf_features": lambda: (
+    "icml26.generative.unlearning.classifier.rbf_features": lambda: (
         (_z(), torch.tensor([-1.0, 0.0, 1.0], dtype=F64), 0.5),
         {},
     ),
-    "icml26.generative.unlearning.fit_logistic": lambda: (
+    "icml26.generative.unlearning.classifier.fit_logistic": lambda: (
         (_x(2, 8, 2), torch.arange(16).view(2, 8) % 2),
         {},
     ),
-    "icml26.generative.unlearning.predict_logistic": lambda: ((_x(5, 2), _x(3, 3, seed=1)), {}),
-    "icml26.generative.unlearning.sample_density": lambda: (
+    "icml26.generative.unlearning.classifier.predict_logistic": lambda: (
+        (_x(5, 2), _x(3, 3, seed=1)),
+        {},
+    ),
+    "icml26.generative.unlearning.sweep.sample_density": lambda: (
         (_z(), _pdf(), 4),
         {"generator": _g()},
     ),
-    "icml26.generative.unlearning.error_grid": lambda: (
+    "icml26.generative.unlearning.sweep.error_grid": lambda: (
         (
             _z(),
             _pdf(),
@@ -498,7 +501,7 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
-    "icml26.generative.unlearning.loglog_slope": lambda: (
+    "icml26.generative.unlearning.sweep.loglog_slope": lambda: (
         (np.array([1.0, 2.0, 4.0]), np.array([1.0, 1.5, 2.5])),
         {},
     ),
@@ -569,16 +572,16 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     **{
         (f"icml26.generative.unlearning.{f}", arg, "shape"): "elementwise over any shape"
         for f, arg in (
-            ("normal_pdf", "z"),
-            ("mixture_pdf", "z"),
-            ("prior_correct", "c"),
-            ("shrink", "eta"),
-            ("logit_shift", "eta"),
-            ("rbf_features", "x"),
+            ("densities.normal_pdf", "z"),
+            ("densities.mixture_pdf", "z"),
+            ("t3.prior_correct", "c"),
+            ("t3.shrink", "eta"),
+            ("t3.logit_shift", "eta"),
+            ("classifier.rbf_features", "x"),
         )
     },
-    ("icml26.generative.unlearning.loglog_slope", "x", "shape"): "flattened (documented)",
-    ("icml26.generative.unlearning.loglog_slope", "y", "shape"): "flattened (documented)",
+    ("icml26.generative.unlearning.sweep.loglog_slope", "x", "shape"): "flattened (documented)",
+    ("icml26.generative.unlearning.sweep.loglog_slope", "y", "shape"): "flattened (documented)",
     ("icml26.trust.shamir.encode", "x", "shape"): "elementwise over any shape",
     **{
         (f"icml26.trust.watermark.{f}", arg, probe): _PROPAGATES
@@ -762,8 +765,8 @@ NO_ARRAY_INPUT = {
     "icml26.agents.beam.world.random_maps": "integers and numbers (test_beam)",
     "icml26.agents.beam.search.sft_features": "a World (test_beam)",
     "icml26.generative.stego.kde.digits_pm1": "a dtype",
-    "icml26.generative.unlearning.grid": "numbers (test_unlearning)",
-    "icml26.generative.unlearning.sample_mixture": "numbers and a generator (test_unlearning)",
+    "icml26.generative.unlearning.densities.grid": "numbers (test_unlearning)",
+    "icml26.generative.unlearning.classifier.sample_mixture": "integers, a generator",
     "icml26.trust.shamir.addmod": "int64 field elements (test_shamir)",
     "icml26.trust.shamir.combine": "int64 field elements and integer points (test_shamir)",
     "icml26.trust.shamir.decode": "int64 field elements (test_shamir)",
