@@ -102,8 +102,6 @@ def decompose(
     _check_inputs("x_test", model, traj.thetas[0], x_test)
     nodes = checks.integer("nodes", nodes, low=1)
     variants = _check_variants(variants, traj)
-    b1, b2 = traj.betas
-    lam, eps = traj.weight_decay, traj.eps
     gm = model.spec.group_matrix(traj.thetas.dtype, traj.thetas.device)
     M, P = x_train.shape[0], traj.thetas.shape[1]
     u = traj.thetas.new_zeros((M, P)) if per_sample else None
@@ -118,23 +116,15 @@ def decompose(
         th, th_next, lr = traj.thetas[s], traj.thetas[s + 1], lrs[s]
         phi = _test_features(model, th, th_next, x_test, nodes)  # (T, C, P)
         f.append(model(th_next, x_test).detach())
-        bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
-        denom = traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + eps
-        decay_upd = -lr * lam * th
-        if u is not None:
-            _momentum_step(u, model, th, x_train, y_train, traj.batches[s], b1)
-            psi = (lr / bc1) * u / denom  # (M, P)
-            contrib = -torch.einsum("tcp,kp->tck", phi, psi)
+        decay_upd = -lr * traj.weight_decay * th
+        grad_upd, grad_step, contrib, train_abs = _kernel_part(
+            model, traj, s, lr, phi, u, x_train, y_train, decay_upd
+        )
+        if contrib is not None:
             data = contrib if data is None else data + contrib
-            grad_upd = -psi.sum(0)
-            grad_steps.append(contrib.sum(-1))
-        else:
-            grad_upd = th_next - th - decay_upd
-            grad_steps.append(torch.einsum("tcp,p->tc", phi, grad_upd))
+        grad_steps.append(grad_step)
         decay_steps.append(torch.einsum("tcp,p->tc", phi, decay_upd))
-        total_upd = grad_upd + decay_upd
-        groups.append(torch.einsum("tcp,p,pg->gtc", phi, total_upd, gm))
-        train_abs = psi.abs().sum(0) if u is not None else grad_upd.abs()
+        groups.append(torch.einsum("tcp,p,pg->gtc", phi, grad_upd + decay_upd, gm))
         scores += phi.abs().sum((0, 1)) * (train_abs + decay_upd.abs())
         for k, upd in variants.items():
             var_steps[k].append(torch.einsum("tcp,p->tc", phi, upd[s]))
@@ -155,6 +145,33 @@ def decompose(
         tangent=None if tan_acc is None else fs[0] + tan_acc,
         scores=scores,
     )
+
+
+def _kernel_part(
+    model: FlatModel,
+    traj: Trajectory,
+    s: int,
+    lr: float,
+    phi: Tensor,
+    u: Tensor | None,
+    x_train: Tensor,
+    y_train: Tensor,
+    decay_upd: Tensor,
+) -> tuple[Tensor, Tensor, Tensor | None, Tensor]:
+    """Step ``s``'s kernel part: its update, the predicted change ``(T, C)`` it causes, the
+    per-example contributions ``(T, C, M)`` (``None`` without the buffer ``u``, which this
+    advances by one momentum step) and the update's magnitude per parameter."""
+    th, th_next = traj.thetas[s], traj.thetas[s + 1]
+    if u is None:
+        grad_upd = th_next - th - decay_upd
+        return grad_upd, torch.einsum("tcp,p->tc", phi, grad_upd), None, grad_upd.abs()
+    b1, b2 = traj.betas
+    bc1, bc2 = 1 - b1 ** (s + 1), 1 - b2 ** (s + 1)
+    denom = traj.exp_avg_sq[s].sqrt() / math.sqrt(bc2) + traj.eps
+    _momentum_step(u, model, th, x_train, y_train, traj.batches[s], b1)
+    psi = (lr / bc1) * u / denom  # (M, P)
+    contrib = -torch.einsum("tcp,kp->tck", phi, psi)
+    return -psi.sum(0), contrib.sum(-1), contrib, psi.abs().sum(0)
 
 
 def _check_variants(variants: dict[str, Tensor] | None, traj: Trajectory) -> dict[str, Tensor]:
