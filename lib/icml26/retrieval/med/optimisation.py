@@ -119,39 +119,14 @@ def train_free_embeddings(
     lr = checks.real("lr", lr, low=0.0, strict=True)
     temperature = checks.real("temperature", temperature, low=0.0, strict=True)
     P_, Q_, n_ = relevance.shape
-    dev = relevance.device
-    doc_mask = torch.ones(P_, n_, dtype=torch.bool, device=dev) if doc_mask is None else doc_mask
-    if query_mask is None:
-        query_mask = relevance.any(dim=2)
-    checks.shape("doc_mask", doc_mask, (P_, n_))
-    checks.shape("query_mask", query_mask, (P_, Q_))
-    qe = torch.randn(P_, Q_, d, generator=generator, device=dev)
-    de = torch.randn(P_, n_, d, generator=generator, device=dev)
-    if dims is not None:
-        checks.shape("dims", dims, (P_,))
-        if int(dims.min()) < 1 or int(dims.max()) > d:
-            raise ValueError(f"dims must lie in [1, d={d}]")
-        keep = (torch.arange(d, device=dev)[None, :] < dims.to(dev)[:, None]).float()
-        qe, de = qe * keep[:, None, :], de * keep[:, None, :]
-    qe = (qe / qe.norm(dim=-1, keepdim=True)).requires_grad_(True)
-    de = (de / de.norm(dim=-1, keepdim=True)).requires_grad_(True)
+    doc_mask, query_mask = _masks(relevance, doc_mask, query_mask)
+    qe, de = _initial_embeddings(P_, Q_, n_, d, dims, generator, relevance.device)
     opt = torch.optim.Adam([qe, de], lr=lr)
     rel = relevance & query_mask[:, :, None] & doc_mask[:, None, :]
     relf = rel.float() / rel.sum(dim=(1, 2), keepdim=True).clamp_min(1).float()
     # padded documents get a large negative logit (finite, so that 0 * logp stays 0)
     pad = torch.where(doc_mask, 0.0, -1e4)[:, None, :]
-    kq = rel.sum(dim=2)  # relevant documents per query
-    kmax = max(int(kq.max()), 1)
-    rank_ok = torch.arange(kmax, device=dev)[None, None, :] < kq[:, :, None]
-    solved = torch.zeros(P_, dtype=torch.bool, device=dev)
-
-    def accuracy_ok() -> Tensor:
-        with torch.no_grad():
-            top = (torch.bmm(qe, de.transpose(1, 2)) + pad).topk(kmax, dim=2).indices
-            hit = rel.gather(2, top) & rank_ok
-            good = (hit.sum(dim=2) == kq) | ~query_mask
-            return good.all(dim=1)
-
+    solved = torch.zeros(P_, dtype=torch.bool, device=relevance.device)
     inv_t = 1.0 / temperature
     for step in range(steps):
         logits = torch.baddbmm(pad, qe, de.transpose(1, 2), alpha=inv_t)
@@ -163,5 +138,57 @@ def train_free_embeddings(
             qe.div_(qe.norm(dim=-1, keepdim=True))
             de.div_(de.norm(dim=-1, keepdim=True))
         if (step + 1) % check_every == 0 or step == steps - 1:
-            solved |= accuracy_ok()
+            solved |= _top_k_solved(qe, de, pad, rel, query_mask)
     return solved, qe.detach(), de.detach()
+
+
+def _masks(
+    relevance: Tensor, doc_mask: Tensor | None, query_mask: Tensor | None
+) -> tuple[Tensor, Tensor]:
+    """The real documents ``(P, n)`` (all by default) and queries ``(P, Q)`` (by default those
+    with a relevant document) of :func:`train_free_embeddings`."""
+    P_, Q_, n_ = relevance.shape
+    if doc_mask is None:
+        doc_mask = torch.ones(P_, n_, dtype=torch.bool, device=relevance.device)
+    if query_mask is None:
+        query_mask = relevance.any(dim=2)
+    checks.shape("doc_mask", doc_mask, (P_, n_))
+    checks.shape("query_mask", query_mask, (P_, Q_))
+    return doc_mask, query_mask
+
+
+def _initial_embeddings(
+    P_: int,
+    Q_: int,
+    n_: int,
+    d: int,
+    dims: Tensor | None,
+    generator: torch.Generator,
+    dev: torch.device,
+) -> tuple[Tensor, Tensor]:
+    """Random unit query ``(P, Q, d)`` and document ``(P, n, d)`` vectors, zero beyond each
+    problem's dimension ``dims[p]``, ready for Adam."""
+    qe = torch.randn(P_, Q_, d, generator=generator, device=dev)
+    de = torch.randn(P_, n_, d, generator=generator, device=dev)
+    if dims is not None:
+        checks.shape("dims", dims, (P_,))
+        if int(dims.min()) < 1 or int(dims.max()) > d:
+            raise ValueError(f"dims must lie in [1, d={d}]")
+        keep = (torch.arange(d, device=dev)[None, :] < dims.to(dev)[:, None]).float()
+        qe, de = qe * keep[:, None, :], de * keep[:, None, :]
+    qe = (qe / qe.norm(dim=-1, keepdim=True)).requires_grad_(True)
+    de = (de / de.norm(dim=-1, keepdim=True)).requires_grad_(True)
+    return qe, de
+
+
+def _top_k_solved(qe: Tensor, de: Tensor, pad: Tensor, rel: Tensor, query_mask: Tensor) -> Tensor:
+    """``(P,)``: every real query of problem ``p`` ranks exactly its ``k`` relevant documents
+    first (``k`` = their number), computed on the device."""
+    kq = rel.sum(dim=2)  # relevant documents per query
+    kmax = max(int(kq.max()), 1)
+    rank_ok = torch.arange(kmax, device=rel.device)[None, None, :] < kq[:, :, None]
+    with torch.no_grad():
+        top = (torch.bmm(qe, de.transpose(1, 2)) + pad).topk(kmax, dim=2).indices
+        hit = rel.gather(2, top) & rank_ok
+        good = (hit.sum(dim=2) == kq) | ~query_mask
+        return good.all(dim=1)
