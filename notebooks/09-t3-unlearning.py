@@ -439,7 +439,7 @@ def error_grid_reference(z, p_r, p_f_list, gamma, T_list, eta_hats):
 
 
 # %% [markdown]
-# The kernel `icml26.generative.unlearning.error_grid` computes the same grid without
+# The kernel `icml26.generative.unlearning.sweep.error_grid` computes the same grid without
 # repeating the loop's work. In log space the retain KL and the log-likelihood separate into
 # integrals that do not depend on the configuration, plus $\ln Z_T$. Per configuration it
 # needs only the normaliser $Z_T$ (one power of $p$ per spike and temperature, shared by all
@@ -762,7 +762,7 @@ plt.show()
 # which 09.5 catches.
 #
 # The leaked *mass* $\hat P(\lvert z - \mu_f\rvert < 3\sigma_f)$, printed above with
-# {func}`~icml26.generative.unlearning.leaked_mass`, tells a different story from the forget
+# {func}`~icml26.generative.unlearning.metrics.leaked_mass`, tells a different story from the forget
 # error. At $T = 1$ it hardly changes once the spike is sharp: a fixed floor $\kappa/2$ on
 # the posterior lets through a fixed share of the spike's mass, about
 # $\gamma\kappa/(2\hat Z)$, whatever its height (for the bluntest spike the retain mass

@@ -328,7 +328,7 @@ print(
 #
 # Each scene has six $0.2 \times 0.2$ objects of three colours; the question asks for one
 # colour, and the boxes of the objects of that colour are the ground truth. A policy is six
-# numbers ({class}`~icml26.agents.grounding.Policy`). A candidate cites each object with
+# numbers ({class}`~icml26.agents.grounding.policy.Policy`). A candidate cites each object with
 # probability $\sigma(w_1 \mathbb 1[\text{colour asked}] + w_0)$, adds a stray box at a
 # random place with probability $\sigma(h)$ (a hallucinated box), and centres the box of a
 # cited object at $\mathcal N(\text{ctr}_o + b, s^2 I)$. At the start $w_1 = 0.5$,
@@ -339,10 +339,10 @@ print(
 # object is misread (probability ½ each); $R = \mathbb 1[\text{correct}] + 0.5 \cdot
 # \mathbb 1[\ge 1 \text{ box}]$. Every random choice has a log-probability, the "tokens" of
 # {eq}`polia-eq-objective`: the cite decisions, the stray-box decision, and two coordinates
-# per cited box ({func}`~icml26.agents.grounding.rollout`).
+# per cited box ({func}`~icml26.agents.grounding.policy.rollout`).
 #
 # The methods differ only in the advantage each token receives
-# ({func}`~icml26.agents.grounding.advantages`):
+# ({func}`~icml26.agents.grounding.methods.advantages`):
 #
 # - **GRPO** (= POLIA without $A^{\text{int}}$): every token gets $A^{\text{ext}}$, and
 #   nothing more.
@@ -364,7 +364,7 @@ print(
 # The random-$s$ control keeps everything of POLIA — the groups, the standardisation, the
 # dependence on $R$ — except the information about where the box is. Training is one update
 # per batch ($\rho \equiv 1$), Adam per policy, the methods × learning rates × seeds trained as
-# one batch by {func}`~icml26.agents.grounding.train`. All methods at a given learning rate and
+# one batch by {func}`~icml26.agents.grounding.training.train`. All methods at a given learning rate and
 # seed see the same scenes and random numbers, so their differences are paired.
 
 # %% [markdown]

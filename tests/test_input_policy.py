@@ -305,14 +305,14 @@ def _backbone():
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
-    "icml26.retrieval.med.centroid_margins": lambda: ((_unit(), _subsets()), {}),
-    "icml26.retrieval.med.centroid_queries": lambda: ((_unit(), _subsets()), {}),
-    "icml26.retrieval.med.min_pair_centroid_margin": lambda: ((_unit(),), {}),
-    "icml26.retrieval.med.subset_margins": lambda: (
+    "icml26.retrieval.med.margins.centroid_margins": lambda: ((_unit(), _subsets()), {}),
+    "icml26.retrieval.med.margins.centroid_queries": lambda: ((_unit(), _subsets()), {}),
+    "icml26.retrieval.med.margins.min_pair_centroid_margin": lambda: ((_unit(),), {}),
+    "icml26.retrieval.med.margins.subset_margins": lambda: (
         (_unit(), _unit(10, 4), _subsets()),
         {},
     ),
-    "icml26.retrieval.med.recall_at_k": lambda: (
+    "icml26.retrieval.med.margins.recall_at_k": lambda: (
         (torch.randn(4, 6, generator=_g(), dtype=F64), torch.rand(4, 6, generator=_g()) > 0.5, 2),
         {},
     ),
@@ -439,28 +439,28 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {},
     ),
     # trust.pathkernel (chapter 18)
-    "icml26.trust.pathkernel.train_adamw": lambda: (
+    "icml26.trust.pathkernel.trajectory.train_adamw": lambda: (
         (*_pk()[:4], [torch.arange(4)] * 2, torch.full((2,), 0.01, dtype=F64)),
         {},
     ),
-    "icml26.trust.pathkernel.per_sample_grads": lambda: (_pk()[:4], {}),
-    "icml26.trust.pathkernel.test_features": lambda: (
+    "icml26.trust.pathkernel.features.per_sample_grads": lambda: (_pk()[:4], {}),
+    "icml26.trust.pathkernel.features.test_features": lambda: (
         (_pk()[0], _pk()[4].thetas[0], _pk()[4].thetas[1], _pk()[2][:2], 2),
         {},
     ),
-    "icml26.trust.pathkernel.step_influence": lambda: (
+    "icml26.trust.pathkernel.decomposition.step_influence": lambda: (
         (_pk()[0], _pk()[4].thetas[0], _pk()[4].thetas[1], _pk()[4].grads[0], *_pk()[2:4]),
         {},
     ),
-    "icml26.trust.pathkernel.decompose": lambda: (
+    "icml26.trust.pathkernel.decomposition.decompose": lambda: (
         (_pk()[0], _pk()[4], _pk()[2], _pk()[3], _pk()[2][:2]),
         {"nodes": 2},
     ),
-    "icml26.trust.pathkernel.explaind_scores": lambda: (
+    "icml26.trust.pathkernel.decomposition.explaind_scores": lambda: (
         (_pk()[0], _pk()[4], _pk()[2][:2]),
         {},
     ),
-    "icml26.trust.pathkernel.prune_mask": lambda: (
+    "icml26.trust.pathkernel.decomposition.prune_mask": lambda: (
         (_pk()[1].abs(), _pk()[0].spec.weight_mask(), 0.5),
         {},
     ),
@@ -689,30 +689,33 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         {},
     ),
     # generative.stego (chapter 10)
-    "icml26.generative.stego.kde_posterior_mean": lambda: (
+    "icml26.generative.stego.kde.kde_posterior_mean": lambda: (
         (_x(2, 3), _x(10, 3, seed=1), 0.5, 0.3),
         {},
     ),
-    "icml26.generative.stego.kde_eps_model": lambda: ((_x(10, 3, seed=1), _abar(), 0.3), {}),
-    "icml26.generative.stego.embedding_point": lambda: (
+    "icml26.generative.stego.kde.kde_eps_model": lambda: ((_x(10, 3, seed=1), _abar(), 0.3), {}),
+    "icml26.generative.stego.embedding.embedding_point": lambda: (
         (_kde(), _x(2, 3), _abar(), 4, 2, _x(2, 2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.embedding_mean": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
-    "icml26.generative.stego.finish": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
-    "icml26.generative.stego.invert_finish": lambda: (
+    "icml26.generative.stego.embedding.embedding_mean": lambda: (
+        (_kde(), _x(2, 3), _abar(), 4, 2),
+        {},
+    ),
+    "icml26.generative.stego.embedding.finish": lambda: ((_kde(), _x(2, 3), _abar(), 4, 2), {}),
+    "icml26.generative.stego.embedding.invert_finish": lambda: (
         (_kde(), _x(2, 3), _abar(), 4, 2),
         {"tol": 1e-6},
     ),
-    "icml26.generative.stego.invert_finish_rows": lambda: (
+    "icml26.generative.stego.embedding.invert_finish_rows": lambda: (
         (_kde(), _x(2, 3), _abar(), 4, 2),
         {"tol": 1e-6},
     ),
-    "icml26.generative.stego.decoding_margin": lambda: (
+    "icml26.generative.stego.transmission.decoding_margin": lambda: (
         (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
         {},
     ),
-    "icml26.generative.stego.embed_batch": lambda: (
+    "icml26.generative.stego.embedding.embed_batch": lambda: (
         (
             _kde(),
             _x(2, 3),
@@ -725,73 +728,85 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
-    "icml26.generative.stego.antipodal_noise": lambda: ((_x(2, 3) > 0, _x(2, 3, seed=1)), {}),
-    "icml26.generative.stego.independent_noise": lambda: (
+    "icml26.generative.stego.transmission.antipodal_noise": lambda: (
+        (_x(2, 3) > 0, _x(2, 3, seed=1)),
+        {},
+    ),
+    "icml26.generative.stego.transmission.independent_noise": lambda: (
         (_x(2, 3) > 0, _x(2, 3, seed=1), _x(2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.quantise": lambda: ((_x(2, 3),), {}),
-    "icml26.generative.stego.channel": lambda: ((_x(2, 3), 0.1), {"generator": _g()}),
-    "icml26.generative.stego.nearest_hypothesis": lambda: (
+    "icml26.generative.stego.transmission.quantise": lambda: ((_x(2, 3),), {}),
+    "icml26.generative.stego.transmission.channel": lambda: ((_x(2, 3), 0.1), {"generator": _g()}),
+    "icml26.generative.stego.transmission.nearest_hypothesis": lambda: (
         (_x(2, 3), _x(2, 3, seed=1), _x(2, 3, seed=2)),
         {},
     ),
-    "icml26.generative.stego.ber_antipodal": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
-    "icml26.generative.stego.ber_independent": lambda: ((np.array([0.0, 0.5, 2.0]),), {}),
-    "icml26.generative.stego.iterative_recovery": lambda: (
+    "icml26.generative.stego.transmission.ber_antipodal": lambda: (
+        (np.array([0.0, 0.5, 2.0]),),
+        {},
+    ),
+    "icml26.generative.stego.transmission.ber_independent": lambda: (
+        (np.array([0.0, 0.5, 2.0]),),
+        {},
+    ),
+    "icml26.generative.stego.embedding.iterative_recovery": lambda: (
         (torch.tanh, _x(2, 3), _x(2, 3, seed=1), 0.5, _x(2, 3, seed=2), _x(2, 3, seed=3) > 0),
         {"steps": 3},
     ),
-    "icml26.generative.stego.fit_latent_codec": lambda: (
+    "icml26.generative.stego.codec.fit_latent_codec": lambda: (
         (_x(12, 5), 2),
         {"hidden": 4, "steps": 2, "generator": _g()},
     ),
-    "icml26.generative.stego.median_residual": lambda: ((_x(3, 16).tanh(), 4), {}),
-    "icml26.generative.stego.steganalyser_auc": lambda: (
+    "icml26.generative.stego.steganalysis.median_residual": lambda: ((_x(3, 16).tanh(), 4), {}),
+    "icml26.generative.stego.steganalysis.steganalyser_auc": lambda: (
         (_x(6, 64).tanh(), _x(6, 64, seed=1).tanh()),
         {"folds": 2},
     ),
     # generative.unlearning (chapter 09)
-    "icml26.generative.unlearning.trapezoid": lambda: ((_pdf(), _z()), {}),
-    "icml26.generative.unlearning.normal_pdf": lambda: ((_z(), 0.5, 1.0), {}),
-    "icml26.generative.unlearning.mixture_pdf": lambda: (
+    "icml26.generative.unlearning.densities.trapezoid": lambda: ((_pdf(), _z()), {}),
+    "icml26.generative.unlearning.densities.normal_pdf": lambda: ((_z(), 0.5, 1.0), {}),
+    "icml26.generative.unlearning.densities.mixture_pdf": lambda: (
         (_z(), [0.0, 1.0], [1.0, 0.5], [0.3, 0.7]),
         {},
     ),
-    "icml26.generative.unlearning.train_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.5), {}),
-    "icml26.generative.unlearning.bayes_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.1), {}),
-    "icml26.generative.unlearning.prior_correct": lambda: ((_eta(), 0.1, 0.5), {}),
-    "icml26.generative.unlearning.shrink": lambda: ((_eta(), 0.2), {}),
-    "icml26.generative.unlearning.logit_shift": lambda: ((_eta(), 0.5), {}),
-    "icml26.generative.unlearning.t3_density": lambda: ((_z(), _pdf(), _eta(), 2.0), {}),
-    "icml26.generative.unlearning.kl_divergence": lambda: ((_z(), _pdf(), _pdf(0.2)), {}),
-    "icml26.generative.unlearning.forget_error": lambda: (
+    "icml26.generative.unlearning.t3.train_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.5), {}),
+    "icml26.generative.unlearning.t3.bayes_posterior": lambda: ((_pdf(), _pdf(1, 0.3), 0.1), {}),
+    "icml26.generative.unlearning.t3.prior_correct": lambda: ((_eta(), 0.1, 0.5), {}),
+    "icml26.generative.unlearning.t3.shrink": lambda: ((_eta(), 0.2), {}),
+    "icml26.generative.unlearning.t3.logit_shift": lambda: ((_eta(), 0.5), {}),
+    "icml26.generative.unlearning.t3.t3_density": lambda: ((_z(), _pdf(), _eta(), 2.0), {}),
+    "icml26.generative.unlearning.metrics.kl_divergence": lambda: ((_z(), _pdf(), _pdf(0.2)), {}),
+    "icml26.generative.unlearning.metrics.forget_error": lambda: (
         (_z(), _pdf(1, 0.3), _pdf(0.2), _pdf()),
         {},
     ),
-    "icml26.generative.unlearning.leaked_mass": lambda: ((_z(), _pdf(), 1.0, 0.5), {}),
-    "icml26.generative.unlearning.excess_loglik": lambda: (
+    "icml26.generative.unlearning.metrics.leaked_mass": lambda: ((_z(), _pdf(), 1.0, 0.5), {}),
+    "icml26.generative.unlearning.metrics.excess_loglik": lambda: (
         (_z(), _pdf(1, 0.3), _pdf(0.2), _pdf()),
         {},
     ),
-    "icml26.generative.unlearning.excess_logloss": lambda: (
+    "icml26.generative.unlearning.metrics.excess_logloss": lambda: (
         (_z(), _pdf(), _eta(), _eta().sqrt()),
         {},
     ),
-    "icml26.generative.unlearning.rbf_features": lambda: (
+    "icml26.generative.unlearning.classifier.rbf_features": lambda: (
         (_z(), torch.tensor([-1.0, 0.0, 1.0], dtype=F64), 0.5),
         {},
     ),
-    "icml26.generative.unlearning.fit_logistic": lambda: (
+    "icml26.generative.unlearning.classifier.fit_logistic": lambda: (
         (_x(2, 8, 2), torch.arange(16).view(2, 8) % 2),
         {},
     ),
-    "icml26.generative.unlearning.predict_logistic": lambda: ((_x(5, 2), _x(3, 3, seed=1)), {}),
-    "icml26.generative.unlearning.sample_density": lambda: (
+    "icml26.generative.unlearning.classifier.predict_logistic": lambda: (
+        (_x(5, 2), _x(3, 3, seed=1)),
+        {},
+    ),
+    "icml26.generative.unlearning.sweep.sample_density": lambda: (
         (_z(), _pdf(), 4),
         {"generator": _g()},
     ),
-    "icml26.generative.unlearning.error_grid": lambda: (
+    "icml26.generative.unlearning.sweep.error_grid": lambda: (
         (
             _z(),
             _pdf(),
@@ -802,7 +817,7 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {},
     ),
-    "icml26.generative.unlearning.loglog_slope": lambda: (
+    "icml26.generative.unlearning.sweep.loglog_slope": lambda: (
         (np.array([1.0, 2.0, 4.0]), np.array([1.0, 1.5, 2.5])),
         {},
     ),
@@ -1040,7 +1055,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.generative.diffusion.ddim_step", "sample", "shape"): "elementwise over any shape",
     ("icml26.generative.diffusion.ddim_step", "model_output", "shape"): "broadcasts with sample",
     ("icml26.grpo.group_advantages", "rewards", "shape"): "groups along the last axis",
-    ("icml26.retrieval.med.recall_at_k", "scores", "shape"): "batched over leading axes",
+    ("icml26.retrieval.med.margins.recall_at_k", "scores", "shape"): "batched over leading axes",
     ("icml26.games.zerosum.mwu", "A", "shape"): "a (3, 4, 1) payoff is a batch of three games",
     ("icml26.games.zerosum.duality_gap", "A", "shape"): "batched: the strategies' shapes fail",
     ("icml26.games.zerosum.worst_case_payoff", "A", "shape"): "batched: x's shape fails",
@@ -1049,7 +1064,7 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.trust.debias.cantelli_flip_bound", "beta", "shape"): _BROADCASTS,
     ("icml26.trust.debias.cantelli_flip_bound", "sigma2", "shape"): _BROADCASTS,
     **{
-        ("icml26.trust.pathkernel.step_influence", arg, probe): _PROPAGATES
+        ("icml26.trust.pathkernel.decomposition.step_influence", arg, probe): _PROPAGATES
         for arg in ("theta", "theta_next", "grad_update", "x")
         for probe in ("nan", "inf")
     },
@@ -1106,28 +1121,28 @@ ALLOWED: dict[tuple[str, str, str], str] = {
         for arg in ("mu", "sigma", "upper")
     },
     **{
-        ("icml26.generative.stego.finish", arg, probe): _PROPAGATES
+        ("icml26.generative.stego.embedding.finish", arg, probe): _PROPAGATES
         for arg in ("x", "abar")
         for probe in ("nan", "inf")
     },
     **{
-        (f"icml26.generative.stego.{f}", "y", "shape"): "any shape the model takes; the "
+        (f"icml26.generative.stego.embedding.{f}", "y", "shape"): "any shape the model takes; the "
         "model checks it (the KDE model's message names its input x)"
         for f in ("invert_finish", "invert_finish_rows")
     },
     **{
         (f"icml26.generative.unlearning.{f}", arg, "shape"): "elementwise over any shape"
         for f, arg in (
-            ("normal_pdf", "z"),
-            ("mixture_pdf", "z"),
-            ("prior_correct", "c"),
-            ("shrink", "eta"),
-            ("logit_shift", "eta"),
-            ("rbf_features", "x"),
+            ("densities.normal_pdf", "z"),
+            ("densities.mixture_pdf", "z"),
+            ("t3.prior_correct", "c"),
+            ("t3.shrink", "eta"),
+            ("t3.logit_shift", "eta"),
+            ("classifier.rbf_features", "x"),
         )
     },
-    ("icml26.generative.unlearning.loglog_slope", "x", "shape"): "flattened (documented)",
-    ("icml26.generative.unlearning.loglog_slope", "y", "shape"): "flattened (documented)",
+    ("icml26.generative.unlearning.sweep.loglog_slope", "x", "shape"): "flattened (documented)",
+    ("icml26.generative.unlearning.sweep.loglog_slope", "y", "shape"): "flattened (documented)",
     ("icml26.trust.shamir.encode", "x", "shape"): "elementwise over any shape",
     **{
         (f"icml26.trust.watermark.{f}", arg, probe): _PROPAGATES
@@ -1139,10 +1154,18 @@ ALLOWED: dict[tuple[str, str, str], str] = {
     ("icml26.trust.watermark.flatten", "params", "inf"): "a reshape: values pass through",
     ("icml26.trust.watermark.random_keys", "params_like", "nan"): "only its shapes are read",
     ("icml26.trust.watermark.random_keys", "params_like", "inf"): "only its shapes are read",
-    ("icml26.generative.stego.quantise", "y", "shape"): "elementwise over any shape",
-    ("icml26.generative.stego.channel", "y", "shape"): "elementwise over any shape",
-    ("icml26.generative.stego.ber_antipodal", "tau_over_sigma", "shape"): "elementwise",
-    ("icml26.generative.stego.ber_independent", "tau_over_sigma", "shape"): "elementwise",
+    ("icml26.generative.stego.transmission.quantise", "y", "shape"): "elementwise over any shape",
+    ("icml26.generative.stego.transmission.channel", "y", "shape"): "elementwise over any shape",
+    (
+        "icml26.generative.stego.transmission.ber_antipodal",
+        "tau_over_sigma",
+        "shape",
+    ): "elementwise",
+    (
+        "icml26.generative.stego.transmission.ber_independent",
+        "tau_over_sigma",
+        "shape",
+    ): "elementwise",
     **{
         ("icml26.sequential.a2c.mlp", arg, probe): _PROPAGATES
         for arg in ("params", "x")
@@ -1175,17 +1198,17 @@ ALLOWED: dict[tuple[str, str, str], str] = {
 #: Functions of covered modules that take no floating array, with what they take instead
 #: (their integer, range and type checks have their own tests in the module's test file).
 NO_ARRAY_INPUT = {
-    "icml26.retrieval.med.all_subsets": "integers",
-    "icml26.retrieval.med.eps_star": "integers",
-    "icml26.retrieval.med.gaussian_unit": "integers and a generator",
-    "icml26.retrieval.med.lp_margins": "embeddings, probed through centroid_margins",
-    "icml26.retrieval.med.moment_curve": "integers, optional parameters",
-    "icml26.retrieval.med.moment_curve_queries": "curve parameters, tested in test_med",
-    "icml26.retrieval.med.optimize_margin": "integers and a generator",
-    "icml26.retrieval.med.regular_simplex": "an integer",
-    "icml26.retrieval.med.train_free_embeddings": "a boolean relevance matrix",
-    "icml26.retrieval.med.trig_moment_curve": "integers",
-    "icml26.retrieval.med.trig_moment_queries": "curve parameters, tested in test_med",
+    "icml26.retrieval.med.constructions.all_subsets": "integers",
+    "icml26.retrieval.med.constructions.eps_star": "integers",
+    "icml26.retrieval.med.constructions.gaussian_unit": "integers and a generator",
+    "icml26.retrieval.med.margins.lp_margins": "embeddings, probed through centroid_margins",
+    "icml26.retrieval.med.constructions.moment_curve": "integers, optional parameters",
+    "icml26.retrieval.med.constructions.moment_curve_queries": "curve parameters (test_med)",
+    "icml26.retrieval.med.optimisation.optimize_margin": "integers and a generator",
+    "icml26.retrieval.med.constructions.regular_simplex": "an integer",
+    "icml26.retrieval.med.optimisation.train_free_embeddings": "a boolean relevance matrix",
+    "icml26.retrieval.med.constructions.trig_moment_curve": "integers",
+    "icml26.retrieval.med.constructions.trig_moment_queries": "curve parameters (test_med)",
     "icml26.retrieval.retrievers.bm25_scores": "token lists",
     "icml26.retrieval.retrievers.bm25s_scores": "texts",
     "icml26.retrieval.retrievers.bm25s_stopwords": "nothing",
@@ -1257,18 +1280,18 @@ NO_ARRAY_INPUT = {
     "icml26.trust.debias.perturb_neutral": "integer tokens (test_debias)",
     "icml26.trust.debias.sample_prompts": "a task, a shape and a generator (test_debias)",
     "icml26.trust.debias.train": "a parameter dict and a batch callable (test_debias)",
-    "icml26.trust.pathkernel.adamw_updates": "a recorded trajectory (test_pathkernel)",
-    "icml26.trust.pathkernel.gauss_legendre": "an integer",
+    "icml26.trust.pathkernel.trajectory.adamw_updates": "a recorded trajectory (test_pathkernel)",
+    "icml26.trust.pathkernel.features.gauss_legendre": "an integer",
     "icml26.trust.flatmodels.init_params": "a parameter spec and a generator",
     "icml26.trust.flatmodels.mlp_model": "integers (test_pathkernel)",
     "icml26.trust.flatmodels.modadd_data": "integers and a generator (test_pathkernel)",
     "icml26.trust.flatmodels.modadd_mlp_model": "integers (test_pathkernel)",
     "icml26.trust.flatmodels.modadd_model": "integers (test_pathkernel)",
     "icml26.sequential.bandits.epoch_refresh": "integers and a growth ratio (test_bandits)",
-    "icml26.agents.grounding.advantages": "a Rollout and methods (test_polia)",
-    "icml26.agents.grounding.rollout": "a Policy, Scenes and a generator (test_polia)",
-    "icml26.agents.grounding.sample_scenes": "a shape, an integer and a generator",
-    "icml26.agents.grounding.train": "names and numbers (test_polia)",
+    "icml26.agents.grounding.methods.advantages": "a Rollout and methods (test_polia)",
+    "icml26.agents.grounding.policy.rollout": "a Policy, Scenes and a generator (test_polia)",
+    "icml26.agents.grounding.policy.sample_scenes": "a shape, an integer and a generator",
+    "icml26.agents.grounding.training.train": "names and numbers (test_polia)",
     "icml26.agents.polia.evidence_keys": "integer matches (test_polia)",
     "icml26.agents.beam.world.action_values": "boolean hole maps (test_beam)",
     "icml26.agents.beam.search.beam_search": "a World, built checked by make_world (test_beam)",
@@ -1279,9 +1302,9 @@ NO_ARRAY_INPUT = {
     "icml26.agents.beam.world.manhattan_progress": "an integer",
     "icml26.agents.beam.world.random_maps": "integers and numbers (test_beam)",
     "icml26.agents.beam.search.sft_features": "a World (test_beam)",
-    "icml26.generative.stego.digits_pm1": "a dtype",
-    "icml26.generative.unlearning.grid": "numbers (test_unlearning)",
-    "icml26.generative.unlearning.sample_mixture": "numbers and a generator (test_unlearning)",
+    "icml26.generative.stego.kde.digits_pm1": "a dtype",
+    "icml26.generative.unlearning.densities.grid": "numbers (test_unlearning)",
+    "icml26.generative.unlearning.classifier.sample_mixture": "integers, a generator",
     "icml26.trust.shamir.addmod": "int64 field elements (test_shamir)",
     "icml26.trust.shamir.combine": "int64 field elements and integer points (test_shamir)",
     "icml26.trust.shamir.decode": "int64 field elements (test_shamir)",

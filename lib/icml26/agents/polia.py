@@ -5,7 +5,8 @@ The answer-level advantage is the group-normalised one of :mod:`icml26.grpo` (sh
 chapter 04). This module adds the box IoU, the paper's greedy matching rule, the object
 confidence (:prf:ref:`polia-def-confidence`), evidence sets and the intrinsic advantage
 within visual-object groups (:prf:ref:`polia-def-intrinsic`). The chapter's toy world, its
-methods and their training are in :mod:`icml26.agents.grounding`.
+methods and their training are in :mod:`icml26.agents.grounding.policy`,
+:mod:`icml26.agents.grounding.methods` and :mod:`icml26.agents.grounding.training`.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ often the reward-model parameters are refreshed:
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -184,37 +185,69 @@ def run_linucb(
     bvec = torch.zeros(r, k, m, dtype=dt, device=dev)
     theta = torch.zeros(r, k, m, dtype=dt, device=dev)
     logdet = torch.zeros(r, dtype=dt, device=dev)  # log det V_t - d log lam
-    act_vinv, act_theta = vinv.clone(), theta.clone()
-    act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+    radius = functools.partial(_oful_radius, sigma=sig, lam=lam, bound=bnd, delta=delta)
+    acting = (theta.clone(), vinv.clone(), radius(logdet))  # (theta_hat, V^-1, beta)
     actions = torch.empty(r, t_max, dtype=torch.long, device=dev)
     rows = torch.arange(r, device=dev)
     for t in range(t_max):
         x = z[:, t]  # (R, m)
-        a = _ucb_argmax(act_theta, act_vinv, act_beta, x)
+        a = _ucb_argmax(*acting, x)
         if forced is not None:
             a = torch.where(forced[:, t] >= 0, forced[:, t], a)
         actions[:, t] = a
-        va = vinv[rows, a]  # (R, m, m): Sherman–Morrison on the chosen block
-        u = torch.bmm(va, x.unsqueeze(-1)).squeeze(-1)
-        q = (x * u).sum(-1)
-        va = va - u.unsqueeze(-1) * u.unsqueeze(-2) / (1.0 + q).view(r, 1, 1)
-        vinv[rows, a] = va
-        logdet = logdet + torch.log1p(q)
-        ba = bvec[rows, a] + rewards[rows, t, a].unsqueeze(-1) * x
-        bvec[rows, a] = ba
-        theta[rows, a] = torch.bmm(va, ba.unsqueeze(-1)).squeeze(-1)
+        logdet = logdet + _observe(vinv, bvec, theta, rows, a, x, rewards[rows, t, a])
         if per_int is not None:
             if (t + 1) % per_int == 0:  # refresh the acting parameters (every step if per == 1)
-                act_theta = theta if per_int == 1 else theta.clone()
-                act_vinv = vinv if per_int == 1 else vinv.clone()
-                act_beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
+                acting = (
+                    theta if per_int == 1 else theta.clone(),
+                    vinv if per_int == 1 else vinv.clone(),
+                    radius(logdet),
+                )
         elif any_refresh[t]:
-            rf = refresh_all[t]
-            act_theta = torch.where(rf.view(r, 1, 1), theta, act_theta)
-            act_vinv = torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv)
-            beta = _oful_radius(logdet, sigma=sig, lam=lam, bound=bnd, delta=delta)
-            act_beta = torch.where(rf, beta, act_beta)
+            acting = _refresh_where(refresh_all[t], acting, theta, vinv, radius(logdet))
     return actions
+
+
+def _observe(
+    vinv: torch.Tensor,
+    bvec: torch.Tensor,
+    theta: torch.Tensor,
+    rows: torch.Tensor,
+    a: torch.Tensor,
+    x: torch.Tensor,
+    reward: torch.Tensor,
+) -> torch.Tensor:
+    """One observation ``(x, reward)`` of action ``a`` (R,): Sherman–Morrison on the chosen
+    block of ``vinv`` (R, K, m, m), and its ``bvec`` and ``theta`` (R, K, m), all in place;
+    returns ``log(1 + |x|²_{V_a^-1})`` (R,), the determinant lemma's increment of
+    ``log det V``."""
+    va = vinv[rows, a]  # (R, m, m)
+    u = torch.bmm(va, x.unsqueeze(-1)).squeeze(-1)
+    q = (x * u).sum(-1)
+    va = va - u.unsqueeze(-1) * u.unsqueeze(-2) / (1.0 + q).view(-1, 1, 1)
+    vinv[rows, a] = va
+    ba = bvec[rows, a] + reward.unsqueeze(-1) * x
+    bvec[rows, a] = ba
+    theta[rows, a] = torch.bmm(va, ba.unsqueeze(-1)).squeeze(-1)
+    return torch.log1p(q)
+
+
+def _refresh_where(
+    rf: torch.Tensor,
+    acting: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    theta: torch.Tensor,
+    vinv: torch.Tensor,
+    beta: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The acting ``(theta_hat, V^-1, beta)``, refreshed from the running statistics in the
+    runs where ``rf`` (R,) is true."""
+    act_theta, act_vinv, act_beta = acting
+    r = rf.shape[0]
+    return (
+        torch.where(rf.view(r, 1, 1), theta, act_theta),
+        torch.where(rf.view(r, 1, 1, 1), vinv, act_vinv),
+        torch.where(rf, beta, act_beta),
+    )
 
 
 def _ucb_argmax(

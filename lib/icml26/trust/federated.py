@@ -265,11 +265,7 @@ def fedavg(
     axes ``(K,)`` (one key per client) — with ``F`` federations ``(F,)`` (one shared key per
     federation) or ``(F, K)``. ``record_every`` sets which rounds the trajectory keeps.
     """
-    X = checks.tensor("X", X, ndim=2, floating=True)
-    checks.finite("X", X)
-    y = checks.tensor("y", y, ndim=1, dtype=torch.int64)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError("X and y must have the same number of rows")
+    X, y = _check_data(X, y)
     shards3, mask3, single = _shards_and_mask(shards, mask, X.shape[0])
     F, K, _ = shards3.shape
     init = _params("init", init)
@@ -282,60 +278,26 @@ def fedavg(
     beta = checks.real("beta", beta, low=0.0, high=1.0)
     every = checks.integer("record_every", record_every, low=1)
     dev, dt = X.device, theta[0].dtype
-    c = _strengths(strength, F, single).to(dev, dt)
-    marked = bool((c > 0).any())
-    if marked and key is None:
-        raise ValueError("key is required when a strength is positive")
-    keys = _federation_keys(key, init, F, K, single) if marked else []
-    keys = [k.to(dev, dt) for k in keys]
+    c, keys = _marking(strength, key, init, (F, K), single, theta[0])
     mask3 = mask3.to(dev, X.dtype).flatten(0, 1)
     idx = shards3.to(dev).flatten(0, 1)  # (F·K, m): every client of every federation
     Xs, ys = X[idx], y[idx]
     w = mask3.sum(-1).view(F, K)
     w = (w / w.sum(-1, keepdim=True)).to(dt)
-    shapes = [tuple(p.shape[1:]) for p in theta]
     state = AdamWState.zeros_like([p.new_zeros(F * K, *p.shape[1:]) for p in theta])
     gbar = torch.zeros(F, K, dtype=dt, device=dev)
     traj, strengths = [[p.clone()] for p in theta], []
     # every client's local model, and its update, in buffers reused round after round
     local = [p.new_empty(F * K, *p.shape[1:]).requires_grad_(True) for p in theta]
-    fk = [q.view(F, K, *s) for q, s in zip(local, shapes, strict=True)]
+    fk = [q.view(F, K, *p.shape[1:]) for q, p in zip(local, theta, strict=True)]
     diff = [torch.empty_like(q) for q in fk]
     for r in range(1, R + 1):
+        norms = _client_round(local, fk, diff, theta, (Xs, ys, mask3), state, lr, weight_decay)
         with torch.no_grad():
-            for q, p in zip(fk, theta, strict=True):
-                q.copy_(p[:, None].expand_as(q))  # broadcast the global models
-        loss = client_losses(local, Xs, ys, mask3).sum()
-        grads = torch.autograd.grad(loss, local)
-        with torch.no_grad():
-            adamw_step(
-                local,
-                list(grads),
-                state,
-                lr=lr,
-                weight_decay=weight_decay,
-                check_finite=False,
-                inplace=True,
-            )
-            norms = torch.stack(
-                [
-                    torch.sub(q, p[:, None], out=d).flatten(2).norm(dim=2)
-                    for q, p, d in zip(fk, theta, diff, strict=True)
-                ],
-                -1,
-            )  # (F, K, L)
             gbar = beta * gbar + (1 - beta) * norms.mean(-1)
             a = c[:, None, None] * gbar[..., None] * norms
             strengths.append(a)
-            # the server's average of the uploads q_k + a_k τ_k, by linearity: the average
-            # of the q_k plus the weighted keys (one key per federation: one vector)
-            theta = [torch.einsum("fk,fk...->f...", w, q.detach()) for q in fk]
-            for i, k in enumerate(keys):
-                wa = w * a[..., i]  # (F, K)
-                if k.shape[1] == 1:
-                    theta[i] += wa.sum(1).view(F, *([1] * len(shapes[i]))) * k[:, 0]
-                else:
-                    theta[i] += torch.einsum("fk,fk...->f...", wa, k.expand(F, *k.shape[1:]))
+            theta = _server_average(fk, w, a, keys)
             if r % every == 0:
                 for i, p in enumerate(theta):
                     traj[i].append(p)
@@ -345,6 +307,90 @@ def fedavg(
             [p[0] for p in out.params], [t[:, 0] for t in out.trajectory], out.strengths[:, 0]
         )
     return out
+
+
+def _marking(
+    strength: object,
+    key: object,
+    init: list[torch.Tensor],
+    FK: tuple[int, int],
+    single: bool,
+    like: torch.Tensor,
+) -> tuple[torch.Tensor, list[torch.Tensor]]:
+    """The strengths ``c`` ``(F,)`` and, where one is positive, the keys, on the device and
+    in the dtype of ``like``."""
+    F, K = FK
+    c = _strengths(strength, F, single).to(like.device, like.dtype)
+    marked = bool((c > 0).any())
+    if marked and key is None:
+        raise ValueError("key is required when a strength is positive")
+    keys = _federation_keys(key, init, F, K, single) if marked else []
+    return c, [k.to(like.device, like.dtype) for k in keys]
+
+
+def _check_data(X: object, y: object) -> tuple[torch.Tensor, torch.Tensor]:
+    """``X`` ``(n, d)`` finite and floating, ``y`` ``(n,)`` class indices."""
+    X = checks.tensor("X", X, ndim=2, floating=True)
+    checks.finite("X", X)
+    y = checks.tensor("y", y, ndim=1, dtype=torch.int64)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError("X and y must have the same number of rows")
+    return X, y
+
+
+def _client_round(
+    local: list[torch.Tensor],
+    fk: list[torch.Tensor],
+    diff: list[torch.Tensor],
+    theta: list[torch.Tensor],
+    data: tuple[torch.Tensor, torch.Tensor, torch.Tensor],
+    state: AdamWState,
+    lr: float,
+    weight_decay: float,
+) -> torch.Tensor:
+    """One round on the clients: broadcast the global models ``theta`` into the local buffers
+    ``local`` (viewed ``(F, K, *layer)`` as ``fk``), take every client's full-shard AdamW step
+    in place, and return the norms ``‖Δ_{k,ℓ}‖`` of the updates, ``(F, K, L)`` (the updates
+    are left in ``diff``)."""
+    with torch.no_grad():
+        for q, p in zip(fk, theta, strict=True):
+            q.copy_(p[:, None].expand_as(q))  # broadcast the global models
+    loss = client_losses(local, *data).sum()
+    grads = torch.autograd.grad(loss, local)
+    with torch.no_grad():
+        adamw_step(
+            local,
+            list(grads),
+            state,
+            lr=lr,
+            weight_decay=weight_decay,
+            check_finite=False,
+            inplace=True,
+        )
+        return torch.stack(
+            [
+                torch.sub(q, p[:, None], out=d).flatten(2).norm(dim=2)
+                for q, p, d in zip(fk, theta, diff, strict=True)
+            ],
+            -1,
+        )  # (F, K, L)
+
+
+def _server_average(
+    fk: list[torch.Tensor], w: torch.Tensor, a: torch.Tensor, keys: list[torch.Tensor]
+) -> list[torch.Tensor]:
+    """The server's average of the uploads ``q_k + a_k τ_k`` weighted by ``w`` ``(F, K)``, by
+    linearity: the average of the ``q_k`` plus the weighted keys (one key per federation: one
+    vector)."""
+    F = w.shape[0]
+    theta = [torch.einsum("fk,fk...->f...", w, q.detach()) for q in fk]
+    for i, k in enumerate(keys):
+        wa = w * a[..., i]  # (F, K)
+        if k.shape[1] == 1:
+            theta[i] += wa.sum(1).view(F, *([1] * (k.ndim - 2))) * k[:, 0]
+        else:
+            theta[i] += torch.einsum("fk,fk...->f...", wa, k.expand(F, *k.shape[1:]))
+    return theta
 
 
 def finetune(

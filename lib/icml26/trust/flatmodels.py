@@ -2,10 +2,11 @@
 
 A :class:`FlatModel` maps ``(theta, x)``, with ``theta`` of shape ``(P,)``, to
 log-probabilities of shape ``(N, C)``; its :class:`ParamSpec` names the tensors packed in
-``theta`` and their parameter groups (what :func:`icml26.trust.pathkernel.decompose`
-attributes to). The chapter's models: a tanh MLP (:func:`mlp_model`), the one-layer
-modular-addition transformer of the paper (:func:`modadd_model`, data from
-:func:`modadd_data`) and its MLP stand-in (:func:`modadd_mlp_model`).
+``theta`` and their parameter groups (what
+:func:`icml26.trust.pathkernel.decomposition.decompose` attributes to). The chapter's models:
+a tanh MLP (:func:`mlp_model`), the one-layer modular-addition transformer of the paper
+(:func:`modadd_model`, data from :func:`modadd_data`) and its MLP stand-in
+(:func:`modadd_mlp_model`).
 """
 
 from __future__ import annotations

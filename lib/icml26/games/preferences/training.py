@@ -151,9 +151,38 @@ def fit_encoder(
     clip = checks.real("clip", clip, low=0.0, strict=True)
     eval_every = checks.integer("eval_every", eval_every, low=1)
     g = _generator(generator)
-    F = X_train.shape[-1]
-    d = max(dim, 2)
-    dt, dev = X_train.dtype, X_train.device
+    net = _encoder_init(seeds, X_train, hidden, max(dim, 2), g)
+    W1, b1, wr, Wc, gate = net
+    params = [W1, b1, gate] + ([wr] if head != "gpm" else []) + ([Wc] if head != "bt" else [])
+    opt = torch.optim.Adam(params, lr=lr)
+    w, lo = p[:, 0].to(X_train.device), p[:, 1].to(X_train.device)
+
+    def pair_scores(X: torch.Tensor) -> torch.Tensor:  # (seeds, prompts, pairs)
+        return _encoder_scores(head, net, X, clip)[..., w, lo]
+
+    rec_steps, acc_tr, acc_te = [], [], []
+    for step in range(steps + 1):
+        if step % eval_every == 0 or step == steps:
+            rec_steps.append(step)
+            with torch.no_grad():
+                acc_tr.append(_accuracy(pair_scores(X_train)))
+                acc_te.append(_accuracy(pair_scores(X_test)))
+        if step == steps:
+            break
+        opt.zero_grad()
+        loss = torch.nn.functional.softplus(-pair_scores(X_train) / tau).mean((-1, -2)).sum()
+        loss.backward()
+        opt.step()
+    return EncoderFit(np.array(rec_steps), np.array(acc_tr), np.array(acc_te))
+
+
+def _encoder_init(
+    seeds: int, X: torch.Tensor, hidden: int, d: int, g: torch.Generator
+) -> tuple[torch.Tensor, ...]:
+    """``(W₁, b₁, w_r, W_c, gate)`` of :func:`fit_encoder`, one set per seed, on the device and
+    in the dtype of ``X`` (the weights drawn in float64 in that order, scaled by ``1/√fan_in``;
+    biases and gate zero)."""
+    F, dt, dev = X.shape[-1], X.dtype, X.device
 
     def init(*shape: int, fan_in: int) -> torch.Tensor:
         w = torch.randn(seeds, *shape, generator=g, dtype=torch.float64) / math.sqrt(fan_in)
@@ -163,35 +192,26 @@ def fit_encoder(
     b1 = torch.zeros(seeds, 1, hidden, dtype=dt, device=dev, requires_grad=True)
     wr, Wc = init(hidden, 1, fan_in=hidden), init(hidden, d, fan_in=hidden)
     gate = torch.zeros(seeds, 1, d // 2, dtype=dt, device=dev, requires_grad=True)
-    params = [W1, b1, gate] + ([wr] if head != "gpm" else []) + ([Wc] if head != "bt" else [])
-    opt = torch.optim.Adam(params, lr=lr)
-    w, lo = p[:, 0].to(dev), p[:, 1].to(dev)
+    return W1, b1, wr, Wc, gate
 
-    def scores(X: torch.Tensor) -> torch.Tensor:
-        P, n, _ = X.shape
-        h = torch.tanh(X.reshape(1, P * n, F).expand(seeds, -1, -1) @ W1 + b1)
-        r = (h @ wr).reshape(seeds, P, n)
-        V = (h @ Wc).reshape(seeds, P, n, d)
-        return _head_scores(head, r, V, gate, clip)  # (seeds, P, n, n)
 
-    def accuracy(X: torch.Tensor) -> np.ndarray:
-        with torch.no_grad():
-            return (scores(X)[..., w, lo] > 0).double().mean((-1, -2)).cpu().numpy()
+def _encoder_scores(
+    head: str, net: tuple[torch.Tensor, ...], X: torch.Tensor, clip: float
+) -> torch.Tensor:
+    """The head's scores ``(seeds, P, n, n)`` of the items ``X`` ``(P, n, features)`` through
+    the encoder ``h = tanh(x W₁ + b₁)``."""
+    W1, b1, wr, Wc, gate = net
+    seeds, F, d = W1.shape[0], W1.shape[1], Wc.shape[-1]
+    P, n, _ = X.shape
+    h = torch.tanh(X.reshape(1, P * n, F).expand(seeds, -1, -1) @ W1 + b1)
+    r = (h @ wr).reshape(seeds, P, n)
+    V = (h @ Wc).reshape(seeds, P, n, d)
+    return _head_scores(head, r, V, gate, clip)
 
-    rec_steps, acc_tr, acc_te = [], [], []
-    for step in range(steps + 1):
-        if step % eval_every == 0 or step == steps:
-            rec_steps.append(step)
-            acc_tr.append(accuracy(X_train))
-            acc_te.append(accuracy(X_test))
-        if step == steps:
-            break
-        opt.zero_grad()
-        s = scores(X_train)[..., w, lo]
-        loss = torch.nn.functional.softplus(-s / tau).mean((-1, -2)).sum()
-        loss.backward()
-        opt.step()
-    return EncoderFit(np.array(rec_steps), np.array(acc_tr), np.array(acc_te))
+
+def _accuracy(pair_scores: torch.Tensor) -> np.ndarray:
+    """Hard-sign pair accuracy per seed, averaged over prompts and pairs."""
+    return (pair_scores > 0).double().mean((-1, -2)).cpu().numpy()
 
 
 # --- the fixed-embedding LP (Theorem C ii) -----------------------------------------------------
