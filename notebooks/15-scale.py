@@ -1206,18 +1206,24 @@ print("scipy, SDPA, gymnasium, AUROC and Wilson cross-checks agree")
 #   one policy, so they say nothing about the variation between training runs (training
 #   five policies would not fit the time budget). `ICML26_SCALE=paper` trains a wider policy
 #   (width 64) on 8× the demonstrations for 4000 steps and evaluates 5 seeds of 1024
-#   episodes, in about 5 minutes of CPU (no GPU needed). An earlier run there (in float32)
-#   measured: the
-#   better-trained policy learns the fork's "stay" probability of ½ so precisely that
-#   greedy decoding stalls at the fork in almost every episode (success 16.5 %, AUROC
-#   0.999), while SCALE, $T = 1$, top-$p$ and SCALE with the action temperature alone all
-#   reach 100 % (15.5 and 15.6 then hold with a margin of 0), SCALE with the attention
-#   temperature alone stays at 19 %, and self-likelihood best-of-4 reaches 76.5 %. A variant
-#   closer to the paper's setting (64 × 64 images, 7-D actions with 256 bins, a 20–50 M
-#   parameter model, a learned-verifier baseline) is not implemented.
+#   episodes; its record is at the end of this section. An earlier run at that scale, made
+#   in float32 before the policy moved to float64, showed what a better-trained policy does
+#   here: it learns the fork's "stay" probability of ½ so precisely that greedy decoding
+#   stalls at the fork in almost every episode, while SCALE, $T = 1$ and top-$p$ all reach the
+#   goal, so the comparisons of 15.5 and 15.6 are left with no margin. A variant closer to
+#   the paper's setting (64 × 64 images, 7-D actions with 256 bins, a 20–50 M parameter
+#   model, a learned-verifier baseline) is not implemented.
 # - **Reconstructed parts.** The proposition on $p_1$ is our derivation; the EMA bookkeeping and
 #   the sensitivity $s$ follow the released code where it differs from the README.
 #
+# **Paper scale.** Its record says where and when it last ran, or why it has not:
+
+# %%
+from icml26.pipeline import paper
+
+paper.show("15-scale")
+
+# %% [markdown]
 # ## Exercises
 #
 # ````{exercise} Moving the switch
