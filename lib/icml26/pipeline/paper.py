@@ -71,8 +71,17 @@ def _git_commit() -> str:
             text=True,
             check=True,
         ).stdout.strip()
+        # the records themselves do not make the run's code differ from the commit
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                f":!{RECORDS.relative_to(ROOT)}",
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,
