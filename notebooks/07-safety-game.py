@@ -997,8 +997,8 @@ for _ in range(N_NASH_GAMES):
     game = nash.Game(A)
     for x, y in game.lemke_howson_enumeration():
         lh_found += 1
-        # an output counts only with a duality gap of zero: plain Lemke-Howson can stop
-        # at a vertex that is not an equilibrium (see the cross-check at the chapter's end)
+        # an output counts only with a duality gap of zero: plain Lemke-Howson can
+        # stop at a vertex that is not an equilibrium (see the chapter's last check)
         if (A @ y).max() - (x @ A).min() < 1e-9:
             nash_err, lh_eq = max(nash_err, abs(x @ A @ y - v)), lh_eq + 1
     with warnings.catch_warnings():
@@ -1018,9 +1018,9 @@ print(
     "agree"
 )
 print(
-    f"{N_NASH_GAMES} small games: Lemke-Howson returned {lh_found} profiles, {lh_eq} of "
-    f"them equilibria (gap < 1e-9); support enumeration found one in {se_found} games; "
-    "every equilibrium has the LP value"
+    f"{N_NASH_GAMES} small games: Lemke-Howson returned {lh_found} profiles, "
+    f"{lh_eq} of them equilibria (gap < 1e-9); support enumeration found one in "
+    f"{se_found} games; every equilibrium has the LP value"
 )
 
 # %%

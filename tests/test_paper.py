@@ -5,6 +5,9 @@ writes no record, and a record's verdicts are compared with the ones a notebook 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -13,7 +16,7 @@ import pytest
 from icml26 import claims
 from icml26.chapters import CHAPTERS
 from icml26.pipeline import paper
-from icml26.pipeline.notebooks import NOTEBOOKS
+from icml26.pipeline.notebooks import ROOT
 
 CHAPTER = """\
 # %%
@@ -43,11 +46,36 @@ def records(tmp_path, monkeypatch):
     return tmp_path / "rec"
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.stem)
-def test_every_parameters_cell_runs_at_both_scales(chapter) -> None:
+PARAMETERS_AT_BOTH_SCALES = """
+from icml26.chapters import CHAPTERS
+from icml26.pipeline import paper
+from icml26.pipeline.notebooks import NOTEBOOKS
+
+for chapter in CHAPTERS:
     py = NOTEBOOKS / f"{chapter.stem}.py"
-    ci, big = paper.parameters(py, "ci"), paper.parameters(py, "paper")
-    assert ci and set(ci) == set(big), "the two scales define different parameters"
+    try:
+        ci, big = paper.parameters(py, "ci"), paper.parameters(py, "paper")
+    except Exception as err:  # reported, not raised: every chapter is checked
+        print(f"{chapter.stem}: {type(err).__name__}: {err}")
+        continue
+    if not ci or set(ci) != set(big):
+        print(f"{chapter.stem}: the two scales define different parameters")
+"""
+
+
+def test_every_parameters_cell_runs_at_both_scales() -> None:
+    # in a process of its own: a chapter's import cell may change global state (torch's
+    # default dtype, seeds, threads) that the other tests of this worker rely on
+    out = subprocess.run(
+        [sys.executable, "-c", PARAMETERS_AT_BOTH_SCALES],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "lib"), "MPLBACKEND": "Agg"},
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout == "", out.stdout
+    assert len(CHAPTERS) == 19
 
 
 def test_parameters_reads_the_scale_and_rejects_a_bad_one(tmp_path) -> None:
