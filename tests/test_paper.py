@@ -157,3 +157,25 @@ def test_claim_keeps_the_verdicts_it_printed(monkeypatch, capsys) -> None:
     monkeypatch.setattr(claims, "_PRINTED", {})
     claims.claim("99.3", "x", 1.0, at_most=0.5, kind="theorem")
     assert claims.printed_verdicts() == {"99.3": "NOT REPRODUCED"}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.stem)
+def test_each_chapter_prints_its_current_record(chapter) -> None:
+    """The committed output of a chapter's ``paper.show`` cell is its record as it is now:
+    a record changed after the chapter was executed would otherwise go unnoticed until
+    nbval."""
+    nb = json.loads((ROOT / "notebooks" / f"{chapter.stem}.ipynb").read_text())
+    shown = [
+        "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+        for cell in nb["cells"]
+        if cell["cell_type"] == "code"
+        and f'paper.show("{chapter.stem}")' in "".join(cell["source"])
+    ]
+    assert len(shown) == 1, "the Limits section prints the paper-scale record once"
+    record = paper.load(chapter.stem)
+    assert record is not None, "every chapter has a record (run or not run, with the reason)"
+    if record["status"] == "run":
+        assert f"commit {record['commit']}," in shown[0]
+        assert all(f"  {line}\n" in shown[0] for line in record["claims"])
+    else:
+        assert record["reason"] in shown[0]
