@@ -125,6 +125,11 @@ def test_paper_scale_records_are_read_as_documented(tmp_path):
     assert paper_scale("99-not", tmp_path).reason == "GPU"
     absent = paper_scale("99-absent", tmp_path)
     assert absent.status == "not run" and absent.reason
+    stopped = {"status": "partial", "reason": "stopped: timed out", "claims": [line]}
+    (tmp_path / "99-part.json").write_text(json.dumps(stopped))
+    part = paper_scale("99-part", tmp_path)
+    assert part.status == "partial" and part.reason == "stopped: timed out"
+    assert part.claims["99.1"].status == "OK"
 
 
 def test_every_chapter_has_claims_on_the_claims_page():

@@ -111,6 +111,29 @@ def test_a_failed_or_stopped_run_writes_no_record(tmp_path, records) -> None:
     with pytest.raises(RuntimeError, match="timed out"):
         paper.run_script(slow, timeout=2)
     assert not records.exists()
+
+
+def test_a_run_that_stops_after_some_claims_records_them_as_partial(
+    tmp_path, records, capsys
+) -> None:
+    py = _chapter(
+        tmp_path,
+        """
+        icml26.claim("99.1", "toy", N, at_least=10, kind="theorem")
+        raise ValueError("measured must not be NaN")
+        """,
+    )
+    with pytest.raises(RuntimeError, match="exit status 1"):
+        paper.run_script(py, device="cpu")
+    record = json.loads((records / "99-toy.json").read_text())
+    assert record["status"] == "partial"
+    assert record["claims"] == ["CLAIM 99.1 [theorem]: toy — measured 20 (≥ 10) OK"]
+    assert record["reason"] == "stopped: exit status 1; ValueError — measured must not be NaN"
+    paper.show("99-toy")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("Paper scale: partial run on CPU")
+    assert out[0].endswith("; stopped: exit status 1; ValueError — measured must not be NaN")
+    assert out[1] == "  " + record["claims"][0]
     with pytest.raises(ValueError, match="timeout"):
         paper.run_script(py, timeout=0)
     with pytest.raises(ValueError, match="jobs"):
@@ -174,7 +197,7 @@ def test_each_chapter_prints_its_current_record(chapter) -> None:
     assert len(shown) == 1, "the Limits section prints the paper-scale record once"
     record = paper.load(chapter.stem)
     assert record is not None, "every chapter has a record (run or not run, with the reason)"
-    if record["status"] == "run":
+    if record["status"] in ("run", "partial"):
         assert f"commit {record['commit']}," in shown[0]
         assert all(f"  {line}\n" in shown[0] for line in record["claims"])
     else:

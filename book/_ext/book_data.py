@@ -105,11 +105,12 @@ def evidence(c) -> str:
 def paper_cell(chapter_record, claim_id: str) -> list[nodes.Node]:
     """What the paper scale says of one claim: its verdict and value, or why not run."""
     paper = chapter_record.paper
-    if paper.status != "run":
+    if paper.status not in ("run", "partial"):
         return [nodes.inline(text="not run", classes=["paper-not-run"])]
     line = paper.claims.get(claim_id)
     if line is None:
-        return [nodes.inline(text="not printed at paper scale", classes=["paper-not-run"])]
+        missing = "not reached: the run stopped" if paper.status == "partial" else "not printed"
+        return [nodes.inline(text=f"{missing} at paper scale", classes=["paper-not-run"])]
     return [verdict(line.status), nodes.Text(f" {line.measured} ({line.threshold})")]
 
 

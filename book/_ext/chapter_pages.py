@@ -97,7 +97,9 @@ def _claims_box(chapter, record) -> nodes.admonition:
         para += paper_cell(record, c.id)
         items += nodes.list_item("", para)
     box += items
-    if record.paper.status != "run":
+    if record.paper.status == "partial":
+        box += nodes.paragraph(text=f"Paper scale stopped early ({record.paper.reason}).")
+    elif record.paper.status != "run":
         box += nodes.paragraph(text=f"Paper scale not run: {record.paper.reason}.")
     return box
 

@@ -133,10 +133,13 @@ def summary_paragraphs() -> list[nodes.paragraph]:
         "a setting or threshold chosen after seeing results."
     )
     ran = [r for r in records if r.paper.status == "run"]
-    at_paper = [c for r in ran for c in r.paper.claims.values()]
+    part = [r for r in records if r.paper.status == "partial"]
+    at_paper = [c for r in ran + part for c in r.paper.claims.values()]
     third = nodes.paragraph()
     third += nodes.Text(
-        f"Paper scale: {len(ran)} of {len(records)} chapters run, {len(at_paper)} claims"
+        f"Paper scale: {len(ran)} of {len(records)} chapters run"
+        + (f" and {len(part)} run until they stopped" if part else "")
+        + f", {len(at_paper)} claims"
         + (": " if at_paper else "; the others are marked not run, with the reason.")
     )
     if at_paper:
@@ -164,10 +167,11 @@ class ClaimsOverview(SphinxDirective):
             ch = r.chapter
             paper = (
                 "not run"
-                if r.paper.status != "run"
+                if r.paper.status not in ("run", "partial")
                 else " ".join(
                     f"{s} {sum(c.status == s for c in r.paper.claims.values())}" for s in STATUSES
                 )
+                + (" (stopped early)" if r.paper.status == "partial" else "")
             )
             rows.append(
                 [
@@ -249,7 +253,11 @@ class ClaimsByChapter(SphinxDirective):
             head += nodes.Text("· ")
             head += ref(limits_label(ch.number), "its Limits section")
             section += head
-            if r.paper.status != "run":
+            if r.paper.status == "partial":
+                section += nodes.paragraph(
+                    text=f"Paper scale stopped early ({r.paper.reason}).", classes=["paper-note"]
+                )
+            elif r.paper.status != "run":
                 section += nodes.paragraph(
                     text=f"Paper scale not run: {r.paper.reason}.", classes=["paper-note"]
                 )

@@ -174,7 +174,8 @@ def sync(*, check: bool = False) -> list[Path]:
 # ------------------------------------------------------------------ the claims at both scales
 @dataclass(frozen=True)
 class PaperScale:
-    """A chapter's paper-scale record: ``status`` is ``"run"`` or ``"not run"``."""
+    """A chapter's paper-scale record: ``status`` is ``"run"``, ``"partial"`` (the run stopped
+    after printing some of its claims; ``reason`` says why) or ``"not run"``."""
 
     status: str
     reason: str = ""
@@ -212,11 +213,13 @@ def paper_scale(stem: str, records: Path | None = None) -> PaperScale:
     if not path.exists():
         return PaperScale("not run", "no paper-scale run is recorded")
     record = json.loads(path.read_text(encoding="utf-8"))
-    if record.get("status") != "run":
+    status = record.get("status")
+    if status not in ("run", "partial"):
         return PaperScale("not run", str(record.get("reason", "")).strip() or "no reason given")
     parsed = [parse_claim_line(line) for line in record.get("claims", [])]
     return PaperScale(
-        "run",
+        status,
+        reason=str(record.get("reason", "")).strip(),
         device=str(record.get("device", "")),
         claims={c.id: c for c in parsed if c is not None},
     )

@@ -21,6 +21,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -221,8 +222,9 @@ def run_script(py: Path, *, timeout: float | None = None, device: str | None = N
     are discarded. This needs no Jupyter installation (a bare GPU machine) and runs chapters
     side by side with ``--jobs``. The printed output is kept in :data:`OUT` as
     ``NN-slug.log``. ``device`` (``"cpu"``, ``"cuda"``) overrides :func:`icml26.device`.
-    A run that fails or passes ``timeout`` seconds writes no record and raises
-    ``RuntimeError`` with the end of its output.
+    A run that fails or passes ``timeout`` seconds raises ``RuntimeError`` with the end of
+    its output; if it printed claim lines before it stopped, they are recorded with the
+    status ``"partial"`` and the reason it stopped (:func:`show` prints them as such).
     """
     from icml26.claims import parse_claim_line
 
@@ -257,11 +259,16 @@ def run_script(py: Path, *, timeout: float | None = None, device: str | None = N
             code = None
     wall = time.perf_counter() - t0
     text = log.read_text(errors="replace")
-    if code != 0:
-        why = f"timed out after {wall / 60:.1f} min" if code is None else f"exit status {code}"
-        raise RuntimeError(f"{py.stem}: {why}; the end of its output:\n{text[-2000:]}")
     claims = [ln for ln in text.splitlines() if parse_claim_line(ln) is not None]
     record = _record(py.stem, wall=wall, claims=claims, device=_device_name(device), mode="script")
+    if code != 0:
+        why = f"timed out after {wall / 60:.1f} min" if code is None else f"exit status {code}"
+        if claims:
+            last = text.strip().splitlines()[-1] if text.strip() else ""
+            # "ValueError: x" would read as a traceback in the chapter that prints the record
+            last = re.sub(r"^(\w+(?:Error|Warning|Exception)): ", r"\1 — ", last)
+            _write(py.stem, record | {"status": "partial", "reason": f"stopped: {why}; {last}"})
+        raise RuntimeError(f"{py.stem}: {why}; the end of its output:\n{text[-2000:]}")
     return _write(py.stem, record)
 
 
@@ -388,14 +395,21 @@ def show(stem: str) -> None:
     the record rather than from typed text.
     """
     record = load(stem)
-    if record is None or record.get("status") != "run":
+    status = record.get("status") if record else None
+    if status not in ("run", "partial"):
         reason = record.get("reason", "") if record else "no paper-scale run is recorded"
         print(f"Paper scale: not run ({reason}).")
         return
-    print(
-        f"Paper scale: run on {record['device']} in {record['wall_s'] / 60:.0f} min "
-        f"({record['date']}, commit {record['commit']}, torch {record['versions']['torch']})."
+    where = (
+        f"{record['device']} in {record['wall_s'] / 60:.0f} min"
+        if record.get("wall_s")
+        else record["device"]
     )
+    when = f"{record['date']}, commit {record['commit']}, torch {record['versions']['torch']}"
+    if status == "run":
+        print(f"Paper scale: run on {where} ({when}).")
+    else:
+        print(f"Paper scale: partial run on {where} ({when}); {record['reason']}")
     # Indented, so that the record's lines are not read back as this chapter's own claim
     # lines (by the claims page, the heading test, or the next paper-scale run's record).
     for line in record["claims"]:

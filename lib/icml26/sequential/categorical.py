@@ -188,7 +188,7 @@ def spectral_from_moments(
     u1t = u1.transpose(-1, -2)
     denom_inv = torch.linalg.inv(u1t @ p13 @ u3)  # (R, N, N)
     m_y = torch.einsum("rax,rxzy,rzb->ryab", u1t, p132, u3) @ denom_inv.unsqueeze(1)
-    mix = torch.einsum("y,ryab->rab", eta.to(p13.dtype), m_y)
+    mix = torch.einsum("y,ryab->rab", eta.to(device=p13.device, dtype=p13.dtype), m_y)
     _, vec = torch.linalg.eig(mix)  # complex when sampling noise pairs two eigenvalues
     vinv = torch.linalg.inv(vec)
     m_c = m_y.to(vec.dtype)
