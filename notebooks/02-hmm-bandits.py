@@ -1709,9 +1709,9 @@ _, obs_chk = categorical.simulate_categorical(P_sp, pi_d, B_sp, 2, 3_000, genera
 eta_default = torch.randn(
     EMISSION_SPEC_D, generator=torch.Generator().manual_seed(0), dtype=DT
 )
-kern = categorical.spectral_hmm(obs_chk, N_STATES, EMISSION_SPEC_D)
+kern = [x.cpu() for x in categorical.spectral_hmm(obs_chk, N_STATES, EMISSION_SPEC_D)]
 refs = reference_spectral(
-    obs_chk[1].numpy(), N_STATES, EMISSION_SPEC_D, eta_default.numpy()
+    obs_chk[1].cpu().numpy(), N_STATES, EMISSION_SPEC_D, eta_default.cpu().numpy()
 )
 perm_k = hmm.align_states(kern[2][1:], torch.as_tensor(refs[2]))[0]
 for name, got, want in zip(("P", "pi", "B"), kern, refs, strict=True):

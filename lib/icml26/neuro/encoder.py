@@ -46,9 +46,10 @@ class _Layer(nn.Module):
         self, h: torch.Tensor, regions: torch.Tensor, R: int, reg_emb: torch.Tensor
     ) -> torch.Tensor:
         # h: (B, T, C, d). (i) channels attend within their region, at the same patch
-        same = torch.zeros(len(regions), len(regions), dtype=h.dtype)
+        regions = regions.to(h.device)
+        same = torch.zeros(len(regions), len(regions), dtype=h.dtype, device=h.device)
         same.masked_fill_(regions[:, None] != regions[None], -torch.inf)  # additive log M
-        h = h + self.chan(self.n1(h), same.to(h.device))
+        h = h + self.chan(self.n1(h), same)
         # (ii) region tokens: mean of their channels (removed channels simply absent)
         onehot = F.one_hot(regions, R).to(h.dtype)  # (C, R)
         counts = onehot.sum(0)

@@ -233,7 +233,7 @@ def cosines(params: Sequence[torch.Tensor], key: Sequence[torch.Tensor]) -> torc
         nd = _base_ndim(i)
         if x.shape[x.ndim - nd :] != k.shape[k.ndim - nd :]:
             raise ValueError(f"key[{i}] has layer shape {tuple(k.shape)}, params {tuple(x.shape)}")
-        xf, kf = x.flatten(x.ndim - nd), k.flatten(k.ndim - nd)
+        xf, kf = x.flatten(x.ndim - nd), k.flatten(k.ndim - nd).to(x.device)
         while xf.ndim < kf.ndim:  # align batch axes on the right
             xf = xf.unsqueeze(0)
         while kf.ndim < xf.ndim:

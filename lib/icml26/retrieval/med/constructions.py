@@ -121,7 +121,7 @@ def moment_curve_queries(t: Tensor, subsets: Tensor, d: int) -> tuple[Tensor, Te
     s = subsets.shape[1]
     if d < 2 * s:
         raise ValueError(f"d must be >= 2k for the squared-polynomial query, got d={d}, k={s}")
-    roots = t[subsets]  # (B, s)
+    roots = t[subsets.to(t.device)]  # (B, s)
     coef = torch.ones(subsets.shape[0], 1, dtype=t.dtype, device=t.device)  # ascending powers
     for r in range(s):  # multiply by (t - t_r): coefficients convolve with (-t_r, 1)
         shifted = torch.nn.functional.pad(coef, (1, 0))

@@ -109,7 +109,7 @@ def softmax_policy(weights: torch.Tensor, *, greedy: bool = False) -> Policy:
                 f"got {tuple(weights.shape)}"
             )
         phi = _features(env, belief, known, step, budget).to(weights.dtype)
-        logp = torch.log_softmax(phi @ weights, dim=1)
+        logp = torch.log_softmax(phi @ weights.to(phi.device), dim=1)
         if greedy:
             a = logp.argmax(dim=1)
         else:

@@ -270,6 +270,7 @@ def prune_mask(scores: Tensor, prunable: Tensor, sparsity: float) -> Tensor:
     if prunable.dtype != torch.bool:
         raise ValueError(f"prunable must be a boolean tensor, got {prunable.dtype}")
     sparsity = checks.real("sparsity", sparsity, low=0.0, high=1.0)
+    prunable = prunable.to(scores.device)
     idx = torch.nonzero(prunable).squeeze(1)
     k = round(sparsity * idx.numel())
     keep = torch.ones_like(prunable)
