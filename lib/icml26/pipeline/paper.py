@@ -395,11 +395,11 @@ def show(stem: str) -> None:
     the record rather than from typed text.
     """
     record = load(stem)
-    status = record.get("status") if record else None
-    if status not in ("run", "partial"):
+    if record is None or record.get("status") not in ("run", "partial"):
         reason = record.get("reason", "") if record else "no paper-scale run is recorded"
         print(f"Paper scale: not run ({reason}).")
         return
+    status = record["status"]
     where = (
         f"{record['device']} in {record['wall_s'] / 60:.0f} min"
         if record.get("wall_s")
