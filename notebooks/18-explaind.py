@@ -935,11 +935,14 @@ def outer_share(a, b):
     return tot[:, outer].sum() / tot.sum()
 
 
-# Without both a memorisation and a generalisation step the three phases do not exist, and
-# the two ratios below are recorded as 0 (not reproduced) rather than divided by an empty phase.
+# Without both a memorisation and a generalisation step the three phases do not
+# exist, and the two ratios below are recorded as 0 (not reproduced) rather than
+# divided by an empty phase.
 phased = t_mem is not None and t_gen is not None and 0 < tm < tg < len(acc_va)
-wd_ratio = decay_share(tm, tg) / decay_share(0, tm) if phased else 0.0
-outer_ratio = outer_share(tg, len(acc_va)) / outer_share(0, tm) if phased else 0.0
+wd_ratio, outer_ratio = 0.0, 0.0
+if phased:
+    wd_ratio = decay_share(tm, tg) / decay_share(0, tm)
+    outer_ratio = outer_share(tg, len(acc_va)) / outer_share(0, tm)
 for label, (a, b) in {
     "memorisation": (0, tm),
     "circuit/cleanup": (tm, tg),
@@ -969,7 +972,8 @@ icml26.claim(
 # fails if: the outer layers do not gain relative influence after generalisation
 icml26.claim(
     "18.9",
-    "outer-layer share of |step influence|, after t_gen / before t_mem (0 without phases)",
+    "outer-layer share of |step influence|, after t_gen / before t_mem "
+    "(0 without phases)",
     measured=outer_ratio,
     at_least=1.5,
     single_seed=ONE_RUN,

@@ -1381,6 +1381,7 @@ NO_ARRAY_INPUT = {
     "icml26.agents.tinyvla.train_bc": "a policy and a dict of demonstrations, checked finite",
     "icml26.agents.decoding.rollout": "a policy, a configuration, a method name and numbers",
     "icml26.stats.stream": "integers (test_stats)",
+    "icml26.background.start": "a library function and its arguments (test_background)",
 }
 
 #: The core's infrastructure: validators, configuration, claims, plotting.

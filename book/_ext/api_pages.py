@@ -26,6 +26,7 @@ CORE = (
     "icml26.claims",
     "icml26.checks",
     "icml26.stats",
+    "icml26.background",
     "icml26.plotting",
     "icml26.chapters",
 )
