@@ -140,6 +140,20 @@ def test_a_run_that_stops_after_some_claims_records_them_as_partial(
         paper.run_many([py], jobs=0)
 
 
+def test_device_check_reports_each_chapter_ok_or_its_first_error(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(paper, "CHECK_OUT", tmp_path / "check")
+    good = _chapter(tmp_path, "assert os.environ['ICML26_SCALE'] == 'ci' and N == 2")
+    bad = tmp_path / "98-bad.py"
+    bad.write_text(CHAPTER.format(body="raise RuntimeError('tensor on the wrong device')"))
+    results = paper.device_check([good, bad], device="cpu", jobs=2)
+    assert results["99-toy"].startswith("ok")
+    assert results["98-bad"].startswith("exit status 1")
+    assert results["98-bad"].endswith("RuntimeError: tensor on the wrong device")
+    assert (tmp_path / "check" / "98-bad.log").exists()
+    with pytest.raises(ValueError, match="jobs"):
+        paper.device_check([good], device="cpu", jobs=0)
+
+
 def test_run_many_reports_each_chapter(tmp_path, records) -> None:
     good = _chapter(tmp_path, "print('fine')")
     results = paper.run_many([good], jobs=2, device="cpu")

@@ -11,6 +11,7 @@ section prints its record with :func:`show`, so that no paper-scale number is ty
     python -m icml26.pipeline.paper run --script --jobs 8 --timeout 3600 notebooks/1*.py
     python -m icml26.pipeline.paper not-run notebooks/11-any2any.py --reason "needs a GPU"
     python -m icml26.pipeline.paper dry-run notebooks/11-any2any.py --seconds 60
+    python -m icml26.pipeline.paper device-check --device cuda --jobs 12 --timeout 120
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ from pathlib import Path
 from icml26.pipeline.notebooks import KERNELSPEC, NOTEBOOKS, ROOT, chapters, exec_env, read_py
 
 __all__ = [
+    "CHECK_OUT",
     "OUT",
     "RECORDS",
+    "device_check",
     "dry_run",
     "load",
     "not_run",
@@ -46,6 +49,7 @@ __all__ = [
 
 RECORDS = NOTEBOOKS / "paper-scale"
 OUT = ROOT / "build" / "paper"
+CHECK_OUT = ROOT / "build" / "device-check"
 
 
 def record_path(stem: str) -> Path:
@@ -214,6 +218,69 @@ def _record(stem: str, *, wall: float, claims: list[str], device: str, mode: str
     }
 
 
+def _script(
+    py: Path, scale: str, device: str | None, timeout: float | None, log: Path
+) -> tuple[int | None, float, str]:
+    """Run chapter ``py`` as a plain script at ``scale``, output to ``log``: ``(exit status
+    or None if it passed timeout seconds, wall seconds, output)``."""
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    env = {
+        **os.environ,
+        **exec_env("book"),
+        "ICML26_SCALE": scale,
+        "ICML26_PROGRESS": "0",
+        "MPLBACKEND": "Agg",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT / "lib"), os.environ.get("PYTHONPATH", "")) if p
+    )
+    if device:
+        env["ICML26_DEVICE"] = device
+    log.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    with log.open("w") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-u", py.name], cwd=py.parent, env=env, stdout=fh, stderr=fh
+        )
+        try:
+            code: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            code = None
+    return code, time.perf_counter() - t0, log.read_text(errors="replace")
+
+
+def device_check(
+    files: list[Path], *, device: str, jobs: int = 1, timeout: float | None = None
+) -> dict[str, str]:
+    """Run chapters at ``ci`` scale as plain scripts on ``device`` and report, per chapter,
+    ``"ok"`` or the error that stopped it (its last line of output).
+
+    The quick check for a GPU machine: the library is meant to be device-agnostic, and a
+    tensor left on the CPU shows up as the first error of the chapter that computes with it.
+    Logs go to :data:`CHECK_OUT` as ``NN-slug.log``. No record is written.
+    """
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    out = CHECK_OUT
+
+    def one(py: Path) -> str:
+        py = Path(py).resolve()
+        code, wall, text = _script(py, "ci", device, timeout, out / f"{py.stem}.log")
+        lines = text.strip().splitlines()
+        if code == 0:
+            return f"ok ({wall:.0f} s)"
+        why = "timed out" if code is None else f"exit status {code}"
+        return f"{why} after {wall:.0f} s: {lines[-1] if lines else 'no output'}"
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = dict(zip((Path(f).stem for f in files), pool.map(one, files), strict=True))
+    return results
+
+
 def run_script(py: Path, *, timeout: float | None = None, device: str | None = None) -> Path:
     """Execute chapter ``py`` at paper scale as a plain Python script and write its record.
 
@@ -229,36 +296,7 @@ def run_script(py: Path, *, timeout: float | None = None, device: str | None = N
     from icml26.claims import parse_claim_line
 
     py = Path(py).resolve()
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    env = {
-        **os.environ,
-        **exec_env("book"),
-        "ICML26_SCALE": "paper",
-        "ICML26_PROGRESS": "0",
-        "MPLBACKEND": "Agg",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT / "lib"), os.environ.get("PYTHONPATH", "")) if p
-    )
-    if device:
-        env["ICML26_DEVICE"] = device
-    OUT.mkdir(parents=True, exist_ok=True)
-    log = OUT / f"{py.stem}.log"
-    t0 = time.perf_counter()
-    with log.open("w") as fh:
-        proc = subprocess.Popen(
-            [sys.executable, "-u", py.name], cwd=py.parent, env=env, stdout=fh, stderr=fh
-        )
-        try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            code = None
-    wall = time.perf_counter() - t0
-    text = log.read_text(errors="replace")
+    code, wall, text = _script(py, "paper", device, timeout, OUT / f"{py.stem}.log")
     claims = [ln for ln in text.splitlines() if parse_claim_line(ln) is not None]
     record = _record(py.stem, wall=wall, claims=claims, device=_device_name(device), mode="script")
     if code != 0:
@@ -458,6 +496,11 @@ def _main(argv: list[str] | None = None) -> int:
     n.add_argument("--reason", required=True)
     p = sub.add_parser("parameters", help="what the paper scale changes in a chapter")
     p.add_argument("file", type=Path)
+    c = sub.add_parser("device-check", help="chapters at ci scale on a device, first errors")
+    c.add_argument("files", nargs="*", type=Path, help="chapter .py files (default: all)")
+    c.add_argument("--device", default="cuda")
+    c.add_argument("--jobs", type=int, default=1)
+    c.add_argument("--timeout", type=float, default=None, help="seconds per chapter")
     d = sub.add_parser("dry-run", help="the first SECONDS of a paper-scale run, on the CPU")
     d.add_argument("files", nargs="+", type=Path)
     d.add_argument("--seconds", type=int, default=60)
@@ -475,6 +518,11 @@ def _main(argv: list[str] | None = None) -> int:
     for f in files:
         if f.suffix != ".py" or not f.exists():
             parser.error(f"not a chapter source: {f}")
+    if args.command == "device-check":
+        checked = device_check(files, device=args.device, jobs=args.jobs, timeout=args.timeout)
+        for stem, result in checked.items():
+            print(f"{stem}: {result}")
+        return 0 if all(r.startswith("ok") for r in checked.values()) else 1
     if args.command == "run" and args.script:
         results = run_many(files, jobs=args.jobs, timeout=args.timeout, device=args.device)
         return 0 if all(v == "recorded" for v in results.values()) else 1
