@@ -8,9 +8,9 @@ child inherits the environment (and with it the numeric profile of
 :func:`icml26.runtime.numeric_env`) and the thread count, so it computes bit for bit what
 the kernel would have. Chapter 03 trains its CartPole critics this way.
 
-A fresh interpreter rather than :mod:`multiprocessing`: a chapter also runs as a plain
-script (:mod:`icml26.pipeline.paper`), and ``spawn`` would re-run the whole script in the
-child, while ``fork`` after torch has started its threads can deadlock.
+A fresh interpreter rather than ``multiprocessing``: a chapter also runs as a plain
+script (``python -m icml26.pipeline.paper run --script``), and ``spawn`` would re-run the
+whole script in the child, while ``fork`` after torch has started its threads can deadlock.
 """
 
 from __future__ import annotations
