@@ -98,7 +98,7 @@ def _claims_box(chapter, record) -> nodes.admonition:
         items += nodes.list_item("", para)
     box += items
     if record.paper.status == "partial":
-        box += nodes.paragraph(text=f"Paper scale stopped early ({record.paper.reason}).")
+        box += nodes.paragraph(text=f"Paper scale, partial run: {record.paper.reason}.")
     elif record.paper.status != "run":
         box += nodes.paragraph(text=f"Paper scale not run: {record.paper.reason}.")
     return box

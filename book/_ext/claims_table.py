@@ -255,7 +255,7 @@ class ClaimsByChapter(SphinxDirective):
             section += head
             if r.paper.status == "partial":
                 section += nodes.paragraph(
-                    text=f"Paper scale stopped early ({r.paper.reason}).", classes=["paper-note"]
+                    text=f"Paper scale, partial run: {r.paper.reason}.", classes=["paper-note"]
                 )
             elif r.paper.status != "run":
                 section += nodes.paragraph(
