@@ -125,6 +125,7 @@ def block_sparse_attention(
     valid = torch.zeros(R, n_max, dtype=torch.bool)
     index[r[order], slot] = order
     valid[r[order], slot] = True
+    index, valid = index.to(q.device), valid.to(q.device)
     qb, kb, vb = (t[..., index, :] for t in (q, k, v))  # (..., T, R, n_max, d)
     allowed = valid[:, None, :].expand(R, n_max, n_max)
     out = F.scaled_dot_product_attention(qb, kb, vb, attn_mask=allowed)
