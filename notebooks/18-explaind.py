@@ -1270,13 +1270,12 @@ print(
 #   eight hours; on one H200 GPU the whole chapter ran in under 8 minutes. In that run the
 #   Transformer did **not** fit its training set within the 5 000 steps, so there was no
 #   memorisation phase to measure 18.7–18.9 from, and the pruning gaps of 18.5–18.6 widened
-#   against ExPLAIND. The initialisation factor is what slows it: trained alone on the CPU
-#   (same data and optimiser, no attribution), the Transformer fits its training set within
-#   250 steps at factor 1 but is at 40 % training accuracy after 250 steps at factor 0.1, and
-#   giving the embedding PyTorch's $\mathcal N(0, 1)$ times 0.1 instead slows it further.
-#   Which weights the paper's factor scales, and from which base, is not established; the
-#   paper-scale setting keeps 0.1 as its description says. The run stopped at the phase claims
-#   (a division by the empty phase, which the chapter now records as 0); its record:
+#   against ExPLAIND. Which weights the paper's initialisation factor 0.1 scales, and from
+#   which base, is not established; applied to our fan-in initialisation it is the likely
+#   reason the Transformer learns so slowly, and the next paper-scale run should compare it
+#   with factor 1. The paper-scale setting keeps 0.1, as the paper's description says. The
+#   run stopped at the phase claims (a division by the empty phase, which the chapter now
+#   records as 0); its record:
 
 # %%
 from icml26.pipeline import paper
