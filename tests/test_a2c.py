@@ -182,3 +182,20 @@ def test_loss_validation() -> None:
         a2c.a2c_losses(models, seg, 1.5, 0.01)
     with pytest.raises(ValueError, match="entropy"):
         a2c.a2c_losses(models, seg, 0.9, -0.1)
+
+
+def test_collect_needs_a_step() -> None:
+    env = _env()
+    models, sel, noise, draws, ro, *_ = _segment(env)
+    empty = {k: v[:0] for k, v in draws.items()}
+    with pytest.raises(ValueError, match="draws"):
+        a2c.collect(env, models, ro, sel, noise, empty)
+
+
+def test_segment_views_follow_the_feature_major_inputs() -> None:
+    env = _env()
+    seg = _segment(env)[5]
+    M, N, T, dz = seg.z.shape
+    assert seg.x.shape == (M, dz + seg.i.shape[-1], T + 1, N)
+    assert torch.equal(seg.z[:, 2, 3], seg.x[:, :dz, 3, 2])
+    assert torch.equal(seg.i_last, seg.x[:, dz:, T].mT)

@@ -127,20 +127,37 @@ class Rollout:
 
 @dataclass
 class Segment:
-    """One update's data: history features ``z`` (M, N, T, d_z), critic signal ``i`` (M, N, T,
-    d_i), actions ``a``, rewards ``r``, episode ends ``done`` (M, N, T), the features after
-    the last step ``z_last``, ``i_last`` (M, N, d), and per model the summed return and count
-    of the episodes that ended in the segment."""
+    """One update's data. ``x`` (M, d_z + d_i, T + 1, N) holds the critic's inputs
+    feature-major: history features then signal, for each of the ``T`` steps and the step
+    after the last, and each environment (in this layout the heads' matrix products run about
+    twice as fast on a CPU as batch-major ones). Actions ``a``, rewards ``r`` and episode
+    ends ``done`` are (M, N, T); per model, the summed return and count of the episodes that
+    ended in the segment. The history features ``z``, signal ``i`` (M, N, T, d) and those
+    after the last step ``z_last``, ``i_last`` (M, N, d) are views of ``x``."""
 
-    z: torch.Tensor
-    i: torch.Tensor
+    x: torch.Tensor
+    d_history: int
     a: torch.Tensor
     r: torch.Tensor
     done: torch.Tensor
-    z_last: torch.Tensor
-    i_last: torch.Tensor
     ended_return: torch.Tensor
     ended: torch.Tensor
+
+    @property
+    def z(self) -> torch.Tensor:
+        return self.x[:, : self.d_history, :-1].permute(0, 3, 2, 1)
+
+    @property
+    def i(self) -> torch.Tensor:
+        return self.x[:, self.d_history :, :-1].permute(0, 3, 2, 1)
+
+    @property
+    def z_last(self) -> torch.Tensor:
+        return self.x[:, : self.d_history, -1].transpose(1, 2)
+
+    @property
+    def i_last(self) -> torch.Tensor:
+        return self.x[:, self.d_history :, -1].transpose(1, 2)
 
 
 @dataclass
@@ -233,6 +250,13 @@ def _mlp(params: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
     return torch.baddbmm(b2, torch.baddbmm(b1, x, W1).relu(), W2)
 
 
+def _mlp_t(params: Sequence[torch.Tensor], x: torch.Tensor) -> torch.Tensor:
+    """:func:`_mlp` feature-major: ``x`` (M, d_in, B) -> (M, d_out, B), the same numbers
+    up to rounding (products of the transposed weights)."""
+    W1, b1, W2, b2 = (p.transpose(1, 2) for p in params)
+    return torch.baddbmm(b2, W2, torch.baddbmm(b1, W1, x).relu_())
+
+
 def _head(S, C, d_in, d_out, hidden, gen, out_scale, dtype, device) -> list[torch.Tensor]:
     W1 = torch.randn(S, d_in, hidden, generator=gen, dtype=dtype) * math.sqrt(2.0 / d_in)
     W2 = torch.randn(S, hidden, d_out, generator=gen, dtype=dtype) * out_scale
@@ -291,33 +315,32 @@ def start(
     )
 
 
-def _features(env, ro: Rollout, sel: torch.Tensor, noise_mask: torch.Tensor, eps):
-    """Push the current observation into the window: history and signal features."""
-    obs = env.observe(ro.state, check=False).to(ro.window.dtype)
+def _push(env, ro: Rollout, x, t, sel, noise_mask, eps) -> None:
+    """Column ``t`` of the segment's inputs ``x`` (M, d_in, T + 1, N): the current step's
+    observation, previous action and constant pushed in front of the window (whose older rows
+    are already in place), the time, and the critic's signal."""
+    obs = env.observe(ro.state, check=False).to(x.dtype)
     step = torch.cat([obs, ro.prev_action, torch.ones_like(obs[..., :1])], -1)
-    win = torch.cat([step[:, :, None], ro.window[:, :, :-1]], 2)
-    time = (ro.t.to(obs.dtype) / env.horizon)[..., None]
-    z = torch.cat([win.flatten(2), time], -1)
-    i = torch.bmm(env.privileged(ro.state, check=False).to(obs.dtype).flatten(1, -2), sel)
-    return z, i.view(*z.shape[:2], -1) + eps * noise_mask, win
+    k, d_step = ro.window.shape[2:]
+    x[:, :d_step, t] = step.transpose(1, 2)
+    x[:, k * d_step, t] = ro.t.to(x.dtype) / env.horizon
+    i = torch.bmm(env.privileged(ro.state, check=False).to(x.dtype).flatten(1, -2), sel)
+    x[:, k * d_step + 1 :, t] = (i.view(*ro.t.shape, -1) + eps * noise_mask).transpose(1, 2)
 
 
-def _step(env, ro: Rollout, win, a, draws, t) -> tuple[Rollout, torch.Tensor, torch.Tensor]:
-    """Step the environments; restart the episodes that end. ``(rollout, reward, done)``."""
+def _step(env, ro: Rollout, a, draws, t) -> tuple[Rollout, torch.Tensor, torch.Tensor]:
+    """Step the environments; restart the episodes that end. ``(rollout, reward, done)``; the
+    rollout's window is left as it was (:func:`collect` keeps the windows in its segment)."""
     nxt, r, term = env.step(ro.state, a, draws["step"][t], check=False)
-    r = r.to(win.dtype)
+    r = r.to(ro.episode_return.dtype)
     t_next = ro.t + 1
     done = term | (t_next >= env.horizon)
     keep = ~done
     fresh = env.reset(draws["reset"][t], check=False)
     state = torch.where(done.view(*done.shape, *[1] * (nxt.ndim - 2)), fresh, nxt)
-    prev = torch.nn.functional.one_hot(a, env.n_actions).to(win.dtype)
+    prev = torch.nn.functional.one_hot(a, env.n_actions).to(r.dtype)
     ro_next = Rollout(
-        state,
-        t_next * keep,
-        win * keep[..., None, None],
-        prev * keep[..., None],
-        (ro.episode_return + r) * keep,
+        state, t_next * keep, ro.window, prev * keep[..., None], (ro.episode_return + r) * keep
     )
     return ro_next, r, done
 
@@ -353,32 +376,45 @@ def collect(
     ``draws`` holds the randomness of the segment: ``gumbel`` (T, M, N, A) standard Gumbel
     noise for the actions (Gumbel-max sampling: ``argmax(logits + g)``), ``step`` (T, M, N, k) and
     ``reset`` (T, M, N, k') uniforms for the environment, ``noise`` (T + 1, M, N, d_i) normal
-    draws for the noise columns of the signals. Episodes that end restart at once.
+    draws for the noise columns of the signals. Episodes that end restart at once. The
+    segment's inputs are written in place, column by column, into one feature-major tensor
+    (:class:`Segment`): each step's window is the previous column's, shifted by one step.
     A per-step kernel of the training loop: the inputs' types and shapes are checked, but NaN
     and inf propagate (a finiteness check would synchronise the device at every update).
     """
     _check_step_inputs(env, models, ro, (sel, noise_mask), ("sel", "noise_mask"))
     T = draws["gumbel"].shape[0]
-    Z: list[torch.Tensor] = []
-    I: list[torch.Tensor] = []
+    if T < 1:
+        raise ValueError("draws['gumbel'] must hold at least one step")
+    M, N, k, d_step = ro.window.shape
+    dz, d_in = models.actor[0].shape[1], models.critic[0].shape[1]
+    x = ro.window.new_empty(M, d_in, T + 1, N)
+    win = x[:, : k * d_step]  # each column's window of steps, the newest first
+    win[:, d_step:, 0] = ro.window[:, :, :-1].flatten(2).transpose(1, 2)
     As: list[torch.Tensor] = []
     R: list[torch.Tensor] = []
     D: list[torch.Tensor] = []
     ended_ret = torch.zeros_like(ro.episode_return[:, 0])
     ended = torch.zeros_like(ended_ret)
     with torch.no_grad():
-        for t in range(T):
-            z, i, win = _features(env, ro, sel, noise_mask, draws["noise"][t])
-            a = (_mlp(models.actor, z) + draws["gumbel"][t]).argmax(-1)
+        for t in range(T + 1):
+            _push(env, ro, x, t, sel, noise_mask, draws["noise"][t])
+            if t == T:
+                break
+            a = (_mlp(models.actor, x[:, :dz, t].mT) + draws["gumbel"][t]).argmax(-1)
             ret = ro.episode_return
-            ro, r, done = _step(env, ro, win, a, draws, t)
+            ro, r, done = _step(env, ro, a, draws, t)
+            keep = (~done).to(x.dtype)[:, None]
+            torch.mul(win[:, :-d_step, t], keep, out=win[:, d_step:, t + 1])
             ended_ret += ((ret + r) * done).sum(1)
             ended += done.sum(1)
-            for acc, x in zip((Z, I, As, R, D), (z, i, a, r, done), strict=True):
-                acc.append(x)
-        z_last, i_last, _ = _features(env, ro, sel, noise_mask, draws["noise"][T])
-    z_all, i_all, a_all, r_all, d_all = (torch.stack(x, 2) for x in (Z, I, As, R, D))
-    return Segment(z_all, i_all, a_all, r_all, d_all, z_last, i_last, ended_ret, ended), ro
+            for acc, v in zip((As, R, D), (a, r, done), strict=True):
+                acc.append(v)
+        # the window after the last step, emptied where an episode ended
+        window = (win[:, :, T - 1] * keep).view(M, k, d_step, N).permute(0, 3, 1, 2)
+    ro = Rollout(ro.state, ro.t, window.contiguous(), ro.prev_action, ro.episode_return)
+    a_all, r_all, d_all = (torch.stack(v, 2) for v in (As, R, D))
+    return Segment(x, dz, a_all, r_all, d_all, ended_ret, ended), ro
 
 
 def a2c_losses(
@@ -392,20 +428,21 @@ def a2c_losses(
     """
     gamma = checks.real("gamma", gamma, low=0.0, high=1.0)
     entropy = checks.real("entropy", entropy, low=0.0)
-    M, N, T, dz = seg.z.shape
-    x = torch.cat([seg.z, seg.i], -1)
-    x_last = torch.cat([seg.z_last, seg.i_last], -1)[:, :, None]
-    x_all = torch.cat([x, x_last], 2).view(M, N * (T + 1), -1)
-    v_all = _mlp(models.critic, x_all).view(M, N, T + 1)
-    cont = gamma * (~seg.done).to(x.dtype)
+    M, d_in, T1, N = seg.x.shape
+    T, dz = T1 - 1, seg.d_history
+    x_all = seg.x.view(M, d_in, T1 * N)
+    v_all = _mlp_t(models.critic, x_all).view(M, T1, N).transpose(1, 2)
+    cont = gamma * (~seg.done).to(x_all.dtype)
     with torch.no_grad():
-        v_tgt = _mlp(models.target, x_all).view(M, N, T + 1)[..., 1:]
+        v_tgt = _mlp_t(models.target, x_all).view(M, T1, N).transpose(1, 2)[..., 1:]
         adv = seg.r + cont * v_all[..., 1:] - v_all[..., :T]
     v = v_all[..., :T]
     critic_loss = (v - (seg.r + cont * v_tgt)).square().mean((1, 2))
-    logp = _mlp(models.actor, seg.z.view(M, N * T, dz)).view(M, N, T, -1).log_softmax(-1)
-    logp_a = logp.gather(-1, seg.a[..., None]).squeeze(-1)
-    ent = -(logp.exp() * logp).sum(-1)
+    # the actor on every column (the step after the last is dropped): no copy of x's rows
+    logits = _mlp_t(models.actor, x_all[:, :dz]).view(M, -1, T1, N)[:, :, :T].transpose(2, 3)
+    logp = logits.log_softmax(1)
+    logp_a = logp.gather(1, seg.a[:, None]).squeeze(1)
+    ent = -(logp.exp() * logp).sum(1)
     actor_loss = -(adv * logp_a).mean((1, 2)) - entropy * ent.mean((1, 2))
     return actor_loss, critic_loss
 
