@@ -1,6 +1,6 @@
 """``make bench`` and ``make bench-check``: ratios with an interval that covers a rerun.
 
-    python -m benchmarks.run                  # every section, every configuration (~1 h)
+    python -m benchmarks.run                  # every section, every configuration (~1 h each)
     python -m benchmarks.run --only kernels   # one section (kernels | scaling | notebooks)
     python -m benchmarks.run --configs avx2   # only the book's numeric configuration
     python -m benchmarks.run --render         # rewrite results.md, scaling.svg from results.json

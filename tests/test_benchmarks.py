@@ -160,6 +160,12 @@ def test_the_page_is_generated_from_the_json_alone(tmp_path):
     text = (tmp_path / "results.md").read_text()
     assert "**AMD EPYC**" in text and "loaded machine" in text
     assert text.count("| 01 | case") == 4 and "2 of 2 ratios change" in text
+    # one configuration: the ISA section says it was not measured; a worker's own load of
+    # about one thread is not a loaded machine
+    results["configs"] = {BOOK: config(1.0)}
+    results["configs"][BOOK]["meta"] = [{"load": 1.4, "load_end": 1.2}]
+    text = page.render(json.loads(json.dumps(results)))
+    assert "Not measured in this run" in text and "loaded machine" not in text
 
 
 def test_a_worker_gets_its_configuration_and_a_2x_slower_kernel_fails_the_check():
