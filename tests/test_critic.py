@@ -334,6 +334,15 @@ def test_cross_fit_predict_is_out_of_fold() -> None:
     assert pred2.shape == (200, 2) and np.corrcoef(pred2[:, 0], y2[:, 0])[0, 1] > 0.8
 
 
+def test_cross_fit_predict_does_not_depend_on_threads() -> None:
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(300, 4)), rng.normal(size=(300, 2))
+    groups = np.repeat(np.arange(30), 10)
+    one = info.cross_fit_predict(X, y, groups, n_trees=12, n_jobs=1)
+    assert np.array_equal(one, info.cross_fit_predict(X, y, groups, n_trees=12, n_jobs=2))
+    assert np.array_equal(one, info.cross_fit_predict(X, y, groups, n_trees=12))
+
+
 # --- prediction gain -------------------------------------------------------------------------
 
 
@@ -523,6 +532,9 @@ def test_cross_fit_and_gain_validation() -> None:
         info.cross_fit_predict(X, y, gr, n_folds=1)
     with pytest.raises(ValueError, match="n_trees"):
         info.cross_fit_predict(X, y, gr, n_trees=0)
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="n_jobs"):
+            info.cross_fit_predict(X, y, gr, n_jobs=bad)
     Xs = torch.zeros(10, 3, 2, dtype=DT)
     with pytest.raises(ValueError, match="X_inf"):
         info.prediction_gains(Xs, torch.zeros(9, 3, 2, dtype=DT), torch.zeros(10, 3, dtype=DT))

@@ -43,6 +43,7 @@ def cross_fit_predict(
     seed: int = 0,
     min_samples_leaf: int = 1,
     max_features: float = 1.0,
+    n_jobs: int = -1,
 ) -> np.ndarray:
     """Out-of-fold random-forest predictions of ``y`` from ``X``, folds by episode (``groups``).
 
@@ -50,6 +51,11 @@ def cross_fit_predict(
     residuals are nearly zero and would kill the power of the residual test. ``y`` may have
     several columns (one multi-output forest). ``max_features`` is the fraction of the
     columns of ``X`` tried at each split (1: all, scikit-learn's default for regression).
+
+    The trees are grown on ``n_jobs`` threads (-1: all cores). The forest does not depend on
+    it: every tree's random state is drawn before the threads start. The predictions are
+    summed on one thread, since threads would add the trees up in an order, and so round
+    them in a way, that depends on timing.
     """
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.model_selection import GroupKFold
@@ -73,6 +79,8 @@ def cross_fit_predict(
     if frac == 0.0:
         raise ValueError("max_features must be > 0")
     seed = checks.integer("seed", seed, low=0)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
     out = np.empty_like(y)
     for fold, (tr, te) in enumerate(GroupKFold(n_splits=k).split(X, y, groups)):
         rf = RandomForestRegressor(
@@ -80,9 +88,10 @@ def cross_fit_predict(
             min_samples_leaf=leaf,
             max_features=frac,
             random_state=seed + fold,
-            n_jobs=1,
+            n_jobs=n_jobs,
         )
         rf.fit(X[tr], y[tr, 0] if column else y[tr])
+        rf.set_params(n_jobs=1)
         out[te] = rf.predict(X[te]).reshape(out[te].shape)
     return out
 
