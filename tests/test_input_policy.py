@@ -176,6 +176,23 @@ def _alpha_net():
     return AlphaNet(4, pair_width=3, head_width=3).double()
 
 
+def _ctx_nd() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    mask = torch.tensor([[True, True, False], [True, False, False]])
+    return torch.rand(2, 3, 2, generator=_g(), dtype=F64), _x(2, 3, seed=1), mask
+
+
+def _ls_nd() -> torch.Tensor:
+    return torch.tensor([[0.3, 0.5], [0.4, 0.2]], dtype=F64)
+
+
+@functools.cache
+def _alpha_net_nd():
+    from icml26.bayesopt.pfn.network import AlphaNet
+
+    torch.manual_seed(0)
+    return AlphaNet(4, pair_width=3, head_width=3, dim=2).double()
+
+
 def _linear_model():
     """A drift ``-z`` and a constant diagonal diffusion (what dissipativity_residual reads)."""
     from types import SimpleNamespace
@@ -594,6 +611,17 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         (_x(3), _x(3, seed=1), 0.3, 1.0, 0.1),
         {},
     ),
+    "icml26.bayesopt.pfn.prior_nd.ard_rbf_kernel": lambda: (
+        (_x(3, 2), _x(4, 2, seed=1), torch.tensor([0.3, 0.5], dtype=F64), 1.0),
+        {},
+    ),
+    "icml26.bayesopt.pfn.prior_nd.check_context_nd": lambda: (_ctx_nd()[:3], {}),
+    "icml26.bayesopt.pfn.prior_nd.standardize_context": lambda: (_ctx_nd()[1:3], {}),
+    "icml26.bayesopt.pfn.prior_nd.gp_posterior_nd": lambda: (
+        (*_ctx_nd(), torch.rand(2, 5, 2, generator=_g(4), dtype=F64), _ls_nd(), 0.1),
+        {},
+    ),
+    "icml26.bayesopt.pfn.benchmarks.alpha_policy": lambda: ((_alpha_net_nd(), _borders()), {}),
     # dynamics (chapter 05)
     "icml26.dynamics.animal.unicycle_positions": lambda: (
         (_x(2, 4, 2), 0.1, _x(2, seed=1)),
@@ -1371,6 +1399,13 @@ NO_ARRAY_INPUT = {
     "icml26.dynamics.stacked.uniform": "generators, a shape and a number (test_stacked)",
     "icml26.dynamics.switching.penalty_ramp": "integers and numbers (test_switching)",
     "icml26.bayesopt.pfn.bars.equal_borders": "numbers (test_pfn)",
+    "icml26.bayesopt.pfn.prior_nd.sample_lengthscales": "integers, numbers and a generator",
+    "icml26.bayesopt.pfn.prior_nd.make_tasks_nd": "integers, numbers and a generator",
+    "icml26.bayesopt.pfn.prior_nd.mes_labels": "a TasksND and integer indices (test_pfn_nd)",
+    "icml26.bayesopt.pfn.benchmarks.benchmark": "a name (test_pfn_nd)",
+    "icml26.bayesopt.pfn.benchmarks.bo_benchmark": "a Benchmark, a policy and integers",
+    "icml26.bayesopt.pfn.benchmarks.gp_policy": "a name and integers (test_pfn_nd)",
+    "icml26.bayesopt.pfn.benchmarks.random_policy": "a generator (test_pfn_nd)",
     "icml26.agents.forkreach.reset": "a configuration, an integer and a generator",
     "icml26.agents.forkreach.fork_mask": "a state made by reset (test_vla)",
     "icml26.agents.forkreach.expert_action": "a state made by reset and a generator",

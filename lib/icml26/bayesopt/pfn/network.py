@@ -12,6 +12,7 @@ from torch import Tensor, nn
 from icml26 import checks
 from icml26.bayesopt.pfn.bars import bar_nll
 from icml26.bayesopt.pfn.gp import _check_context
+from icml26.bayesopt.pfn.prior_nd import check_context_nd
 
 __all__ = ["AlphaNet", "bo_loop", "fixed_gp_model", "train_alpha_net"]
 
@@ -26,18 +27,38 @@ class AlphaNet(nn.Module):
     the bucket logits. The activations are smooth (SiLU): with ReLU's kinks, a last-bit change
     of a pre-activation can change a gradient by a finite amount, and training would depend on
     the machine's floating-point code paths.
+
+    With ``dim = d`` the network takes ``x ∈ R^d`` (the paper-scale variant): contexts
+    ``(N, n, d)`` and queries ``(N, C, d)``; the pair features are the coordinates of ``x``,
+    ``x_j``, ``d`` and ``|d|``, the squared distance ``‖d‖²``, ``y_j`` and ``y_j − max y``,
+    and the head sees ``[x, max y, log n, pooled]`` (the number of real context points, not
+    the padded width, so that unpadded BO contexts read like padded training ones).
+    ``dim = None`` (the default) is the 1-D network of the chapter's main experiments, with
+    inputs ``(N, n)`` and ``(N, C)``.
     """
 
-    def __init__(self, buckets: int, *, pair_width: int = 32, head_width: int = 64) -> None:
+    def __init__(
+        self,
+        buckets: int,
+        *,
+        pair_width: int = 32,
+        head_width: int = 64,
+        dim: int | None = None,
+    ) -> None:
         super().__init__()
         buckets = checks.integer("buckets", buckets, low=2)
         pair_width = checks.integer("pair_width", pair_width, low=1)
         head_width = checks.integer("head_width", head_width, low=1)
+        if dim is not None:
+            dim = checks.integer("dim", dim, low=1)
+        self.dim = dim
+        # 1-D: [x, x_j, d, |d|, y_j, y_j − max y]; d-D: the same per coordinate, plus ‖d‖²
+        n_pair, n_glob = (6, 3) if dim is None else (4 * dim + 3, dim + 2)
         self.pair = nn.Sequential(
-            nn.Linear(6, pair_width), nn.SiLU(), nn.Linear(pair_width, pair_width), nn.SiLU()
+            nn.Linear(n_pair, pair_width), nn.SiLU(), nn.Linear(pair_width, pair_width), nn.SiLU()
         )
         self.head = nn.Sequential(
-            nn.Linear(3 + 2 * pair_width, head_width),
+            nn.Linear(n_glob + 2 * pair_width, head_width),
             nn.SiLU(),
             nn.Linear(head_width, head_width),
             nn.SiLU(),
@@ -45,7 +66,9 @@ class AlphaNet(nn.Module):
         )
 
     def forward(self, x_ctx: Tensor, y_ctx: Tensor, mask: Tensor, x_query: Tensor) -> Tensor:
-        """Bucket logits, shape ``(N, C, buckets)``, for queries ``(N, C)``."""
+        """Bucket logits, shape ``(N, C, buckets)``, for queries ``(N, C)`` (``(N, C, d)``)."""
+        if self.dim is not None:
+            return self._forward_nd(x_ctx, y_ctx, mask, x_query)
         _check_context(x_ctx, y_ctx, mask)
         checks.tensor("x_query", x_query, ndim=2, floating=True)
         checks.finite("x_query", x_query)
@@ -67,6 +90,29 @@ class AlphaNet(nn.Module):
         glob = torch.stack([x_query, ymax[:, None].expand(N, C), frac.expand(N, C)], -1)
         return self.head(torch.cat([glob, mean, mx], -1))
 
+    def _forward_nd(self, x_ctx: Tensor, y_ctx: Tensor, mask: Tensor, x_query: Tensor) -> Tensor:
+        check_context_nd(x_ctx, y_ctx, mask)
+        checks.tensor("x_query", x_query, ndim=3, floating=True)
+        checks.finite("x_query", x_query)
+        checks.shape("x_ctx", x_ctx, (None, None, self.dim))
+        checks.shape("x_query", x_query, (x_ctx.shape[0], None, self.dim))
+        N, C, D = x_query.shape
+        n = x_ctx.shape[1]
+        xq = x_query[:, :, None, :].expand(N, C, n, D)
+        xc = x_ctx[:, None, :, :].expand(N, C, n, D)
+        yc = y_ctx[:, None, :, None].expand(N, C, n, 1)
+        ymax = y_ctx.masked_fill(~mask, -1e9).max(-1).values  # (N,)
+        d = xq - xc
+        dist = d.pow(2).sum(-1, keepdim=True)
+        feats = [xq, xc, d, d.abs(), dist, yc, yc - ymax[:, None, None, None]]
+        h = self.pair(torch.cat(feats, -1))  # (N, C, n, W)
+        m = mask[:, None, :, None]
+        mean = (h * m).sum(2) / m.sum(2)
+        mx = h.masked_fill(~m, -1e9).max(2).values
+        log_n = mask.sum(-1).to(x_query).log()[:, None, None].expand(N, C, 1)
+        glob = torch.cat([x_query, ymax[:, None, None].expand(N, C, 1), log_n], -1)
+        return self.head(torch.cat([glob, mean, mx], -1))
+
 
 def train_alpha_net(
     net: AlphaNet,
@@ -85,20 +131,25 @@ def train_alpha_net(
     """Train ``net`` by the bar-distribution NLL of the labels (:prf:ref:`alpha-pfn-prop-nll`).
 
     Minibatches are ``batch`` datasets with all their ``C`` candidates; Adam with a cosine
-    learning-rate decay. Returns the loss per step.
+    learning-rate decay. Returns the loss per step. For a d-dimensional ``net``
+    (``AlphaNet(dim=d)``) the inputs are ``(N, n, d)`` contexts and ``(N, C, d)`` queries.
     """
     if not isinstance(net, nn.Module):
         raise ValueError(f"net must be a torch module, got {type(net).__name__}")
-    _check_context(x_ctx, y_ctx, mask)
+    nd = getattr(net, "dim", None) is not None
+    if nd:
+        check_context_nd(x_ctx, y_ctx, mask)
+    else:
+        _check_context(x_ctx, y_ctx, mask)
     checks.tensor("borders", borders, ndim=1, floating=True)
     checks.finite("borders", borders)
     if borders.numel() < 2 or not bool((torch.diff(borders) > 0).all()):
         raise ValueError("borders must be strictly increasing with at least two entries")
     checks.tensor("labels", labels, ndim=2, floating=True)
     checks.finite("labels", labels)
-    checks.tensor("x_query", x_query, ndim=2, floating=True)
+    checks.tensor("x_query", x_query, ndim=3 if nd else 2, floating=True)
     checks.finite("x_query", x_query)
-    checks.shape("x_query", x_query, labels.shape)
+    checks.shape("x_query", x_query, (*labels.shape, net.dim) if nd else labels.shape)
     if labels.shape[0] != x_ctx.shape[0]:
         raise ValueError(f"labels must have {x_ctx.shape[0]} rows, got {labels.shape[0]}")
     if bool((labels < borders[0]).any() | (labels > borders[-1]).any()):
