@@ -336,7 +336,7 @@ BO_SEEDS = icml26.pick(ci=20, paper=60)  # prior functions optimised by BO
 BO_INIT = icml26.pick(ci=2, paper=2)
 BO_ITERS = icml26.pick(ci=15, paper=15)
 BO_SAMPLES = icml26.pick(ci=256, paper=512)  # M of the reference PES that drives BO
-# BO on Branin (d = 2) and Hartmann-3 (d = 3): run at paper scale only (about 10 min of CPU)
+# BO on Branin (d = 2) and Hartmann-3 (d = 3): at paper scale only (minutes of CPU)
 ND_RUN = icml26.pick(ci=False, paper=True)
 ND_POINTS = icml26.pick(ci=128, paper=256)  # uniform points per prior task in [0, 1]^d
 ND_N_CTX = icml26.pick(ci=(2, 32), paper=(2, 32))  # context size n ~ U{lo..hi}
@@ -2025,6 +2025,17 @@ if ND_RUN:
 # | stage 1 | a conditional base PFN | the exact GP at the task's length-scales |
 # | contexts | BO-like trajectories | uniform |
 # | BO | 30 repetitions, continuous maximisation, GP baselines with NUTS | 10 runs × 20 iterations after $2d$ initial points, 1024 random candidates per step, GP by marginal likelihood, noiseless |
+#
+# What it found: the amortised acquisition is fast (06.13), but it did not drive BO as well as
+# GP-based MES on either benchmark — 06.11 and 06.12 are **NOT REPRODUCED**, while their
+# control, EI on the same GP, stays within the factor of two. The network did better than
+# random search on Branin and not on Hartmann-3. It learnt the prior's own MES only in part
+# (its fit on held-out prior tasks is printed by the section), and the benchmarks ask it for
+# more than its training showed it: contexts that cluster like BO trajectories rather than
+# uniform ones, and functions whose standardised values do not look like GP draws. At this
+# budget the experiment does not test the paper's claim at the paper's scale; it shows that
+# the claim needs far more than a CPU-minute of training. The thresholds were fixed before
+# the run and are not moved.
 #
 # Its record, with the verdicts that differ from this run's:
 
