@@ -180,6 +180,8 @@ CHAPTERS: tuple[Chapter, ...] = (
             "icml26.bayesopt.pfn.gp",
             "icml26.bayesopt.pfn.entropy",
             "icml26.bayesopt.pfn.network",
+            "icml26.bayesopt.pfn.prior_nd",
+            "icml26.bayesopt.pfn.benchmarks",
         ),
         bench="bench_06_alpha_pfn",
         sources="abstract and released code",
