@@ -65,7 +65,7 @@ def benchmark(name: str) -> Benchmark:
     if name not in BENCHMARKS:
         raise ValueError(f"name must be one of {BENCHMARKS}, got {name!r}")
     problem = Branin() if name == "branin" else Hartmann(dim=3)
-    bounds = problem.bounds.to(torch.float64)  # (2, d)
+    bounds = torch.as_tensor(problem.bounds, dtype=torch.float64)  # (2, d)
     lo, span = bounds[0], bounds[1] - bounds[0]
 
     def fn(x: Tensor) -> Tensor:
@@ -187,6 +187,7 @@ def gp_policy(kind: str, *, mv_samples: int = 10, seed: int = 0) -> Policy:
     calls = [0]
 
     def score(x_ctx: Tensor, y_ctx: Tensor, cands: Tensor) -> Tensor:
+        from botorch.acquisition import AcquisitionFunction
         from botorch.acquisition.analytic import LogExpectedImprovement
         from botorch.acquisition.max_value_entropy_search import qMaxValueEntropy
         from botorch.fit import fit_gpytorch_mll
@@ -203,6 +204,7 @@ def gp_policy(kind: str, *, mv_samples: int = 10, seed: int = 0) -> Policy:
                 model = SingleTaskGP(X, Y)
                 fit_gpytorch_mll(ExactMarginalLogLikelihood(model.likelihood, model))
                 C = cands[s].double()
+                acq: AcquisitionFunction
                 if kind == "mes":
                     acq = qMaxValueEntropy(model, C, num_mv_samples=mv_samples)
                 else:
