@@ -430,12 +430,18 @@ def test_pretrain_and_probe_run(b32, small) -> None:
         afp_every=2,
     )
     assert res.history.shape == (4, 4) and np.isfinite(res.history).all()
-    assert len(res.partitions) == 3 and res.affinity.shape == (32, 32)
+    # one update at step 2 with η = 1; none after the last step, so the encoder is
+    # returned with the partition its last two steps trained under
+    assert len(res.partitions) == 2 and res.affinity.shape == (32, 32)
+    assert np.array_equal(res.regions, res.partitions[-1])
     assert np.allclose(np.diag(res.affinity), 1.0)
     assert set(res.heads) == {"decoder", "project"}
     z = eeg.embed(enc, x, pos, res.regions)
     f1 = eeg.probe_f1(z[:16], d.y[:16], z[16:], d.y[16:])
     assert 0.0 <= f1 <= 1.0
+    one = eeg.pretrain(enc, x, pos, anat, steps=1, batch=4, kinds=("time",), seed=0)
+    assert len(one.partitions) == 1 and np.array_equal(one.regions, anat)
+    assert np.allclose(np.diag(one.affinity), 1.0)
     with pytest.raises(ValueError, match="batch"):
         eeg.pretrain(enc, x, pos, anat, steps=1, batch=1000, kinds=("time",), seed=0)
     with pytest.raises(ValueError, match="z_test"):

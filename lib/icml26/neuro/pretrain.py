@@ -253,11 +253,13 @@ def pretrain(
 ) -> PretrainResult:
     """Pre-train ``enc`` on patches ``x`` ``(N, C, T, P)`` (:prf:ref:`rector-def-afp`).
 
-    Every ``afp_every`` steps (and at the last step) the partition is recomputed with
+    Every ``afp_every`` steps the partition is recomputed with
     :func:`~icml26.neuro.partition.adaptive_partition` from the phase-locking value in
     ``band`` of all the windows seen so far (sampled at ``fs``), with ``η`` rising linearly
-    from 0 to 1 over the steps (``η = 1`` at the last step), and aligned to the previous
-    partition; the block mask follows it.
+    from 0 to 1 over the first ``steps - afp_every`` steps, and aligned to the previous
+    partition; the block mask follows it. No update follows the last step: the encoder
+    is returned with the partition its last ``afp_every`` steps trained under (``η = 1``
+    when ``steps > afp_every``; with fewer steps the partition stays anatomical).
     """
     _check_pretrain(enc, x, pos, anatomical, locals())
     gen = torch.Generator().manual_seed(seed)
@@ -271,18 +273,22 @@ def pretrain(
     regions, seen = anatomical.copy(), 0
     phases: float | np.ndarray = 0.0
     partitions, hist = [regions.copy()], []
+    ramp = max(steps - afp_every, 1)  # η reaches 1 here, a full interval before the end
+    affinity = None
     enc.train()
     for step in progress(range(steps)) if progress is not None else range(steps):
         xb = x[torch.randint(len(x), (batch,), generator=gen)]
         hist.append(_train_step(enc, heads, opt, xb, pos_t, regions, kinds, gen, weights))
         phases = phases + phase_sum(xb.reshape(batch, x.shape[1], -1).cpu().numpy(), fs, band)
         seen += batch
-        if (step + 1) % afp_every == 0 or step + 1 == steps:
+        if ((step + 1) % afp_every == 0 and step + 1 < steps) or step + 1 == ramp < steps:
             affinity = np.abs(phases / seen).mean(-1)
-            eta = (step + 1) / steps
+            eta = min((step + 1) / ramp, 1.0)
             new = adaptive_partition(anatomical, affinity, eta, k_functional, seed=seed)
             regions = align_labels(new, regions)
             partitions.append(regions.copy())
+    if affinity is None:  # no update: the affinity of all the windows seen
+        affinity = np.abs(phases / seen).mean(-1)
     enc.eval()
     heads.eval()
     return PretrainResult(np.array(hist), partitions, regions, affinity, heads)
