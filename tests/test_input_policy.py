@@ -319,6 +319,18 @@ def _backbone():
     return stacked_nets.FilmBackbone(2, 4, 8, 5), pool, abar
 
 
+def _dit():
+    """A tiny DiT backbone of chapter 11, a pool of latents and a schedule."""
+    from icml26.generative import vae_dit
+
+    torch.manual_seed(0)
+    zs = _x(6, 2, 4, 4).float()
+    pool = (zs, zs.flip(-1), torch.arange(6) % 5, (torch.arange(6) + 1) % 5)
+    abar = torch.linspace(0.99, 0.05, 5, dtype=torch.float32)
+    model = vae_dit.DiTBackbone(latent=2, grid=4, width=8, depth=1, heads=2, timesteps=5)
+    return model, pool, abar
+
+
 #: A valid call of each covered function: ``name -> () -> (args, kwargs)``.
 EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
     # retrieval.med (chapter 01)
@@ -1065,6 +1077,15 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         ),
         {"draws": 2, "generator": _g()},
     ),
+    # generative.vae_dit (chapter 11, the paper's architecture)
+    "icml26.generative.vae_dit.train_dit": lambda: (
+        _dit(),
+        {"steps": 1, "batch": 2, "generator": _g()},
+    ),
+    "icml26.generative.vae_dit.predict_at_T": lambda: (
+        (_dit()[0], _x(3, 2, 4, 4).float(), torch.tensor([0, 1, 2]), torch.tensor([1, 2, 0])),
+        {"draws": 2, "generator": _g()},
+    ),
     # stats
     "icml26.stats.loglog_fit": lambda: (
         (np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 1.5, 2.2, 3.1])),
@@ -1387,6 +1408,9 @@ NO_ARRAY_INPUT = {
     "icml26.generative.sceneworld.shapes": "an integer",
     "icml26.generative.stacked_training.train_autoencoders": "a dict of paired images and "
     "weights (their finiteness: test_translation)",
+    "icml26.generative.vae_dit.modality_vae": "a shape and integers (test_vae_dit)",
+    "icml26.generative.vae_dit.train_vaes": "a dict of paired images and numbers (their "
+    "finiteness: test_vae_dit)",
     "icml26.stats.one_thread": "a function (a decorator)",
     "icml26.games.preferences.heads.dominant_cycle_data": "integers, numbers and a generator",
     "icml26.games.preferences.heads.dominant_cycle_pairs": "nothing",
