@@ -256,6 +256,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "icml26.generative.stacked_nets",
             "icml26.generative.stacked_training",
             "icml26.generative.gaussian_twin",
+            "icml26.generative.vae_dit",
             "icml26.generative.diffusion",
         ),
         bench="bench_11_any2any",
