@@ -1599,9 +1599,10 @@ assert ols_err < 0.05
 #   onto the same $4\times8\times8$ latent grid (PAN downsampled twice, RGB, SAR and NIR
 #   once, MS not at all), trained together for 800 steps (8 pairs of each edge per step) on
 #   reconstruction, a KL term (weight $10^{-4}$) and this chapter's alignment term, here
-#   relative to the latents' spread across the batch: measured in absolute units, it is
-#   satisfied by shrinking the latents, and a first run collapsed every latent to a
-#   constant.
+#   relative to the latents' spread across the batch. That form was chosen after trial
+#   runs (the claims below mark it as tuned): with the alignment in absolute units, or
+#   relative to the spread over all latent numbers, the latents collapsed to values that
+#   do not depend on the image, and every reconstruction to the mean image.
 # - **Stage II.** One `diffusers.DiTTransformer2DModel` (random initialisation, patch 2, so
 #   16 tokens; width 96, 4 blocks, 4 heads; 0.83 million parameters) whose input is
 #   $[z_t, z_i]$ (8 channels) and whose AdaLN-Zero condition is
@@ -1771,6 +1772,7 @@ if ARCH:
     arch_gap_mean = float(np.mean(arch_mean[: len(seen)] - arch_pair))
     arch_zero = float(np.mean(arch_uni[len(seen) :] - arch_mean[len(seen) :]))
     one_run = "one run fits the half hour of two CPU cores"
+    relative = "alignment relative to the latents' spread"
 
     # fails if: one DiT cannot serve 14 directions as well as 14 DiTs of its size
     # trained as long in total (control: the mean image)
@@ -1782,6 +1784,7 @@ if ARCH:
         control=floor_tenth(arch_gap_mean),
         control_label="mean image",
         single_seed=one_run,
+        tuned=relative,
     )
     # fails if: the trained source and target embeddings do not compose into the
     # unseen directions, or the VAE latents are not aligned (control: the mean image)
@@ -1793,6 +1796,7 @@ if ARCH:
         control=0.0,
         control_label="mean image",
         single_seed=one_run,
+        tuned=relative,
     )
 
 # %%
