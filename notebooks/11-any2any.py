@@ -1811,8 +1811,9 @@ paper.show("11-any2any")
 # about 0.1 dB on every seen direction: at equal total training, sharing one backbone
 # neither costs nor gains here (11.10 not reproduced; the toy's MLP backbone trails by
 # 0.2–0.3 dB, 11.1). On the six zero-shot directions the unified DiT lands 3–8 dB above
-# the mean image (11.11), PAN→NIR lowest, as in the toy. One 10-step DDIM sample scores
-# about half a dB below the $t = T$ mean.
+# the mean image (11.11), PAN→NIR lowest, as in the toy. On the seen directions one
+# 10-step DDIM sample scores 20.0 dB (first 50 test scenes), the $t = T$ mean 20.7 dB (all
+# 200). The whole variant took 14 minutes of the run.
 
 # %% [markdown]
 # ## Exercises
