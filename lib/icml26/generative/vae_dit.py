@@ -235,6 +235,8 @@ class PairEmbedding(nn.Module):
         self.tgt = nn.Embedding(self.n, dim)
 
     def forward(self, labels: torch.Tensor, force_drop_ids=None) -> torch.Tensor:
+        """The conditions of the labels ``i · N + j``; ``force_drop_ids`` (DiT's label dropout
+        for classifier-free guidance) is ignored: every direction is always conditioned."""
         return self.src(labels // self.n) + self.tgt(labels % self.n)
 
 
