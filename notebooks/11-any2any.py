@@ -1621,7 +1621,7 @@ assert ols_err < 0.05
 # a latent of 256 numbers instead of $4\times64\times64 = 16{,}384$, 100 times fewer pairs,
 # a DiT a fortieth the size of the smallest standard one (DiT-S, 33 million parameters),
 # VAEs without the LPIPS term, no adapters, and one seed. The record of the last paper-scale
-# run (its claims 11.10 and 11.11 are printed only at that scale), or why it has not run:
+# run (its claims 11.11 and 11.12 are printed only at that scale), or why it has not run:
 
 
 # %%
@@ -1777,7 +1777,7 @@ if ARCH:
     # fails if: one DiT cannot serve 14 directions as well as 14 DiTs of its size
     # trained as long in total (control: the mean image)
     icml26.claim(
-        "11.10",
+        "11.11",
         "conv VAE + DiT: unified − pairwise PSNR, mean of 14 seen (dB)",
         floor_tenth(arch_gap),
         at_least=0.0,
@@ -1789,7 +1789,7 @@ if ARCH:
     # fails if: the trained source and target embeddings do not compose into the
     # unseen directions, or the VAE latents are not aligned (control: the mean image)
     icml26.claim(
-        "11.11",
+        "11.12",
         "conv VAE + DiT zero-shot: PSNR − mean image, mean of 6 unseen (dB)",
         floor_tenth(arch_zero),
         at_least=0.5,
@@ -1809,9 +1809,9 @@ paper.show("11-any2any")
 # and every translation stays below its target's reconstruction: the VAEs, not the
 # backbones, set the ceiling. The unified DiT and the fourteen pairwise DiTs tie, within
 # about 0.1 dB on every seen direction: at equal total training, sharing one backbone
-# neither costs nor gains here (11.10 not reproduced; the toy's MLP backbone trails by
+# neither costs nor gains here (11.11 not reproduced; the toy's MLP backbone trails by
 # 0.2–0.3 dB, 11.1). On the six zero-shot directions the unified DiT lands 3–8 dB above
-# the mean image (11.11), PAN→NIR lowest, as in the toy. On the seen directions one
+# the mean image (11.12), PAN→NIR lowest, as in the toy. On the seen directions one
 # 10-step DDIM sample scores 20.0 dB (first 50 test scenes), the $t = T$ mean 20.7 dB (all
 # 200). The whole variant took 14 minutes of the run.
 
@@ -1929,7 +1929,7 @@ paper.show("11-any2any")
 # - At this budget one backbone trails 14 dedicated models by a few tenths of a dB, also on
 #   the scarce edge (11.1, 11.2 not reproduced), but beats its own single-direction ablation
 #   (11.3). Zero-shot recovers most of an oracle's gain if the latents are aligned (11.4).
-#   With the paper's convolutional VAEs and DiT (paper scale) one DiT ties fourteen (11.10
-#   not reproduced) and zero-shot directions clear the mean image by 3–8 dB (11.11).
+#   With the paper's convolutional VAEs and DiT (paper scale) one DiT ties fourteen (11.11
+#   not reproduced) and zero-shot directions clear the mean image by 3–8 dB (11.12).
 # - Zero-initialised adapters with a stop-gradient on both $\hat z_j$ cannot move the
 #   backbone and never hurt, but help less than asked (11.7, 11.8).
