@@ -19,6 +19,7 @@ driven by :meth:`DiTBackbone.forward`; scenes, rendering and PSNR are
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -108,23 +109,29 @@ class VAESet(nn.Module):
         )
         self.register_buffer("scale", torch.ones(()))
 
+    scale: torch.Tensor
+
     def _check(self, m: str) -> None:
         if m not in self.vaes:
             raise ValueError(f"modality must be one of {tuple(self.vaes)}, got {m!r}")
+
+    def _vae(self, m: str) -> Any:
+        """The ``AutoencoderKL`` of modality ``m`` (typed loosely: diffusers is untyped)."""
+        return self.vaes[m]
 
     def encode(self, x: torch.Tensor, m: str) -> torch.Tensor:
         """Scaled posterior means ``(n, latent, grid, grid)`` of images ``x`` of modality ``m``."""
         self._check(m)
         x = checks.tensor("x", x, ndim=4, floating=True)
         checks.shape("x", x, (None, *self.shapes[m]))
-        return self.vaes[m].encode(x).latent_dist.mean / self.scale
+        return self._vae(m).encode(x).latent_dist.mean / self.scale
 
     def decode(self, z: torch.Tensor, m: str) -> torch.Tensor:
         """Images of modality ``m`` (clipped to ``[0, 1]``) from scaled latents ``z``."""
         self._check(m)
         z = checks.tensor("z", z, ndim=4, floating=True)
         checks.shape("z", z, (None, self.latent, self.grid, self.grid))
-        return self.vaes[m].decode(z * self.scale).sample.clamp(0.0, 1.0)
+        return self._vae(m).decode(z * self.scale).sample.clamp(0.0, 1.0)
 
 
 def _image_pairs(pairs: dict) -> list[tuple[str, str, torch.Tensor, torch.Tensor]]:
@@ -180,7 +187,8 @@ def train_vaes(
     shapes: dict[str, tuple[int, int, int]] = {}
     for a, b, xa, xb in data:
         for m, x in ((a, xa), (b, xb)):
-            if shapes.setdefault(m, tuple(x.shape[1:])) != tuple(x.shape[1:]):
+            shape = cast(tuple[int, int, int], tuple(x.shape[1:]))
+            if shapes.setdefault(m, shape) != shape:
                 raise ValueError(f"pairs must hold images of one shape per modality ({m})")
     dev = data[0][2].device
     vs = VAESet(shapes, grid, width=width, latent=latent).to(dev)
@@ -197,9 +205,9 @@ def train_vaes(
         means: dict[str, list[torch.Tensor]] = {}
         for m, xs in parts.items():  # one encoder and one decoder call per modality
             x = torch.cat(xs)
-            post = vs.vaes[m].encode(x).latent_dist
+            post = vs._vae(m).encode(x).latent_dist
             eps = torch.randn(post.mean.shape, generator=g).to(dev)
-            y = vs.vaes[m].decode(post.mean + post.std * eps).sample
+            y = vs._vae(m).decode(post.mean + post.std * eps).sample
             loss = loss + ((y - x) ** 2).mean() * len(xs)
             loss = loss + kl_w * post.kl().mean() / post.mean[0].numel() * len(xs)
             means[m] = list(post.mean.split(batch))
@@ -276,7 +284,7 @@ class DiTBackbone(nn.Module):
             raise ValueError(f"patch must divide grid, got {patch}, {self.grid}")
         self.timesteps = checks.integer("timesteps", timesteps, low=1)
         self.n = checks.integer("modalities", modalities, low=2)
-        self.dit = DiTTransformer2DModel(
+        dit: Any = DiTTransformer2DModel(
             num_attention_heads=heads,
             attention_head_dim=width // heads,
             in_channels=2 * self.latent,
@@ -286,8 +294,9 @@ class DiTBackbone(nn.Module):
             patch_size=patch,
             num_embeds_ada_norm=self.n * self.n,
         )
-        for block in self.dit.transformer_blocks:
+        for block in dit.transformer_blocks:
             block.norm1.emb.class_embedder = PairEmbedding(self.n, width)
+        self.dit: Any = dit
 
     def forward(
         self,
