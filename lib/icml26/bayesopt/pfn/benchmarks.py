@@ -58,7 +58,7 @@ class Benchmark:
 
 
 def benchmark(name: str) -> Benchmark:
-    """``"branin"`` or ``"hartmann3"`` (:data:`BENCHMARKS`): BoTorch's test function with its
+    """``"branin"`` or ``"hartmann3"`` (``BENCHMARKS``): BoTorch's test function with its
     native bounds mapped to ``[0, 1]^d``, negated; ``optimum`` is minus the known minimum."""
     from botorch.test_functions import Branin, Hartmann
 
