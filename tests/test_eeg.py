@@ -430,11 +430,18 @@ def test_pretrain_and_probe_run(b32, small) -> None:
         afp_every=2,
     )
     assert res.history.shape == (4, 4) and np.isfinite(res.history).all()
-    assert len(res.partitions) == 3 and res.affinity.shape == (32, 32)
+    # one update at step 2 with η = 1; none after the last step, so the encoder is
+    # returned with the partition its last two steps trained under
+    assert len(res.partitions) == 2 and res.affinity.shape == (32, 32)
+    assert np.array_equal(res.regions, res.partitions[-1])
     assert np.allclose(np.diag(res.affinity), 1.0)
+    assert set(res.heads) == {"decoder", "project"}
     z = eeg.embed(enc, x, pos, res.regions)
     f1 = eeg.probe_f1(z[:16], d.y[:16], z[16:], d.y[16:])
     assert 0.0 <= f1 <= 1.0
+    one = eeg.pretrain(enc, x, pos, anat, steps=1, batch=4, kinds=("time",), seed=0)
+    assert len(one.partitions) == 1 and np.array_equal(one.regions, anat)
+    assert np.allclose(np.diag(one.affinity), 1.0)
     with pytest.raises(ValueError, match="batch"):
         eeg.pretrain(enc, x, pos, anat, steps=1, batch=1000, kinds=("time",), seed=0)
     with pytest.raises(ValueError, match="z_test"):
@@ -443,6 +450,36 @@ def test_pretrain_and_probe_run(b32, small) -> None:
         eeg.rector_losses(
             enc, None, x[:2], torch.zeros(32, 3), anat, (None, None), weights=(1, -1, 0)
         )
+
+
+def test_masked_prediction_error(b32, small) -> None:
+    _, pos, anat = b32
+    _, _, d = small
+    torch.manual_seed(0)
+    enc = eeg.RectorEncoder(16, 8, d=16).eval()
+    x = eeg.patchify(d.x, 16)
+    m = eeg.structured_mask(len(x), anat, 8, ("channel", "time"), torch.Generator())
+    dec = torch.nn.Linear(16, 16)
+    err, zero = eeg.masked_prediction_error(enc, dec, x, pos, anat, m, batch=5)
+    # the zero predictor's error is the mean square of the masked z-scored patches
+    assert np.isclose(zero, float((x**2).mean(-1)[m].mean()), rtol=1e-6)
+    # the batch size does not matter
+    again = eeg.masked_prediction_error(enc, dec, x, pos, anat, m)
+    assert np.allclose(again, (err, zero), rtol=1e-5)
+    # a decoder that outputs zero scores exactly the zero predictor
+    torch.nn.init.zeros_(dec.weight)
+    torch.nn.init.zeros_(dec.bias)
+    assert np.isclose(eeg.masked_prediction_error(enc, dec, x, pos, anat, m)[0], zero)
+    with pytest.raises(ValueError, match="masked"):
+        eeg.masked_prediction_error(enc, dec, x, pos, anat, torch.zeros_like(m))
+    with pytest.raises(ValueError, match="masked"):
+        eeg.masked_prediction_error(enc, dec, x, pos, anat, m[:, :4])
+    with pytest.raises(ValueError, match="decoder"):
+        eeg.masked_prediction_error(enc, None, x, pos, anat, m)
+    with pytest.raises(ValueError, match="enc"):
+        eeg.masked_prediction_error(None, dec, x, pos, anat, m)
+    with pytest.raises(ValueError, match="batch"):
+        eeg.masked_prediction_error(enc, dec, x, pos, anat, m, batch=0)
 
 
 # --- the modules and the chapter's API ------------------------------------------------------

@@ -904,6 +904,10 @@ EXAMPLES: dict[str, Callable[[], tuple[tuple, dict]]] = {
         _enc_args(),
         {"batch": 2},
     ),
+    "icml26.neuro.pretrain.masked_prediction_error": lambda: (
+        (_eeg()[5], _heads()["decoder"], _eeg()[4], _eeg()[0], _eeg()[1], _views()[0]),
+        {},
+    ),
     "icml26.neuro.pretrain.pretrain": lambda: (
         _enc_args(),
         {"steps": 1, "batch": 2, "kinds": ("time",), "seed": 0, "afp_every": 1},

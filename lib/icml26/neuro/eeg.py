@@ -42,6 +42,7 @@ from icml26.neuro.partition import (
 from icml26.neuro.pretrain import (
     MASK_KINDS,
     PretrainResult,
+    masked_prediction_error,
     pretrain,
     rector_losses,
     structured_mask,
@@ -86,6 +87,7 @@ __all__ = [
     "learned_affinity",
     "level_masks",
     "masked_attention",
+    "masked_prediction_error",
     "mean_abs_correlation",
     "montage",
     "patchify",

@@ -22,7 +22,14 @@ from icml26.neuro.connectivity import phase_sum
 from icml26.neuro.encoder import RectorEncoder, channel_graph
 from icml26.neuro.partition import adaptive_partition, align_labels
 
-__all__ = ["MASK_KINDS", "PretrainResult", "pretrain", "rector_losses", "structured_mask"]
+__all__ = [
+    "MASK_KINDS",
+    "PretrainResult",
+    "masked_prediction_error",
+    "pretrain",
+    "rector_losses",
+    "structured_mask",
+]
 
 #: The structured masks a view can combine.
 MASK_KINDS = ("region", "channel", "time")
@@ -128,16 +135,61 @@ def rector_losses(
     return {"total": total, "mpm": mpm, "tsm": tsm, "cvc": cvc, "G": G.detach(), "graph": pair}
 
 
+def masked_prediction_error(
+    enc: RectorEncoder,
+    decoder: nn.Module,
+    x: torch.Tensor,
+    pos: object,
+    regions: object,
+    masked: torch.Tensor,
+    *,
+    batch: int = 256,
+) -> tuple[float, float]:
+    """The masked-prediction error of a frozen encoder and decoder on windows ``x``.
+
+    ``x`` ``(N, C, T, P)`` are per-channel z-scored patches and ``masked`` ``(N, C, T)`` the
+    tokens replaced by [MASK] (:prf:ref:`rector-def-views`). Returns the mean squared error
+    of the decoded masked patches and, on the same tokens, that of predicting zero (the
+    patch's expected value after z-scoring; about 1): an encoder that learned nothing from
+    the unmasked tokens scores no better than the second number.
+    """
+    if not isinstance(enc, RectorEncoder):
+        raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
+    if not isinstance(decoder, nn.Module):
+        raise ValueError(f"decoder must be a torch module, got {type(decoder).__name__}")
+    checks.tensor("x", x, ndim=4, floating=True)
+    checks.finite("x", x)
+    checks.tensor("masked", masked, dtype=torch.bool)
+    checks.shape("masked", masked, tuple(x.shape[:3]))
+    if not bool(masked.any()):
+        raise ValueError("masked must mask at least one token")
+    batch = checks.integer("batch", batch, low=1)
+    pos_t = torch.as_tensor(checks.as_float64("pos", pos), dtype=torch.float32)
+    dev, dtype = enc.time_emb.device, enc.time_emb.dtype
+    err = zero = 0.0
+    with torch.inference_mode():
+        for i in range(0, len(x), batch):
+            xb = x[i : i + batch].to(dev, dtype)
+            mb = masked[i : i + batch].to(dev)
+            rec = decoder(enc(xb, pos_t, regions, masked=mb)).transpose(1, 2)
+            err += float(((rec - xb) ** 2).mean(-1)[mb].double().sum())
+            zero += float((xb**2).mean(-1)[mb].double().sum())
+    n = int(masked.sum())
+    return err / n, zero / n
+
+
 @dataclass
 class PretrainResult:
     """Loss history ``(steps, 4)`` (total, MPM, TSM, CVC), the partitions visited (the
-    anatomical one first), the final partition, and the phase-locking affinity of the
-    windows seen, from which the last partition was drawn."""
+    anatomical one first), the final partition, the phase-locking affinity of the windows
+    seen, from which the last partition was drawn, and the trained heads: ``"decoder"``
+    (d→P, the masked prediction) and ``"project"`` (d→d, the cross-view projection)."""
 
     history: np.ndarray
     partitions: list[np.ndarray]
     regions: np.ndarray
     affinity: np.ndarray
+    heads: nn.ModuleDict
 
 
 def _check_pretrain(enc: object, x: object, pos: object, anatomical: object, n: dict) -> None:
@@ -201,11 +253,13 @@ def pretrain(
 ) -> PretrainResult:
     """Pre-train ``enc`` on patches ``x`` ``(N, C, T, P)`` (:prf:ref:`rector-def-afp`).
 
-    Every ``afp_every`` steps (and at the last step) the partition is recomputed with
+    Every ``afp_every`` steps the partition is recomputed with
     :func:`~icml26.neuro.partition.adaptive_partition` from the phase-locking value in
     ``band`` of all the windows seen so far (sampled at ``fs``), with ``η`` rising linearly
-    from 0 to 1 over the steps (``η = 1`` at the last step), and aligned to the previous
-    partition; the block mask follows it.
+    from 0 to 1 over the first ``steps - afp_every`` steps, and aligned to the previous
+    partition; the block mask follows it. No update follows the last step: the encoder
+    is returned with the partition its last ``afp_every`` steps trained under (``η = 1``
+    when ``steps > afp_every``; with fewer steps the partition stays anatomical).
     """
     _check_pretrain(enc, x, pos, anatomical, locals())
     gen = torch.Generator().manual_seed(seed)
@@ -219,17 +273,22 @@ def pretrain(
     regions, seen = anatomical.copy(), 0
     phases: float | np.ndarray = 0.0
     partitions, hist = [regions.copy()], []
+    ramp = max(steps - afp_every, 1)  # η reaches 1 here, a full interval before the end
+    affinity = None
     enc.train()
     for step in progress(range(steps)) if progress is not None else range(steps):
         xb = x[torch.randint(len(x), (batch,), generator=gen)]
         hist.append(_train_step(enc, heads, opt, xb, pos_t, regions, kinds, gen, weights))
         phases = phases + phase_sum(xb.reshape(batch, x.shape[1], -1).cpu().numpy(), fs, band)
         seen += batch
-        if (step + 1) % afp_every == 0 or step + 1 == steps:
+        if ((step + 1) % afp_every == 0 and step + 1 < steps) or step + 1 == ramp < steps:
             affinity = np.abs(phases / seen).mean(-1)
-            eta = (step + 1) / steps
+            eta = min((step + 1) / ramp, 1.0)
             new = adaptive_partition(anatomical, affinity, eta, k_functional, seed=seed)
             regions = align_labels(new, regions)
             partitions.append(regions.copy())
+    if affinity is None:  # no update: the affinity of all the windows seen
+        affinity = np.abs(phases / seen).mean(-1)
     enc.eval()
-    return PretrainResult(np.array(hist), partitions, regions, affinity)
+    heads.eval()
+    return PretrainResult(np.array(hist), partitions, regions, affinity, heads)
