@@ -98,13 +98,16 @@ def make_tasks(
     return Tasks(f=f, ctx_idx=idx, x_ctx=grid[idx], y_ctx=y, mask=mask)
 
 
-def _check_context(x_ctx: Tensor, y_ctx: Tensor, mask: Tensor) -> None:
-    checks.tensor("x_ctx", x_ctx, ndim=2, floating=True)
+def _check_context(x_ctx: Tensor, y_ctx: Tensor, mask: Tensor, x_ndim: int = 2) -> None:
+    """Validate a padded batch of contexts: ``x_ctx`` ``(N, n)`` (``x_ndim = 2``, 1-D inputs)
+    or ``(N, n, d)`` (``x_ndim = 3``), ``y_ctx`` and ``mask`` ``(N, n)``."""
+    checks.tensor("x_ctx", x_ctx, ndim=x_ndim, floating=True)
     checks.tensor("y_ctx", y_ctx, ndim=2, floating=True)
     checks.tensor("mask", mask, ndim=2, dtype=torch.bool)
-    if y_ctx.shape != x_ctx.shape or mask.shape != x_ctx.shape:
+    if y_ctx.shape != x_ctx.shape[:2] or mask.shape != y_ctx.shape:
+        x_shape = "x_ctx (N, n)" if x_ndim == 2 else "x_ctx (N, n, d)"
         raise ValueError(
-            f"x_ctx, y_ctx and mask must share one shape, got {tuple(x_ctx.shape)}, "
+            f"{x_shape}, y_ctx and mask (N, n) must agree, got {tuple(x_ctx.shape)}, "
             f"{tuple(y_ctx.shape)}, {tuple(mask.shape)}"
         )
     if x_ctx.shape[0] == 0:

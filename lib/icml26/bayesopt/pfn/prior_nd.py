@@ -21,7 +21,7 @@ from torch import Tensor
 
 from icml26 import checks
 from icml26.bayesopt.pfn.entropy import grouped_entropy_search
-from icml26.bayesopt.pfn.gp import _PAD_NOISE, sample_posterior
+from icml26.bayesopt.pfn.gp import _PAD_NOISE, _check_context, sample_posterior
 
 __all__ = [
     "TasksND",
@@ -141,20 +141,7 @@ def make_tasks_nd(
 
 def check_context_nd(x_ctx: Tensor, y_ctx: Tensor, mask: Tensor) -> None:
     """Validate a padded batch of d-dimensional contexts ``(N, n, d)``, ``(N, n)``, ``(N, n)``."""
-    checks.tensor("x_ctx", x_ctx, ndim=3, floating=True)
-    checks.tensor("y_ctx", y_ctx, ndim=2, floating=True)
-    checks.tensor("mask", mask, ndim=2, dtype=torch.bool)
-    if y_ctx.shape != x_ctx.shape[:2] or mask.shape != y_ctx.shape:
-        raise ValueError(
-            f"x_ctx (N, n, d), y_ctx and mask (N, n) must agree, got {tuple(x_ctx.shape)}, "
-            f"{tuple(y_ctx.shape)}, {tuple(mask.shape)}"
-        )
-    if x_ctx.shape[0] == 0:
-        raise ValueError("x_ctx must hold at least one dataset")
-    if not bool(mask.any(-1).all()):
-        raise ValueError("mask must keep at least one context point per dataset")
-    checks.finite("x_ctx", x_ctx)
-    checks.finite("y_ctx", y_ctx)
+    _check_context(x_ctx, y_ctx, mask, x_ndim=3)
 
 
 def standardize_context(y_ctx: Tensor, mask: Tensor) -> Tensor:
