@@ -169,6 +169,18 @@ def test_seeds_decided_by_the_worst_seed_print_their_range():
     assert not ok
 
 
+def test_every_figure_of_a_seeded_claim_is_printed_to_its_digits():
+    """The range, centre and bounds follow ``digits``: a claim printed to two figures does
+    not print its per-seed range to three, where another CPU's round-off would show."""
+    _, out = _line("x.1", "s", seeds=[0.597, 0.672, 0.65], at_least=0.65, digits=2)
+    assert "measured 0.6 (≥ 0.65) · 3 seeds: worst, range 0.6–0.67 ·" in out
+    xs = [0.9123, 0.7456, 0.8012, 0.8534, 0.7511]
+    _, out = _line("x.1", "s", seeds=xs, rule="mean-ci", at_least=0.7, digits=2)
+    assert f"lower 95% bound of the mean, mean {format_value(np.mean(xs), 2)} ·" in out
+    _, out = _line("x.1", "s", seeds=xs, rule="median-ci", between=(0.5, 1.0), digits=1)
+    assert "95% bounds of the median [0.7, 0.9], median 0.8 ·" in out
+
+
 def test_mean_ci_uses_the_one_sided_t_bound():
     from scipy import stats
 

@@ -208,12 +208,18 @@ def _median_bounds(xs: list[float]) -> tuple[float, float]:
     return ordered[k - 1], ordered[n - k]
 
 
-def decide(values: list[float], threshold: Threshold, rule: str) -> tuple[float, bool, str]:
+def decide(
+    values: list[float], threshold: Threshold, rule: str, digits: int = 3
+) -> tuple[float, bool, str]:
     """Decide per-seed values by ``rule``: ``(value compared, holds, how it was decided)``.
 
     ``worst``: the seed with the smallest margin to the threshold (every seed must pass).
     ``mean-ci`` / ``median-ci``: the one-sided 95 % confidence bound of the mean / median on
     the side that could fail the threshold (both bounds for ``between``).
+
+    The range, centre and bounds in the returned text are printed to ``digits`` significant
+    figures, the claim's own precision: a claim printed to two figures does not print its
+    per-seed range to three, where round-off on another CPU would show.
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
@@ -227,7 +233,11 @@ def decide(values: list[float], threshold: Threshold, rule: str) -> tuple[float,
             lo, hi = threshold.bounds
             x = min(values, key=lambda v: min(v - lo, hi - v))  # the smallest margin
         holds = all(threshold.holds(v) for v in values)
-        return x, holds, f"worst, range {format_value(min(values))}–{format_value(max(values))}"
+        return (
+            x,
+            holds,
+            f"worst, range {format_value(min(values), digits)}–{format_value(max(values), digits)}",
+        )
     if n < 2:
         raise ValueError(f"rule {rule!r} needs at least 2 seeds, got {n}")
     if rule == "mean-ci":
@@ -242,19 +252,19 @@ def decide(values: list[float], threshold: Threshold, rule: str) -> tuple[float,
         return (
             upper,
             threshold.holds(upper),
-            (f"upper 95% bound of the {what}, {what} {format_value(centre)}"),
+            (f"upper 95% bound of the {what}, {what} {format_value(centre, digits)}"),
         )
     if d == "≥":
         return (
             lower,
             threshold.holds(lower),
-            (f"lower 95% bound of the {what}, {what} {format_value(centre)}"),
+            (f"lower 95% bound of the {what}, {what} {format_value(centre, digits)}"),
         )
     lo, hi = threshold.bounds
     x = lower if lower - lo < hi - upper else upper  # the bound with the smaller margin
     holds = threshold.holds(lower) and threshold.holds(upper)
-    bounds = f"[{format_value(lower)}, {format_value(upper)}]"
-    return x, holds, f"95% bounds of the {what} {bounds}, {what} {format_value(centre)}"
+    bounds = f"[{format_value(lower, digits)}, {format_value(upper, digits)}]"
+    return x, holds, f"95% bounds of the {what} {bounds}, {what} {format_value(centre, digits)}"
 
 
 def _text_field(name: str, value: object) -> str | None:
@@ -322,7 +332,7 @@ def claim(
     if seeds is not None and single is not None:
         raise ValueError("single_seed is for a claim decided on one run: give measured=")
 
-    x, holds, fields = _measurement(measured, seeds, threshold, rule, single)
+    x, holds, fields = _measurement(measured, seeds, threshold, rule, single, digits)
     control_holds = False
     if control is not None:
         cx, control_holds = _control(control, threshold, rule)
@@ -372,14 +382,19 @@ def _check_line(id: object, statement: object, kind: object, rule: object) -> No
 
 
 def _measurement(
-    measured: object, seeds: object, threshold: Threshold, rule: str, single: str | None
+    measured: object,
+    seeds: object,
+    threshold: Threshold,
+    rule: str,
+    single: str | None,
+    digits: int = 3,
 ) -> tuple[float, bool, list[str]]:
     """The claim's value, whether it holds, and the line's first fields (how it was decided)."""
     if seeds is not None:
         values = _values("seeds", seeds)
         if len(values) < MIN_SEEDS:
             raise ValueError(f"seeds must hold at least {MIN_SEEDS} values, got {len(values)}")
-        x, holds, how = decide(values, threshold, rule)
+        x, holds, how = decide(values, threshold, rule, digits)
         return x, holds, [f"{len(values)} seeds: {how}"]
     x = _real("measured", measured)
     return x, threshold.holds(x), ([f"1 seed: {single}"] if single is not None else [])
