@@ -1306,8 +1306,9 @@ paper.show("19-rector")
 #   (not reproduced) and the pre-trained encoders' F1 scores move by at most 0.05.
 # - **Precision.** Pre-training in float32 is not bit-reproducible across CPUs: on another
 #   numeric configuration the F1 scores move by up to 0.005 and the ratio of 19.6 by a tenth,
-#   with no verdict changing, so these are printed to two decimals (one significant digit for
-#   the small differences of 19.5, 19.6 and 19.8).
+#   with no verdict changing, so these claims print every figure, their per-seed ranges
+#   included, to two significant digits (one for the small differences of 19.5, 19.6 and
+#   19.8).
 # - **Reconstruction.** The attention levels, the partition rule and its connectivity
 #   measure, the masking distribution and the losses are this chapter's instantiation of the
 #   paper's component names, not its equations. The encoder's own similarity is not a usable
