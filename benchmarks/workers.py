@@ -37,15 +37,33 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = "avx2"
 
 
-def cpu_name() -> str:
-    """The processor's model name (``/proc/cpuinfo``; ``platform`` elsewhere)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+def cpu_name(cpuinfo: str | None = None) -> str:
+    """The processor, as precisely as a baseline needs: its model name and, on x86, its
+    family and model numbers (from ``cpuinfo``, by default ``/proc/cpuinfo``; ``platform``
+    where there is none).
+
+    The model name alone does not tell processors apart: a cloud machine reports "AMD EPYC"
+    for a Zen 3 and a Zen 5 alike, and their ratios differ by more than any interval, so a
+    baseline is compared only with a rerun on the same family and model.
+    """
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    info: dict[str, str] = {}
+    for line in cpuinfo.splitlines():
+        key, sep, value = line.partition(":")
+        if not sep:
+            if info:
+                break  # the end of the first processor's block
+            continue
+        info.setdefault(key.strip(), value.strip())
+    if "model name" not in info:
+        return platform.processor() or platform.machine()
+    if "cpu family" in info and "model" in info:
+        return f"{info['model name']} (family {info['cpu family']}, model {info['model']})"
+    return info["model name"]
 
 
 def configurations() -> dict[str, dict[str, str]]:

@@ -180,3 +180,17 @@ def test_a_worker_gets_its_configuration_and_a_2x_slower_kernel_fails_the_check(
         assert {m["capability"] for m in rerun["meta"]} == {"DEFAULT"}
     [(_, side, status, *_)] = run.verdicts(base, rerun)
     assert side == "reference" and status in ("slower", "too noisy")
+
+
+def test_the_cpu_is_named_with_its_family_and_model():
+    """A baseline is compared only on the same processor: "AMD EPYC" alone names a Zen 3 and
+    a Zen 5 alike, so the family and model numbers are part of the name."""
+    from benchmarks.workers import cpu_name
+
+    block = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: {f}\nmodel\t\t: {m}\n"
+    block += "model name\t: AMD EPYC\n\n"
+    zen3, zen5 = block.format(f=25, m=1), block.format(f=26, m=2)
+    assert cpu_name(zen5 + zen3) == "AMD EPYC (family 26, model 2)"
+    assert cpu_name(zen3) != cpu_name(zen5)
+    assert cpu_name("processor\t: 0\nmodel name\t: Some ARM core\n") == "Some ARM core"
+    assert cpu_name("") == cpu_name("no colon here")  # platform's name, whatever it is
