@@ -123,7 +123,10 @@ def _pct(values: list[float], *, log: bool = False) -> str:
         return "—"
     mid = finite[len(finite) // 2]
     factor = math.exp(mid) if log else 1 + mid
-    return f"±{100 * (factor - 1):.0f} %" if factor < 1.5 else f"×/÷ {factor:.1f}"
+    if factor >= 1.5:
+        return f"×/÷ {factor:.1f}"
+    pct = 100 * (factor - 1)
+    return f"±{pct:.1f} %" if pct < 1 else f"±{pct:.0f} %"  # not "±0 %" for a real spread
 
 
 def isa_section(configs: dict) -> list[str]:
