@@ -1019,9 +1019,13 @@ print(
 )
 print(
     f"{N_NASH_GAMES} small games: Lemke-Howson returned {lh_found} profiles, "
-    f"{lh_eq} of them equilibria (gap < 1e-9); support enumeration found one in "
-    f"{se_found} games; every equilibrium has the LP value"
+    f"{lh_eq} of them equilibria (gap < 1e-9); every equilibrium has the LP value"
 )
+
+# %% tags=["nbval-ignore-output"]
+# how often support enumeration finds the equilibrium depends on round-off inside nashpy
+# (its exact `prob >= 0` test, below), so this count differs from one processor to another
+print(f"support enumeration found one in {se_found} of {N_NASH_GAMES} games")
 
 # %%
 # LP duality and nashpy agree with the LP: an implementation check, not a claim of the
@@ -1579,15 +1583,14 @@ for A in A_cross:
         lh_valid += bool(ok and (A @ y).max() - (x @ A).min() < 1e-9)
 print(f"{N_CROSS} safety games at w = {W_EST}:")
 print(f"  HiGHS dual multipliers reproduce the minimax value: {dual_err < 1e-9}")
-print(
-    f"  support enumeration found equilibria in {se_games} games, all with gap 0 and "
-    "the LP value: "
-    f"{se_err < 1e-9}"
-)
+print(f"  support enumeration: equilibria with gap 0 and the LP value: {se_err < 1e-9}")
 print(f"  nashpy linear_program agrees with zerosum.maximin_lp: {nlp_err < 1e-8}")
-print(
-    f"  Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {lh_runs}"
-)
+
+# %% tags=["nbval-ignore-output"]
+# these counts depend on round-off inside nashpy on tied payoffs (support enumeration's
+# exact `prob >= 0` test, Lemke-Howson's pivoting), so they differ between processors
+print(f"support enumeration found equilibria in {se_games} of {N_CROSS} games")
+print(f"Lemke-Howson outputs that are equilibria (gap < 1e-9): {lh_valid} of {lh_runs}")
 
 # %% [markdown]
 # Lemke–Howson's outputs on these games are mostly **not** equilibria: without lexicographic
