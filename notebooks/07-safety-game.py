@@ -1024,7 +1024,7 @@ print(
 
 # %% tags=["nbval-ignore-output"]
 # how often support enumeration finds the equilibrium depends on round-off inside nashpy
-# (its exact `prob >= 0` test, below), so this count differs from one processor to another
+# (its exact `prob >= 0` test, below), so this count differs between processors
 print(f"support enumeration found one in {se_found} of {N_NASH_GAMES} games")
 
 # %%
