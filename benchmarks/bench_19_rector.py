@@ -12,7 +12,7 @@ The channel level of a RECTOR-SA layer on a batch of 16 windows, T = 8 patches, 
 - Scaling: the block-sparse kernel for 32 to 512 channels in regions of 8.
 
 Score entries per window: dense ``(CT)²`` against ``T Σ n_r²`` (64 channels: 262,144 against
-5,632 for biosemi64's regions; 128 channels: 1,048,576 against 16,384).
+6,112 for biosemi64's regions; 128 channels: 1,048,576 against 16,384).
 """
 
 from __future__ import annotations
