@@ -169,6 +169,9 @@ def check(
     suspect = sorted({key for key, _, status, *_ in found if status not in ("ok", "new")})
     if suspect and confirm:
         print(f"{len(suspect)} case(s) out of their interval: measured again", file=sys.stderr)
+        for key, side, status, before, now in found:  # kept in the log whatever follows
+            if key in suspect and status not in ("ok", "new"):
+                print(f"FIRST PASS {status.upper()}: {key} ({side}): {before} then {now}")
         again = measure_kernels(
             modules,
             config["env"],
