@@ -11,7 +11,7 @@ from benchmarks.harness import THREADS
 from benchmarks.workers import BOOK
 from icml26.chapters import BOOK_BUDGET_S, BUDGET_S, TARGET_S
 
-__all__ = ["family", "render", "results_path", "write"]
+__all__ = ["family", "render", "results_path", "run_level", "write"]
 
 #: A load average above the worker's own threads plus this fraction of the cores labels the
 #: figures as measured under load (a worker timing on one thread is itself a load of about 1).
@@ -38,13 +38,34 @@ def _fmt(seconds: float | None) -> str:
     return f"{seconds * 1e3:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-def _estimates(config: dict) -> dict[tuple[str, str], intervals.Estimate]:
-    n = family(config)
+def _estimates(
+    config: dict, run: intervals.RunLevel = intervals.NONE, *, n: int | None = None
+) -> dict[tuple[str, str], intervals.Estimate]:
+    n = n or family(config)
     return {
-        (c["key"], side): intervals.estimate(s["ratios"], s["within"], family=n)
+        (c["key"], side): intervals.estimate(s["ratios"], s["within"], family=n, run=run)
         for c in config["cases"]
         for side, s in c.get("sides", {}).items()
     }
+
+
+def _runs(results: dict) -> list[dict]:
+    """The whole-suite runs of the book's configuration: the baseline, then its reruns."""
+    book = results.get("configs", {}).get(BOOK)
+    return [book, *results.get("reruns", {}).get(BOOK, [])] if book else []
+
+
+def run_level(results: dict) -> intervals.RunLevel:
+    """The run-level component of the machine, from every pair of recorded whole-suite runs
+    of the book's configuration (none recorded: 0, see :mod:`benchmarks.intervals`)."""
+    runs = [_estimates(r) for r in _runs(results)]
+    first, second = [], []
+    for i, a in enumerate(runs):
+        for b in runs[i + 1 :]:
+            common = [k for k in a if k in b]
+            first += [a[k] for k in common]
+            second += [b[k] for k in common]
+    return intervals.run_level(first, second) if first else intervals.NONE
 
 
 def _load(config: dict) -> float | None:
@@ -86,19 +107,19 @@ def _side(c: dict, side: str, est: dict) -> str:
     return f"{est[(c['key'], side)].text()} ({lib}{_fmt(s['seconds'])})"
 
 
-def kernel_section(config: dict) -> list[str]:
-    est = _estimates(config)
+def kernel_section(config: dict, run: intervals.RunLevel) -> list[str]:
+    est = _estimates(config, run)
     wide = [e.half_width for e in est.values()]
     within = [e.within for e in est.values()]
     lines = [
         "Each ratio is (other / kernel) time: above 1× the kernel is faster. It is the geometric "
-        "mean over the independent runs, each run's ratio the median of its interleaved rounds. "
-        "In brackets, the interval that a rerun of `make bench` on this machine lands in, for "
-        f"all {len(est)} ratios at once with {_level()} confidence (Student's t "
-        "over the runs, Bonferroni over the ratios); ⚠ marks an interval wider than ×/÷ "
-        f"{intervals.WIDE}, too noisy to reveal a 2× change. For comparison, the spread "
-        f"*within* one run (half the interquartile range of its rounds) is {_pct(within)} "
-        f"for the median ratio, the between-run interval {_pct(wide, log=True)}.",
+        "mean over the independent worker processes, each one's ratio the median of its "
+        "interleaved rounds. In brackets, the interval that a rerun of `make bench` on this "
+        f"machine lands in, for all {len(est)} ratios at once with {_level()} confidence "
+        f"(Student's t, Bonferroni over the ratios): {_run_text(run)} ⚠ marks an interval "
+        f"wider than ×/÷ {intervals.WIDE}, too noisy to reveal a 2× change. For comparison, "
+        f"the spread *within* one process (half the interquartile range of its rounds) is "
+        f"{_pct(within)} for the median ratio, the rerun interval {_pct(wide, log=True)}.",
         "",
         "| ch. | case | kernel | reference / kernel | library / kernel |",
         "|---|---|---|---|---|",
@@ -110,6 +131,55 @@ def kernel_section(config: dict) -> list[str]:
         ref, lib = _side(c, "reference", est), _side(c, "library", est)
         name = _breakable(c["name"])
         lines.append(f"| {c['chapter']} | {name} | {_fmt(c['kernel_s'])} | {ref} | {lib} |")
+    return lines
+
+
+def _run_text(run: intervals.RunLevel) -> str:
+    if not run.pairs:
+        return (
+            "no rerun of this configuration is recorded, so the interval holds only the "
+            "variation between the workers of one run, and understates a rerun's for the "
+            "steadiest cases."
+        )
+    return (
+        "it adds to the variation between the workers of one run a run-level component "
+        f"shared by all the workers of a run, of s.d. {100 * run.sd:.1f} % on the log scale, "
+        f"estimated from {run.pairs} ratios measured in two whole runs (see below)."
+    )
+
+
+def rerun_section(results: dict, run: intervals.RunLevel) -> list[str]:
+    """How the recorded reruns land in the baseline's intervals, with the run-level term and
+    without it."""
+    runs = _runs(results)
+    if len(runs) < 2:
+        return []
+    n = family(runs[0])
+    with_run, without = _estimates(runs[0], run), _estimates(runs[0])
+    lines = [
+        "A whole rerun of the book's configuration (the same workers, rounds and machine, "
+        "started anew) moves every ratio a little, and by more than the workers of one run "
+        "differ from each other: they share the machine's state over those minutes. Each "
+        "rerun below is compared with the baseline ratio by ratio; the run-level s.d. of "
+        f"{100 * run.sd:.1f} % is estimated from these same reruns (method of moments, "
+        "as in random-effects meta-analysis), so they test the model only in-sample; "
+        "`make bench-check` is the out-of-sample test.",
+        "",
+        "| rerun | ratios | median change | inside, workers' spread only "
+        "| inside, with the run-level term | largest move (of the half-width) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for i, r in enumerate(runs[1:], 1):
+        new = _estimates(r, n=n)
+        moves = {
+            k: abs(math.log(e.center / with_run[k].center)) for k, e in new.items() if k in with_run
+        }
+        inside = [sum(m <= e[k].half_width for k, m in moves.items()) for e in (without, with_run)]
+        worst = max(m / with_run[k].half_width for k, m in moves.items())
+        mid = sorted(moves.values())[len(moves) // 2]
+        lines.append(
+            f"| {i} | {len(moves)} | {100 * mid:.1f} % | {inside[0]} | {inside[1]} | {worst:.2f} |"
+        )
     return lines
 
 
@@ -136,13 +206,13 @@ def _pct(values: list[float], *, log: bool = False) -> str:
     return f"±{pct:.1f} %" if pct < 1 else f"±{pct:.0f} %"  # not "±0 %" for a real spread
 
 
-def isa_section(configs: dict) -> list[str]:
+def isa_section(configs: dict, run: intervals.RunLevel) -> list[str]:
     """Every ratio under the book's configuration beside the others, with the change."""
     others = [n for n in configs if n != BOOK]
     if BOOK not in configs or not others:
         return []
-    book = _estimates(configs[BOOK])
-    alt = {n: _estimates(configs[n]) for n in others}
+    book = _estimates(configs[BOOK], run)
+    alt = {n: _estimates(configs[n], run) for n in others}
     n = family(configs[BOOK])
     env = " / ".join(f"`ATEN_CPU_CAPABILITY={o}`" for o in others)
     head = " | ".join(f"{o} | {o} / {BOOK}" for o in others)
@@ -150,7 +220,8 @@ def isa_section(configs: dict) -> list[str]:
         f"The same ratios with ATen's vectorised kernels on AVX2 (`{BOOK}`, the book's "
         f"configuration) and under {env}; MKL, oneDNN and NumPy keep the book's settings. "
         f"Each column `… / {BOOK}` is the factor by which the ratio changes, with its "
-        f"{_level()} simultaneous interval; **bold** where the interval excludes 1 (the ratio "
+        f"{_level()} simultaneous interval (each configuration was a run of its own, so the "
+        "run-level term enters twice); **bold** where the interval excludes 1 (the ratio "
         "depends on the vector ISA of the element-wise kernels).",
         "",
         f"| ch. | case | side | {BOOK} | {head} |",
@@ -164,7 +235,8 @@ def isa_section(configs: dict) -> list[str]:
             if (key, side) not in alt[o]:
                 cells += ["—", "—"]
                 continue
-            f, lo, hi = intervals.change(book[(key, side)], alt[o][(key, side)], family=n)
+            pair = book[(key, side)], alt[o][(key, side)]
+            f, lo, hi = intervals.change(*pair, family=n, run=run)
             text = f"{f:.2f}× ({lo:.2f}–{hi:.2f})"
             if hi < 1 or lo > 1:
                 moved[o] += 1
@@ -230,9 +302,11 @@ def render(results: dict) -> str:
     parts = [*_header(results), ""]
     configs = results.get("configs", {})
     main = configs.get(BOOK) or next(iter(configs.values()), None)
+    run = run_level(results)
     sections = [
-        ("Kernels against their references and libraries", main and kernel_section(main)),
-        ("The vector ISA: which ratios depend on it", isa_section(configs)),
+        ("Kernels against their references and libraries", main and kernel_section(main, run)),
+        ("A rerun, and what one run cannot see", rerun_section(results, run)),
+        ("The vector ISA: which ratios depend on it", isa_section(configs, run)),
         (
             "How cost grows with work",
             results.get("scaling") and scaling_section(results["scaling"]),

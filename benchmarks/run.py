@@ -1,8 +1,9 @@
 """``make bench`` and ``make bench-check``: ratios with an interval that covers a rerun.
 
     python -m benchmarks.run                  # every section, every configuration (~1 h each)
-    python -m benchmarks.run --only kernels   # one section (kernels | scaling | notebooks)
+    python -m benchmarks.run --only kernels   # one section (kernels|rerun|scaling|notebooks)
     python -m benchmarks.run --configs avx2   # only the book's numeric configuration
+    python -m benchmarks.run --only rerun     # the book's configuration once more (~40 min)
     python -m benchmarks.run --render         # rewrite results.md, scaling.svg from results.json
     python -m benchmarks.run --check          # rerun the kernels; fail if a ratio left its interval
     python -m benchmarks.run --check --select centroid --slowdown centroid_margins
@@ -10,10 +11,11 @@
 
 The kernel cases are timed by ``--workers`` independent worker processes per numeric
 configuration (:mod:`benchmarks.workers`); each ratio is stated with the interval a rerun
-lands in (:mod:`benchmarks.intervals`). Everything measured goes to ``results.json`` (the
-baseline of ``--check``, on the machine that measured it); ``results.md`` and
-``scaling.svg``, which the book's Performance page includes, are generated from it
-(:mod:`benchmarks.page`). On a machine with CUDA the files are ``results-cuda.*``.
+lands in (:mod:`benchmarks.intervals`), whose run-level term comes from the recorded whole
+reruns of the book's configuration (``reruns``). Everything measured goes to
+``results.json`` (the baseline of ``--check``, on the machine that measured it);
+``results.md`` and ``scaling.svg``, which the book's Performance page includes, are
+generated from it (:mod:`benchmarks.page`). On a machine with CUDA the files are ``results-cuda.*``.
 """
 
 from __future__ import annotations
@@ -106,8 +108,11 @@ def measure_notebooks() -> list[dict]:
     return rows
 
 
-def verdicts(baseline: dict, rerun: dict) -> list[tuple[str, str, str, str, str]]:
-    """(key, side, status, baseline text, rerun text) for every ratio of ``rerun``."""
+def verdicts(
+    baseline: dict, rerun: dict, run: intervals.RunLevel = intervals.NONE
+) -> list[tuple[str, str, str, str, str]]:
+    """(key, side, status, baseline text, rerun text) for every ratio of ``rerun``, the
+    intervals with the ``run``-level term."""
     family = page.family(baseline)
     base = {c["key"]: c for c in baseline["cases"]}
     out = []
@@ -116,12 +121,12 @@ def verdicts(baseline: dict, rerun: dict) -> list[tuple[str, str, str, str, str]
             out.append((case["key"], "—", "error", "", case["error"]))
             continue
         for side, s in case["sides"].items():
-            new = intervals.estimate(s["ratios"], s["within"], family=family)
+            new = intervals.estimate(s["ratios"], s["within"], family=family, run=run)
             old = base.get(case["key"], {}).get("sides", {}).get(side)
             if old is None:
                 out.append((case["key"], side, "new", "—", new.text()))
                 continue
-            before = intervals.estimate(old["ratios"], old["within"], family=family)
+            before = intervals.estimate(old["ratios"], old["within"], family=family, run=run)
             status = intervals.judge(before, new, side=side)
             out.append((case["key"], side, status, before.text(), new.text()))
     return out
@@ -135,10 +140,12 @@ def check(
     slowdown: str | None = None,
     select: str | None = None,
     confirm: bool = True,
+    save: Path | None = None,
 ) -> int:
     """Rerun the book configuration's kernels (those whose name contains ``select``, if
     given) and compare with ``baseline``; a ratio outside its interval is measured once more
-    by fresh workers and fails only if it is still out.
+    by fresh workers and fails only if it is still out. ``save``: write the first pass there
+    (a whole rerun, in the form of ``reruns`` in ``results.json``).
 
     Every worker imports all of ``modules``, as the baseline's did, even when it times a few
     cases: the process a case is timed in is part of what is measured. A cold process that
@@ -165,7 +172,10 @@ def check(
         label="check",
         **opts,
     )
-    found = verdicts(config, rerun)
+    if save is not None:
+        save.write_text(json.dumps(rerun, indent=1, ensure_ascii=False) + "\n")
+    run = page.run_level(baseline)
+    found = verdicts(config, rerun, run)
     suspect = sorted({key for key, _, status, *_ in found if status not in ("ok", "new")})
     if suspect and confirm:
         print(f"{len(suspect)} case(s) out of their interval: measured again", file=sys.stderr)
@@ -180,7 +190,7 @@ def check(
             label="confirm",
             **(opts | {"cases": suspect}),
         )
-        confirmed = {(k, side): v for k, side, *v in verdicts(config, again)}
+        confirmed = {(k, side): v for k, side, *v in verdicts(config, again, run)}
         found = [(k, side, *confirmed.get((k, side), v)) for k, side, *v in found]
     failed = [v for v in found if v[2] not in ("ok", "new")]
     for key, side, status, before, now in found:
@@ -205,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--only", choices=["kernels", "scaling", "notebooks"], default=None)
+    p.add_argument("--only", choices=["kernels", "rerun", "scaling", "notebooks"], default=None)
     p.add_argument("--configs", nargs="+", default=None, help="default: all configurations")
     p.add_argument(
         "--workers", type=int, default=None, help=f"default {WORKERS}; the baseline's with --check"
@@ -216,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--slowdown", default=None, help="with --check: a 2x slower kernel")
     p.add_argument("--select", default=None, help="with --check: only the cases named so")
     p.add_argument("--baseline", type=Path, default=None)
+    p.add_argument("--save", type=Path, default=None, help="with --check: write the rerun")
     p.add_argument("--render", action="store_true")
     args = p.parse_args(argv)
     out = page.results_path(HERE)
@@ -239,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=workers,
             slowdown=args.slowdown,
             select=args.select,
+            save=args.save,
         )
     results = json.loads(out.read_text()) if out.exists() else {}
     if args.render and not results:
@@ -277,6 +289,19 @@ def measure(results: dict, args: argparse.Namespace) -> dict:
         keep = results.get("configs", {}) if results.get("settings") == settings else {}
         results["configs"] = keep | measured
         results["settings"] = settings
+        if BOOK in measured or BOOK not in results["configs"]:  # reruns of an old baseline
+            results.pop("reruns", None)
+    if args.only in (None, "rerun") and BOOK in configs and BOOK in results.get("configs", {}):
+        s = results["settings"]
+        again = measure_kernels(
+            modules,
+            configs[BOOK],
+            workers=s["workers"],
+            rounds=s["rounds"],
+            min_run_time=s["min_run_time"],
+            label="rerun",
+        )
+        results.setdefault("reruns", {}).setdefault(BOOK, []).append(again)
     book = configs.get(BOOK, next(iter(configs.values())))
     if args.only in (None, "scaling"):
         results["scaling"] = measure_scaling(modules, book)

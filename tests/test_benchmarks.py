@@ -22,13 +22,17 @@ from benchmarks.workers import BOOK, configurations
 K, N = 8, 75  # workers per run, ratios in the table (the sizes of make bench)
 
 
-def _table(rng, truth, log_sd=0.05, k=K):
-    """One simulated run: k workers' ratios for each true ratio in ``truth``."""
-    return [list(r * np.exp(rng.normal(0, log_sd, k))) for r in truth]
+def _table(rng, truth, log_sd=0.05, k=K, run_sd=0.0):
+    """One simulated run: k workers' ratios for each true ratio in ``truth``, each ratio
+    shifted as a whole by a run-level effect of s.d. ``run_sd`` (all its workers alike)."""
+    shift = np.exp(rng.normal(0, run_sd, len(truth))) if run_sd else np.ones(len(truth))
+    return [
+        list(r * s * np.exp(rng.normal(0, log_sd, k))) for r, s in zip(truth, shift, strict=True)
+    ]
 
 
-def _estimates(table, family=N):
-    return [intervals.estimate(r, [0.01] * len(r), family=family) for r in table]
+def _estimates(table, family=N, run=intervals.NONE):
+    return [intervals.estimate(r, [0.01] * len(r), family=family, run=run) for r in table]
 
 
 def test_interval_is_the_t_interval_for_a_rerun():
@@ -52,6 +56,51 @@ def test_reruns_land_in_their_intervals_all_at_once_nineteen_times_in_twenty():
         base, rerun = _estimates(_table(rng, truth)), _estimates(_table(rng, truth))
         misses += any(intervals.judge(b, r) != "ok" for b, r in zip(base, rerun, strict=True))
     assert misses / 300 <= 0.08  # simultaneous 95 %: about 15 of 300 expected
+
+
+def test_the_run_level_term_makes_steady_ratios_cover_a_rerun():
+    """Workers that all share one run's state: their spread (here 0.5 %) understates a
+    rerun's move (a run-level s.d. of 1.5 %). One calibration rerun recovers the run-level
+    s.d., and with it whole reruns land inside every interval nineteen times in twenty."""
+    rng = np.random.default_rng(5)
+    truth = np.exp(rng.uniform(0, 6, N))
+    sim = {"truth": truth, "log_sd": 0.005, "run_sd": 0.015}
+
+    def run_table():
+        return _table(rng, sim["truth"], log_sd=sim["log_sd"], run_sd=sim["run_sd"])
+
+    taus, misses, misses_without = [], 0, 0
+    for _ in range(200):
+        table = run_table()
+        base, calib, rerun = _estimates(table), _estimates(run_table()), run_table()
+        level = intervals.run_level(base, calib)
+        taus.append(level.sd)
+        assert level.pairs == N and level.df == N - 1
+        pairs = list(zip(_estimates(table, run=level), _estimates(rerun, run=level), strict=True))
+        misses += any(intervals.judge(b, r) != "ok" for b, r in pairs)
+        pairs = list(zip(base, _estimates(rerun), strict=True))
+        misses_without += any(intervals.judge(b, r) != "ok" for b, r in pairs)
+    assert np.median(taus) == pytest.approx(0.015, rel=0.1)
+    assert misses_without / 200 > 0.5  # the workers' spread alone: most reruns miss somewhere
+    assert misses / 200 <= 0.08
+
+
+def test_run_level_validates_and_is_zero_without_a_run_effect():
+    rng = np.random.default_rng(6)
+    truth = np.exp(rng.uniform(0, 6, N))
+    a, b = _estimates(_table(rng, truth)), _estimates(_table(rng, truth))
+    assert intervals.run_level(a, b).sd < 0.01  # the workers' spread is 5 %, the run's 0
+    with pytest.raises(ValueError, match="first and second"):
+        intervals.run_level(a, b[:-1])
+    with pytest.raises(ValueError, match="2 workers"):
+        intervals.run_level(a[:1], _estimates([[10.0]]))
+    # the half-width: Student's t at the Welch-Satterthwaite df of the two variance terms
+    ratios, level = [10.0, 10.4, 9.8, 10.1], intervals.RunLevel(0.02, 30, 31)
+    e = intervals.estimate(ratios, [0.0] * 4, family=3, run=level)
+    v1, v2 = 2 * np.log(ratios).var(ddof=1) / 4, 2 * 0.02**2
+    df = (v1 + v2) ** 2 / (v1**2 / 3 + v2**2 / 30)
+    t = stats.t.ppf(1 - 0.05 / 3 / 2, df=df)
+    assert e.half_width == pytest.approx(t * math.sqrt(v1 + v2))
 
 
 def test_a_2x_slower_kernel_fails_the_check_and_only_that_one():
@@ -161,6 +210,12 @@ def test_the_page_is_generated_from_the_json_alone(tmp_path):
     assert "**AMD EPYC**" in text and "loaded machine" in text
     assert text.count("| 01 | case") == 4
     assert "Of the 2 ratios, these change beyond their interval: 2 under `default`." in text
+    assert "no rerun of this configuration is recorded" in text and "## A rerun" not in text
+    # a recorded rerun: the run-level term, and how the rerun landed
+    results["reruns"] = {BOOK: [config(1.0)]}
+    text = page.render(json.loads(json.dumps(results)))
+    assert "estimated from 2 ratios measured in two whole runs" in text
+    assert "## A rerun, and what one run cannot see" in text and "\n| 1 | 2 |" in text
     # a long identifier may break after its underscores, so a wide table fits a desktop
     assert page._breakable("min_pair_margin (m=40)") == "min_<wbr>pair_<wbr>margin (m=40)"
     # one configuration: the ISA section says it was not measured; a worker's own load of
