@@ -6,6 +6,7 @@
     python -m benchmarks.run --only rerun     # the book's configuration once more (~40 min)
     python -m benchmarks.run --render         # rewrite results.md, scaling.svg from results.json
     python -m benchmarks.run --check          # rerun the kernels; fail if a ratio left its interval
+    python -m benchmarks.run --check --record # ... and add its first pass to the page
     python -m benchmarks.run --check --select centroid --slowdown centroid_margins
                                               # ... of two cases, one kernel made 2x slower
 
@@ -141,11 +142,14 @@ def check(
     select: str | None = None,
     confirm: bool = True,
     save: Path | None = None,
+    record: Path | None = None,
 ) -> int:
     """Rerun the book configuration's kernels (those whose name contains ``select``, if
     given) and compare with ``baseline``; a ratio outside its interval is measured once more
     by fresh workers and fails only if it is still out. ``save``: write the first pass there
-    (a whole rerun, in the form of ``reruns`` in ``results.json``).
+    (a whole rerun, in the form of ``reruns`` in ``results.json``); ``record``: append it to
+    the ``checks`` of that baseline file and re-render the page, which shows it as an
+    out-of-sample test of the intervals (it does not enter the run-level term).
 
     Every worker imports all of ``modules``, as the baseline's did, even when it times a few
     cases: the process a case is timed in is part of what is measured. A cold process that
@@ -156,7 +160,8 @@ def check(
     processes with the thresholds fixed (``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``)
     and 1.03-1.11 ms in processes that imported the suite, as against the baseline's 1.11 ms.
     """
-    config = baseline["configs"][BOOK if BOOK in baseline["configs"] else "native"]
+    name = BOOK if BOOK in baseline["configs"] else "native"
+    config = baseline["configs"][name]
     settings = baseline["settings"]
     opts = {"rounds": settings["rounds"], "min_run_time": settings["min_run_time"]}
     if select is not None:
@@ -174,6 +179,10 @@ def check(
     )
     if save is not None:
         save.write_text(json.dumps(rerun, indent=1, ensure_ascii=False) + "\n")
+    if record is not None and select is None:
+        baseline.setdefault("checks", {}).setdefault(name, []).append(rerun)
+        record.write_text(json.dumps(baseline, indent=1, ensure_ascii=False) + "\n")
+        page.write(baseline, record.parent)
     run = page.run_level(baseline)
     found = verdicts(config, rerun, run)
     suspect = sorted({key for key, _, status, *_ in found if status not in ("ok", "new")})
@@ -227,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--select", default=None, help="with --check: only the cases named so")
     p.add_argument("--baseline", type=Path, default=None)
     p.add_argument("--save", type=Path, default=None, help="with --check: write the rerun")
+    p.add_argument("--record", action="store_true", help="with --check: add it to the page")
     p.add_argument("--render", action="store_true")
     args = p.parse_args(argv)
     out = page.results_path(HERE)
@@ -251,6 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             slowdown=args.slowdown,
             select=args.select,
             save=args.save,
+            record=path if args.record else None,
         )
     results = json.loads(out.read_text()) if out.exists() else {}
     if args.render and not results:
@@ -289,8 +300,9 @@ def measure(results: dict, args: argparse.Namespace) -> dict:
         keep = results.get("configs", {}) if results.get("settings") == settings else {}
         results["configs"] = keep | measured
         results["settings"] = settings
-        if BOOK in measured or BOOK not in results["configs"]:  # reruns of an old baseline
+        if BOOK in measured or BOOK not in results["configs"]:  # of an old baseline
             results.pop("reruns", None)
+            results.pop("checks", None)
     if args.only in (None, "rerun") and BOOK in configs and BOOK in results.get("configs", {}):
         s = results["settings"]
         again = measure_kernels(

@@ -215,7 +215,13 @@ def test_the_page_is_generated_from_the_json_alone(tmp_path):
     results["reruns"] = {BOOK: [config(1.0)]}
     text = page.render(json.loads(json.dumps(results)))
     assert "estimated from 2 ratios measured in two whole runs" in text
-    assert "## A rerun, and what one run cannot see" in text and "\n| 1 | 2 |" in text
+    assert "## A rerun, and what one run cannot see" in text
+    assert "\n| rerun 1 (in-sample) | 2 |" in text and "check 1" not in text
+    # a saved first pass of bench-check is shown, out-of-sample, and does not enter the term
+    results["checks"] = {BOOK: [config(1.0)]}
+    again = page.render(json.loads(json.dumps(results)))
+    assert "\n| check 1 (out-of-sample) | 2 |" in again
+    assert page.run_level(results) == page.run_level(results | {"checks": {}})
     # a long identifier may break after its underscores, so a wide table fits a desktop
     assert page._breakable("min_pair_margin (m=40)") == "min_<wbr>pair_<wbr>margin (m=40)"
     # one configuration: the ISA section says it was not measured; a worker's own load of
@@ -238,6 +244,28 @@ def test_a_worker_gets_its_configuration_and_a_2x_slower_kernel_fails_the_check(
         assert {m["capability"] for m in rerun["meta"]} == {"DEFAULT"}
     [(_, side, status, *_)] = run.verdicts(base, rerun)
     assert side == "reference" and status in ("slower", "too noisy")
+
+
+def test_a_recorded_check_is_shown_on_the_page_and_fails_on_a_slowdown(tmp_path):
+    """``--check --record``: the first pass goes to the baseline's ``checks`` and the page."""
+    configs = configurations()
+    name = BOOK if BOOK in configs else next(iter(configs))
+    opts = {"rounds": 2, "min_run_time": 0.01}
+    base = run.measure_kernels(["benchmarks.selftest"], configs[name], workers=3, **opts)
+    baseline = {
+        "configs": {name: base},
+        "settings": opts | {"workers": 3},
+        "machine": run.machine(),
+    }
+    path = tmp_path / "results.json"
+    code = run.check(
+        baseline, ["benchmarks.selftest"], workers=3, slowdown="pure-Python", record=path
+    )
+    assert code == 1
+    saved = json.loads(path.read_text())
+    assert len(saved["checks"][name]) == 1 and "reruns" not in saved
+    if name == BOOK:
+        assert "| check 1 (out-of-sample) | 1 |" in (tmp_path / "results.md").read_text()
 
 
 def test_the_cpu_is_named_with_its_family_and_model():
