@@ -168,12 +168,12 @@ def rerun_section(results: dict, run: intervals.RunLevel) -> list[str]:
         "`make bench-check` that followed, which the estimate did not see, test it "
         "out-of-sample.",
         "",
-        "| run | ratios | median change | inside, workers' spread only "
-        "| inside, with the run-level term | largest move (of the half-width) |",
-        "|---|---|---|---|---|---|",
+        "| run | median move | inside, workers only | inside, with run term "
+        "| largest move ÷ half-width |",
+        "|---|---|---|---|---|",
     ]
-    labels = [f"rerun {i} (in-sample)" for i in range(1, len(runs))]
-    labels += [f"check {i} (out-of-sample)" for i in range(1, len(checks) + 1)]
+    labels = [f"rerun {i}, in-sample" for i in range(1, len(runs))]
+    labels += [f"check {i}, out-of-sample" for i in range(1, len(checks) + 1)]
     for label, r in zip(labels, runs[1:] + checks, strict=True):
         new = _estimates(r, n=n)
         moves = {
@@ -183,8 +183,8 @@ def rerun_section(results: dict, run: intervals.RunLevel) -> list[str]:
         worst = max(m / with_run[k].half_width for k, m in moves.items())
         mid = sorted(moves.values())[len(moves) // 2]
         lines.append(
-            f"| {label} | {len(moves)} | {100 * mid:.1f} % | {inside[0]} | {inside[1]} "
-            f"| {worst:.2f} |"
+            f"| {label} | {100 * mid:.1f} % | {inside[0]} of {len(moves)} "
+            f"| {inside[1]} of {len(moves)} | {worst:.2f} |"
         )
     return lines
 
