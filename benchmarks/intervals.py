@@ -131,7 +131,8 @@ def run_level(first: Sequence[Estimate], second: Sequence[Estimate]) -> RunLevel
     ``tau^2 = max(0, mean(d_i^2 - s1_i^2 / k1 - s2_i^2 / k2) / 2)`` over the differences
     ``d_i`` of the log centres, whose expectation is ``2 tau^2`` plus the workers' share
     (the estimator of random-effects meta-analysis, here with every study a ratio). Several
-    reruns: pass the pairs of all of them, concatenated."""
+    reruns: pass the pairs of all of them, concatenated (pairs that share a run are not
+    independent, so the stated ``df`` is then somewhat optimistic)."""
     if len(first) != len(second) or not first:
         raise ValueError(
             f"first and second must pair the same ratios, got {len(first)} and {len(second)}"
@@ -139,7 +140,7 @@ def run_level(first: Sequence[Estimate], second: Sequence[Estimate]) -> RunLevel
     terms = []
     for a, b in zip(first, second, strict=True):
         if min(a.workers, b.workers) < 2:
-            raise ValueError("run_level needs at least 2 workers per ratio in both runs")
+            raise ValueError("first and second need at least 2 workers for every ratio")
         d = math.log(b.center / a.center)
         terms.append(d * d - a.log_sd**2 / a.workers - b.log_sd**2 / b.workers)
     tau2 = max(0.0, float(np.mean(terms)) / 2)

@@ -92,7 +92,7 @@ def test_run_level_validates_and_is_zero_without_a_run_effect():
     assert intervals.run_level(a, b).sd < 0.01  # the workers' spread is 5 %, the run's 0
     with pytest.raises(ValueError, match="first and second"):
         intervals.run_level(a, b[:-1])
-    with pytest.raises(ValueError, match="2 workers"):
+    with pytest.raises(ValueError, match="at least 2 workers"):
         intervals.run_level(a[:1], _estimates([[10.0]]))
     # the half-width: Student's t at the Welch-Satterthwaite df of the two variance terms
     ratios, level = [10.0, 10.4, 9.8, 10.1], intervals.RunLevel(0.02, 30, 31)
