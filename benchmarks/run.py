@@ -303,7 +303,8 @@ def measure(results: dict, args: argparse.Namespace) -> dict:
         if BOOK in measured or BOOK not in results["configs"]:  # of an old baseline
             results.pop("reruns", None)
             results.pop("checks", None)
-    if args.only in (None, "rerun") and BOOK in configs and BOOK in results.get("configs", {}):
+    rerun = args.only == "rerun" or (args.only is None and BOOK in names)
+    if rerun and BOOK in configs and BOOK in results.get("configs", {}):
         s = results["settings"]
         again = measure_kernels(
             modules,

@@ -268,6 +268,38 @@ def test_a_recorded_check_is_shown_on_the_page_and_fails_on_a_slowdown(tmp_path)
         assert "| check 1, out-of-sample | " in (tmp_path / "results.md").read_text()
 
 
+def test_make_bench_reruns_the_book_configuration_only_when_it_is_timed(monkeypatch):
+    """A rerun (for the run-level term) follows a timing of the book's configuration or
+    ``--only rerun``; timing another configuration alone does not rerun the book's."""
+    import argparse
+
+    labels = []
+
+    def fake(modules, env, *, workers, label="", **opts):
+        labels.append(label)
+        return {"env": env, "meta": [], "seconds": 0.0, "cases": []}
+
+    monkeypatch.setattr(run, "configurations", lambda: {BOOK: {"X": "1"}, "avx512": {}})
+    monkeypatch.setattr(run, "measure_kernels", fake)
+    monkeypatch.setattr(run, "measure_scaling", lambda modules, env: [])
+    monkeypatch.setattr(run, "measure_notebooks", lambda: [])
+    monkeypatch.setattr(run, "machine", lambda: {})
+
+    def bench(results, **kw):
+        labels.clear()
+        opts = {"configs": None, "only": None, "workers": 2, "rounds": 2, "min_run_time": 0.1}
+        return run.measure(results, argparse.Namespace(**(opts | kw)))
+
+    results = bench({})
+    assert labels == [BOOK, "avx512", "rerun"] and len(results["reruns"][BOOK]) == 1
+    results = bench(results, configs=["avx512"])
+    assert labels == ["avx512"] and len(results["reruns"][BOOK]) == 1
+    results = bench(results, only="rerun")
+    assert labels == ["rerun"] and len(results["reruns"][BOOK]) == 2
+    results = bench(results, configs=[BOOK], only="kernels")  # a new baseline: old reruns go
+    assert labels == [BOOK] and "reruns" not in results
+
+
 def test_the_cpu_is_named_with_its_family_and_model():
     """A baseline is compared only on the same processor: "AMD EPYC" alone names a Zen 3 and
     a Zen 5 alike, so the family and model numbers are part of the name."""
