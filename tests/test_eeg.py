@@ -440,6 +440,10 @@ def test_pretrain_and_probe_run(b32, small) -> None:
     f1 = eeg.probe_f1(z[:16], d.y[:16], z[16:], d.y[16:])
     assert 0.0 <= f1 <= 1.0
     one = eeg.pretrain(enc, x, pos, anat, steps=1, batch=4, kinds=("time",), seed=0)
+    timed = eeg.pretrain(
+        enc, x, pos, anat, steps=2, batch=4, kinds=("time",), seed=0, over_time=True
+    )
+    assert np.isfinite(timed.history).all()
     assert len(one.partitions) == 1 and np.array_equal(one.regions, anat)
     assert np.allclose(np.diag(one.affinity), 1.0)
     with pytest.raises(ValueError, match="batch"):
@@ -625,6 +629,27 @@ def test_channel_graph_and_learned_affinity(b32, small) -> None:
         eeg.learned_affinity(enc, x[:0], pos, anat)
 
 
+def test_channel_graph_over_time_is_a_trajectory_correlation() -> None:
+    """The time-resolved graph is the Pearson correlation of the channels' flattened token
+    trajectories, centred over patches; a constant per-channel token (an embedding) leaves it
+    unchanged, while it dominates the time-pooled graph."""
+    gen = torch.Generator().manual_seed(0)
+    h = torch.randn(3, 8, 5, 4, generator=gen, dtype=torch.float64)
+    g = eeg.channel_graph(h, over_time=True)
+    for b in range(3):
+        z = (h[b] - h[b].mean(0)).transpose(0, 1).reshape(5, -1).numpy()
+        ref = (z @ z.T) / np.outer(np.linalg.norm(z, axis=1), np.linalg.norm(z, axis=1))
+        assert np.allclose(g[b].numpy(), ref, atol=1e-12)
+    shift = 10 * torch.randn(1, 1, 5, 4, generator=gen, dtype=torch.float64)
+    assert torch.allclose(eeg.channel_graph(h + shift, over_time=True), g, atol=1e-12)
+    pooled = eeg.channel_graph(h + shift)
+    assert (pooled - eeg.channel_graph(shift.expand_as(h))).abs().max() < 0.1
+    up = eeg.graph_upper(h.float(), over_time=True)
+    assert up.shape == (3, 10) and np.allclose(up, g.numpy()[:, *np.triu_indices(5, 1)], atol=1e-6)
+    with pytest.raises(ValueError, match="over_time"):
+        eeg.channel_graph(h, over_time="yes")
+
+
 def test_simulator_rejects_bad_settings(small) -> None:
     pos, ctr, _ = small
     with pytest.raises(ValueError, match="pos"):
@@ -684,5 +709,7 @@ def test_pretrain_rejects_bad_input(b32, small) -> None:
         eeg.pretrain(enc, x, pos, anat[:4], **kw)
     with pytest.raises(ValueError, match="enc"):
         eeg.pretrain(None, x, pos, anat, **kw)
+    with pytest.raises(ValueError, match="over_time"):
+        eeg.pretrain(enc, x, pos, anat, over_time=1, **kw)
     with pytest.raises(ValueError, match="generator"):
         eeg.structured_mask(4, anat, 8, ("time",), 0)

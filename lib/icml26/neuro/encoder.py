@@ -164,9 +164,14 @@ class RectorEncoder(nn.Module):
         return self.norm(h)
 
 
-def channel_graph(h: torch.Tensor) -> torch.Tensor:
-    """The encoder's connectivity graph of each window: ``H Hᵀ`` with ``H`` the unit-norm
-    time-pooled channel tokens, ``(B, C, C)`` from tokens ``h`` ``(B, T, C, d)``.
+def channel_graph(h: torch.Tensor, *, over_time: bool = False) -> torch.Tensor:
+    """The encoder's connectivity graph of each window, ``(B, C, C)`` from tokens ``h``
+    ``(B, T, C, d)``: ``H Hᵀ`` with ``H`` the unit-norm time-pooled channel tokens.
+
+    With ``over_time=True`` each channel is instead represented by its whole token
+    trajectory, centred over the patches and flattened to ``T·d`` numbers: the graph is then
+    a correlation of token trajectories, which can follow a window's coupling, where the
+    time-pooled graph can only follow the tokens' average over the window.
 
     The topology objective of :prf:ref:`rector-def-views` trains it to match the window's
     correlation matrix; averaged over windows it is the learned functional affinity of
@@ -174,5 +179,11 @@ def channel_graph(h: torch.Tensor) -> torch.Tensor:
     inf (no finiteness check: that would synchronise the device at every step).
     """
     checks.tensor("h", h, ndim=4, floating=True)
-    H = F.normalize(h.mean(1), dim=-1)
+    if not isinstance(over_time, bool):
+        raise ValueError(f"over_time must be True or False, got {over_time!r}")
+    if over_time:
+        z = (h - h.mean(1, keepdim=True)).transpose(1, 2).flatten(2)  # (B, C, T·d)
+        H = F.normalize(z, dim=-1)
+    else:
+        H = F.normalize(h.mean(1), dim=-1)
     return H @ H.transpose(1, 2)

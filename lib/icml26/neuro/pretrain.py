@@ -101,11 +101,13 @@ def rector_losses(
     *,
     weights: tuple[float, float, float] = (1.0, 0.5, 0.5),
     temperature: float = 0.1,
+    over_time: bool = False,
 ) -> dict[str, torch.Tensor]:
     """The three objectives (:prf:ref:`rector-def-views`) on two masked views of ``x``.
 
     MPM: MSE of the decoded masked patches; TSM: ``|H Hᵀ - G|²_F / C²`` with ``G`` the
-    window's channel correlation (:func:`~icml26.neuro.encoder.channel_graph`); CVC: InfoNCE
+    window's channel correlation (:func:`~icml26.neuro.encoder.channel_graph`, of the
+    time-pooled tokens or, with ``over_time=True``, of the token trajectories); CVC: InfoNCE
     between the pooled views. ``heads`` holds ``"decoder"`` (d→P) and ``"project"`` (d→d).
     Also returned, detached: ``"G"`` and the encoder's ``"graph"`` (mean of the two views).
     """
@@ -115,6 +117,8 @@ def rector_losses(
     checks.real("temperature", temperature, low=0.0, strict=True)
     if len(weights) != 3 or any(not np.isfinite(w) or w < 0 for w in weights):
         raise ValueError(f"weights must be three non-negative numbers, got {weights!r}")
+    if not isinstance(over_time, bool):
+        raise ValueError(f"over_time must be True or False, got {over_time!r}")
     if len(views) != 2:
         raise ValueError(f"views must be a pair of masks, got {len(views)}")
     x = x.to(enc.time_emb.device, enc.time_emb.dtype)
@@ -125,7 +129,7 @@ def rector_losses(
     h = enc(x2, pos, regions, masked=m)  # (2B, T, C, d)
     rec = heads["decoder"](h).transpose(1, 2)  # (2B, C, T, P)
     mpm = ((rec - x2) ** 2).mean(-1)[m].mean()
-    graph = channel_graph(h)
+    graph = channel_graph(h, over_time=over_time)
     tsm = ((graph - torch.cat([G, G])) ** 2).mean()
     u = F.normalize(heads["project"](h.mean((1, 2))), dim=-1)
     logits = u[:B] @ u[B:].T / temperature
@@ -208,6 +212,8 @@ def _check_pretrain(enc: object, x: object, pos: object, anatomical: object, n: 
     checks.real("fs", n["fs"], low=0.0, strict=True)
     phase_sum(x[:1].reshape(1, x.shape[1], -1).cpu().numpy(), n["fs"], n["band"])  # the band
     _kinds(n["kinds"])
+    if not isinstance(n["over_time"], bool):
+        raise ValueError(f"over_time must be True or False, got {n['over_time']!r}")
 
 
 def _train_step(
@@ -220,13 +226,16 @@ def _train_step(
     kinds: tuple[str, ...],
     gen: torch.Generator,
     weights: tuple[float, float, float],
+    over_time: bool,
 ) -> list[float]:
     """One AdamW step on two structured views of the batch ``xb``; the four losses."""
     views = (
         structured_mask(len(xb), regions, enc.T, kinds, gen),
         structured_mask(len(xb), regions, enc.T, kinds, gen),
     )
-    losses = rector_losses(enc, heads, xb, pos, regions, views, weights=weights)
+    losses = rector_losses(
+        enc, heads, xb, pos, regions, views, weights=weights, over_time=over_time
+    )
     opt.zero_grad()
     losses["total"].backward()
     opt.step()
@@ -249,6 +258,7 @@ def pretrain(
     fs: float = 128.0,
     band: tuple[float, float] = (4.0, 40.0),
     weights: tuple[float, float, float] = (1.0, 0.5, 0.5),
+    over_time: bool = False,
     progress: Callable[[Iterable[int]], Iterable[int]] | None = None,
 ) -> PretrainResult:
     """Pre-train ``enc`` on patches ``x`` ``(N, C, T, P)`` (:prf:ref:`rector-def-afp`).
@@ -260,6 +270,7 @@ def pretrain(
     partition; the block mask follows it. No update follows the last step: the encoder
     is returned with the partition its last ``afp_every`` steps trained under (``η = 1``
     when ``steps > afp_every``; with fewer steps the partition stays anatomical).
+    ``over_time`` picks the topology objective's graph (:func:`rector_losses`).
     """
     _check_pretrain(enc, x, pos, anatomical, locals())
     gen = torch.Generator().manual_seed(seed)
@@ -278,7 +289,9 @@ def pretrain(
     enc.train()
     for step in progress(range(steps)) if progress is not None else range(steps):
         xb = x[torch.randint(len(x), (batch,), generator=gen)]
-        hist.append(_train_step(enc, heads, opt, xb, pos_t, regions, kinds, gen, weights))
+        hist.append(
+            _train_step(enc, heads, opt, xb, pos_t, regions, kinds, gen, weights, over_time)
+        )
         phases = phases + phase_sum(xb.reshape(batch, x.shape[1], -1).cpu().numpy(), fs, band)
         seen += batch
         if ((step + 1) % afp_every == 0 and step + 1 < steps) or step + 1 == ramp < steps:

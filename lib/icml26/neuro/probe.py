@@ -71,13 +71,14 @@ def pooled(h: torch.Tensor) -> np.ndarray:
     return torch.cat([mean, sd], -1).double().numpy()
 
 
-def graph_upper(h: torch.Tensor) -> np.ndarray:
+def graph_upper(h: torch.Tensor, *, over_time: bool = False) -> np.ndarray:
     """The connectivity read-out of channel tokens ``h`` ``(N, T, C, d)``: the upper triangle
-    of each window's :func:`~icml26.neuro.encoder.channel_graph`, ``(N, C(C-1)/2)``."""
+    of each window's :func:`~icml26.neuro.encoder.channel_graph` (time-pooled, or of the
+    token trajectories with ``over_time=True``), ``(N, C(C-1)/2)``."""
     checks.tensor("h", h, ndim=4, floating=True)
     checks.finite("h", h)
     iu = torch.triu_indices(h.shape[2], h.shape[2], 1)
-    return channel_graph(h)[:, iu[0], iu[1]].double().numpy()
+    return channel_graph(h, over_time=over_time)[:, iu[0], iu[1]].double().numpy()
 
 
 def embed(
