@@ -291,10 +291,10 @@ K_FUNCTIONAL = 5  # regions of the adaptive partition (the number of sources)
 PLV_BAND = (4.0, 40.0)  # band of the phase-locking affinity (the sources' peaks)
 D_MODEL = 32
 LAYERS = 1
-STEPS = icml26.pick(ci=60, paper=600)  # pre-training steps per encoder
+STEPS = icml26.pick(ci=60, paper=4000)  # pre-training steps per encoder
 BATCH = icml26.pick(ci=16, paper=32)  # windows per step (two views each)
 LR = 3e-3
-AFP_EVERY = icml26.pick(ci=12, paper=120)  # steps between partition updates
+AFP_EVERY = icml26.pick(ci=12, paper=400)  # steps between partition updates
 SEEDS = (19, 20, 21)  # model seeds: initialisation, batches and masks
 COHORTS = (19, 20, 21, 22, 23)  # simulated cohorts (source positions, subjects)
 COHORT_SUBJECTS = icml26.pick(ci=10, paper=30)  # subjects per cohort, partition test
@@ -622,6 +622,11 @@ print("structured masks, mean of 3 seeds, first → last 10 steps:")
 print(f"  masked prediction {first[1]:.2f} → {last[1]:.2f}")
 print(f"  topology {first[2]:.2f} → {last[2]:.2f}")
 print(f"  cross-view {first[3]:.1f} → {last[3]:.1f}")
+fifth = STEPS // 5
+change = h[-fifth:, 0].mean() / h[-2 * fifth : -fifth, 0].mean() - 1
+state = "flattened" if abs(change) < 0.02 else "still falling"
+print(f"  total loss, last fifth of the steps vs the fifth before: {change:+.0%}")
+print(f"  ({state}: a move under 2 % counts as flattened)")
 
 # %% tags=["nbval-ignore-output"]
 print(f"pre-training {2 * len(SEEDS)} encoders: {t_pre:.0f} s of CPU time")
