@@ -1016,7 +1016,17 @@ plt.show()
 # %% [markdown]
 # ### Why pre-training does not help here
 #
-# Before concluding anything about the paper, four measurements of the experiment itself.
+# Before concluding anything about the paper, five measurements of the experiment itself.
+#
+# **Were the encoders trained?** Not at this scale: the total loss is still falling when
+# pre-training stops (the criterion printed under the loss curves). The `paper` scale
+# trains the same encoders on twice the subjects until the loss has flattened, and its
+# record (under Limits) answers the question this section must ask first. Trained, the
+# structurally-masked encoders pass 19.8 — the valence probe of their connectivity graph
+# gains the margin over the random initialisation at the worst seed, and the time-mask
+# ablation gains nothing — so the failure of 19.8 here is a matter of budget. They still
+# fail 19.5–19.7. The four measurements that follow are made on this scale's encoders; the
+# text says where the trained ones differ.
 #
 # **What did masked prediction learn?** The next cell scores each structurally-masked
 # encoder's own decoder on the held-out windows, one mask kind at a time
@@ -1127,7 +1137,10 @@ for k in KINDS:
 # the valence label needs. The graph is built from *time-pooled* tokens, and a window's
 # correlation is a sum over time of products: an average over time of each channel's
 # token cannot represent it by a linear map, so the mean graph is what this objective can
-# be expected to learn ({ref}`rector-ex-longer`).
+# be expected to learn ({ref}`rector-ex-longer`). The trained encoders of the paper scale
+# show the limit of that argument: their graph's error stays above the mean graph's, yet
+# their graphs read valence well enough to pass 19.8. A graph need not match each window's
+# correlation entry by entry to carry the coupling of two regions.
 
 # %%
 mean_graph = g_raw[0].mean(0)  # the training windows' mean correlation graph
@@ -1232,10 +1245,12 @@ for n in NAMES:
 # with the rest of the scalp), and the predictable ones, the masked channels, are learned
 # only a little at this budget — and learning them does not help the labels; (ii) the
 # topology objective, built on time-pooled tokens, does not get past the montage's mean
-# graph, which carries no valence, and a graph of token trajectories, which can follow the
-# window, already reads valence at the random initialisation; (iii) on arousal, random features are already near the
-# ceiling of the channel-pooled read-out, so at this scale the 19.5 margin is out of reach
-# for features that do not locate the rhythm. None of the three is evidence about the paper's encoder.
+# graph at this budget (trained to convergence it carries enough of the window's coupling
+# to pass 19.8), and a graph of token trajectories, which can follow the window, already
+# reads valence at the random initialisation; (iii) on arousal, random features are
+# already near the ceiling of the channel-pooled read-out, so the 19.5 margin is out of
+# reach for features that do not locate the rhythm. None of the three is evidence about
+# the paper's encoder.
 
 # %% [markdown]
 # ## Cross-check
@@ -1309,12 +1324,15 @@ for task, label in [("arousal", "y"), ("valence", "v")]:
 #   down) that band powers capture, valence a coupling between two regions that the
 #   covariance captures.
 # - **What holds, and what does not.** The theory holds exactly: the block mask (19.1), the
-#   spectral lemma behind the partition (19.2) and the cost (an identity). The partition drawn from phase-locking beats anatomy in every cohort, but
-#   spectral clustering of the raw correlation does as well or better (19.3 not reproduced:
+#   spectral lemma behind the partition (19.2) and the cost (an identity). The partition
+#   drawn from phase-locking beats anatomy in every cohort, but spectral clustering of the
+#   raw correlation does as well or better (19.3 not reproduced:
 #   recovery depends strongly on where the sources sit, 0.44 to 0.93 over cohorts; 19.4 not
 #   discriminating). Every claim about the pre-trained encoder fails against its own random
-#   initialisation (19.5–19.8): at this scale pre-training does not produce a representation
-#   a linear probe reads better than random features. The measurements above say why:
+#   initialisation at this budget (19.5–19.8), where the encoders are still training;
+#   trained until the loss flattens (the paper scale below), they pass the valence test of
+#   their connectivity graph (19.8) and still fail the other three. The measurements above
+#   say why:
 #   most masked tokens are unpredictable from what the encoder sees (time spans, and
 #   regions that share little with the rest of the scalp), and the predictable masked
 #   channels are learned only a little at this budget; the topology objective, a graph of
@@ -1327,13 +1345,16 @@ for task, label in [("arousal", "y"), ("valence", "v")]:
 #   should take these verdicts as statements about this toy, its objectives' read-outs and
 #   this budget, not about the paper.
 # - **Scale.** The paper's encoders are deep transformers pre-trained on large EEG corpora;
-#   here one layer of width 32 is pre-trained for 60 steps of 16 windows. The `paper` scale
-#   (`ICML26_SCALE=paper`) pre-trains ten times longer (600 steps of 32 windows) on twice the
-#   subjects, with thirty subjects per partition cohort — more pre-training, still a toy.
-#   Its record follows. Ten times the pre-training does not turn the encoder claims: the
-#   probe gains stay below the bar at the worst seed (the valence graph probe comes
-#   closest), and on the unseen electrodes the pre-trained encoders do no better than the
-#   random initialisation.
+#   here one layer of width 32 is pre-trained for 60 steps of 16 windows, and its loss is
+#   still falling when it stops. The `paper` scale (`ICML26_SCALE=paper`) pre-trains on
+#   twice the subjects for 4000 steps of 32 windows, until the loss has flattened by the
+#   criterion under the loss curves, with thirty subjects per partition cohort — trained,
+#   but still a toy. Its record follows. Trained, the encoders pass one more claim: the
+#   valence graph probe gains the margin of 19.8 at the worst seed (exactly at the bar, to
+#   the printed precision) while the time-mask ablation gains nothing. Arousal still gains
+#   nothing over random features (19.5); the structurally-masked encoder loses more $F_1$
+#   to missing channels than the time-mask one (19.6); and on the unseen electrodes the
+#   pre-trained encoders do no better than the random initialisation (19.7).
 
 # %%
 from icml26.pipeline import paper
@@ -1497,9 +1518,10 @@ paper.show("19-rector")
 # - Regions re-drawn from phase-locking by annealed spectral clustering beat the anatomical
 #   partition, but no better than clustering the raw correlation (19.3–19.4); a partition
 #   drawn from the encoder's own similarity stays where it started.
-# - At this scale the pre-trained encoder beats its random initialisation on no downstream
-#   test — arousal, valence through its connectivity graph, missing channels, an unseen
-#   montage (19.5–19.8); position embeddings make the unseen montage readable at all.
+# - At this scale, still training, the pre-trained encoder beats its random initialisation
+#   on no downstream test (19.5–19.8); trained until its loss flattens (paper scale), it
+#   passes one, valence read through its connectivity graph (19.8), at the bar. Position
+#   embeddings make the unseen montage readable at all.
 # - Why, measured: masked tokens are learnable only on the channel masks (region masks
 #   share little with the rest of the scalp, time masks nothing); the time-pooled
 #   topology graph learns at most the montage's mean connectivity, and a graph of token
