@@ -292,6 +292,9 @@ PLV_BAND = (4.0, 40.0)  # band of the phase-locking affinity (the sources' peaks
 D_MODEL = 32
 LAYERS = 1
 STEPS = icml26.pick(ci=60, paper=4000)  # pre-training steps per encoder
+# the conduction width was chosen after a first run; the paper scale's steps after a
+# 4000-step run at seed 19 that met the convergence criterion (600 steps did not)
+TUNED_ENCODERS = "σ_vc = 2 cm, after a first run; paper-scale steps, after one seed"
 BATCH = icml26.pick(ci=16, paper=32)  # windows per step (two views each)
 LR = 3e-3
 AFP_EVERY = icml26.pick(ci=12, paper=400)  # steps between partition updates
@@ -851,7 +854,7 @@ icml26.claim(
     at_least=0.10,
     control=f1["time-only"] - f1["random init"],
     control_label="time-mask ablation",
-    tuned="σ_vc = 2 cm, after a first run",
+    tuned=TUNED_ENCODERS,
     digits=1,
 )
 
@@ -881,7 +884,7 @@ icml26.claim(
     at_most=0.5,
     control=drop["random init"] / drop["time-only"],
     control_label="random init",
-    tuned="σ_vc = 2 cm, after a first run",
+    tuned=TUNED_ENCODERS,
     digits=1,
 )
 
@@ -938,7 +941,7 @@ icml26.claim(
     at_least=0.65,
     control=f1_new["random init"],
     control_label="random init",
-    tuned="σ_vc = 2 cm, after a first run",
+    tuned=TUNED_ENCODERS,
     digits=2,
 )
 # %% [markdown]
@@ -986,7 +989,7 @@ icml26.claim(
     at_least=0.10,
     control=f1_v["time-only"] - f1_v["random init"],
     control_label="time-mask ablation",
-    tuned="σ_vc = 2 cm, after a first run",
+    tuned=TUNED_ENCODERS,
     digits=1,
 )
 
@@ -1349,7 +1352,10 @@ for task, label in [("arousal", "y"), ("valence", "v")]:
 #   still falling when it stops. The `paper` scale (`ICML26_SCALE=paper`) pre-trains on
 #   twice the subjects for 4000 steps of 32 windows, until the loss has flattened by the
 #   criterion under the loss curves, with thirty subjects per partition cohort — trained,
-#   but still a toy. Its record follows. Trained, the encoders pass one more claim: the
+#   but still a toy. The number of steps was chosen after a run at seed 19 that met the
+#   criterion (and whose valence probe we saw), so the encoder claims are marked tuned;
+#   at the paper scale's earlier 600 steps the loss had not flattened and 19.8 fell short
+#   (a gain of 0.06 at the worst seed). Its record follows. Trained, the encoders pass one more claim: the
 #   valence graph probe gains the margin of 19.8 at the worst seed (exactly at the bar, to
 #   the printed precision) while the time-mask ablation gains nothing. Arousal still gains
 #   nothing over random features (19.5); the structurally-masked encoder loses more $F_1$
