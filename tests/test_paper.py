@@ -103,6 +103,25 @@ def test_a_chapter_runs_as_a_script_at_paper_scale_and_is_recorded(tmp_path, rec
     assert (paper.OUT / "99-toy.log").exists()
 
 
+def test_threads_replace_the_books_single_thread_and_are_recorded(tmp_path, records) -> None:
+    py = _chapter(
+        tmp_path,
+        """
+        assert os.environ["OMP_NUM_THREADS"] == os.environ["MKL_NUM_THREADS"] == "3"
+        icml26.claim("99.1", "toy", N, at_least=10, kind="theorem")
+        """,
+    )
+    record = json.loads(paper.run_script(py, device="cpu", threads=3).read_text())
+    assert record["status"] == "run" and record["threads"] == 3
+    one = _chapter(tmp_path, 'assert os.environ["OMP_NUM_THREADS"] == "1"')
+    assert "threads" not in json.loads(paper.run_script(one, device="cpu").read_text())
+    for bad in (0, 2.0, True):
+        with pytest.raises(ValueError, match="threads"):
+            paper.run_script(py, threads=bad)
+        with pytest.raises(ValueError, match="threads"):
+            paper.run_many([py], threads=bad)
+
+
 def test_a_failed_or_stopped_run_writes_no_record(tmp_path, records) -> None:
     py = _chapter(tmp_path, "raise SystemExit('broken at paper scale')")
     with pytest.raises(RuntimeError, match="broken at paper scale"):

@@ -9,6 +9,7 @@ section prints its record with :func:`show`, so that no paper-scale number is ty
 
     make paper NB=notebooks/06-alpha-pfn.py     # one chapter (make paper: every chapter)
     python -m icml26.pipeline.paper run --script --jobs 8 --timeout 3600 notebooks/1*.py
+    python -m icml26.pipeline.paper run --script --threads 16 notebooks/05-cogsde.py
     python -m icml26.pipeline.paper not-run notebooks/11-any2any.py --reason "needs a GPU"
     python -m icml26.pipeline.paper dry-run notebooks/11-any2any.py --seconds 60
     python -m icml26.pipeline.paper device-check --device cuda --jobs 12 --timeout 120
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import datetime
+import functools
 import json
 import os
 import platform
@@ -218,16 +220,33 @@ def _record(stem: str, *, wall: float, claims: list[str], device: str, mode: str
     }
 
 
+def _threads(threads: int | None) -> dict[str, str]:
+    """The thread-count variables for ``threads`` BLAS/OpenMP threads (none when ``None``:
+    the book's one thread stands)."""
+    if threads is None:
+        return {}
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive integer, got {threads!r}")
+    return {k: str(threads) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+
+
 def _script(
-    py: Path, scale: str, device: str | None, timeout: float | None, log: Path
+    py: Path,
+    scale: str,
+    device: str | None,
+    timeout: float | None,
+    log: Path,
+    threads: int | None = None,
 ) -> tuple[int | None, float, str]:
     """Run chapter ``py`` as a plain script at ``scale``, output to ``log``: ``(exit status
-    or None if it passed timeout seconds, wall seconds, output)``."""
+    or None if it passed timeout seconds, wall seconds, output)``. ``threads`` replaces the
+    book's one BLAS/OpenMP thread (a paper-scale run on a many-core machine)."""
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     env = {
         **os.environ,
         **exec_env("book"),
+        **_threads(threads),
         "ICML26_SCALE": scale,
         "ICML26_PROGRESS": "0",
         "MPLBACKEND": "Agg",
@@ -281,14 +300,21 @@ def device_check(
     return results
 
 
-def run_script(py: Path, *, timeout: float | None = None, device: str | None = None) -> Path:
+def run_script(
+    py: Path,
+    *,
+    timeout: float | None = None,
+    device: str | None = None,
+    threads: int | None = None,
+) -> Path:
     """Execute chapter ``py`` at paper scale as a plain Python script and write its record.
 
     A chapter's ``.py`` is a valid script: its cells run in order in one namespace, as in a
     kernel, so its claim lines are the same; figures go to matplotlib's ``Agg`` backend and
     are discarded. This needs no Jupyter installation (a bare GPU machine) and runs chapters
     side by side with ``--jobs``. The printed output is kept in :data:`OUT` as
-    ``NN-slug.log``. ``device`` (``"cpu"``, ``"cuda"``) overrides :func:`icml26.device`.
+    ``NN-slug.log``. ``device`` (``"cpu"``, ``"cuda"``) overrides :func:`icml26.device`;
+    ``threads`` sets the BLAS/OpenMP threads (one by default, as in the book) and is recorded.
     A run that fails or passes ``timeout`` seconds raises ``RuntimeError`` with the end of
     its output; if it printed claim lines before it stopped, they are recorded with the
     status ``"partial"`` and the reason it stopped (:func:`show` prints them as such).
@@ -296,9 +322,11 @@ def run_script(py: Path, *, timeout: float | None = None, device: str | None = N
     from icml26.claims import parse_claim_line
 
     py = Path(py).resolve()
-    code, wall, text = _script(py, "paper", device, timeout, OUT / f"{py.stem}.log")
+    code, wall, text = _script(py, "paper", device, timeout, OUT / f"{py.stem}.log", threads)
     claims = [ln for ln in text.splitlines() if parse_claim_line(ln) is not None]
     record = _record(py.stem, wall=wall, claims=claims, device=_device_name(device), mode="script")
+    if threads is not None:
+        record["threads"] = threads
     if code != 0:
         why = f"timed out after {wall / 60:.1f} min" if code is None else f"exit status {code}"
         if claims:
@@ -311,17 +339,22 @@ def run_script(py: Path, *, timeout: float | None = None, device: str | None = N
 
 
 def run_many(
-    files: list[Path], *, jobs: int = 1, timeout: float | None = None, device: str | None = None
+    files: list[Path],
+    *,
+    jobs: int = 1,
+    timeout: float | None = None,
+    device: str | None = None,
+    threads: int | None = None,
 ) -> dict[str, str]:
     """:func:`run_script` for each of ``files``, ``jobs`` at a time: what became of each
     chapter (``recorded`` or the error)."""
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    _threads(threads)
     results: dict[str, str] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {
-            pool.submit(run_script, f, timeout=timeout, device=device): Path(f).stem for f in files
-        }
+        one = functools.partial(run_script, timeout=timeout, device=device, threads=threads)
+        futures = {pool.submit(one, f): Path(f).stem for f in files}
         for fut in concurrent.futures.as_completed(futures):
             stem = futures[fut]
             try:
@@ -491,6 +524,9 @@ def _main(argv: list[str] | None = None) -> int:
     r.add_argument("--jobs", type=int, default=1, help="chapters at a time (with --script)")
     r.add_argument("--timeout", type=float, default=None, help="seconds per chapter (--script)")
     r.add_argument("--device", default=None, help="torch device, overriding icml26.device()")
+    r.add_argument(
+        "--threads", type=int, default=None, help="BLAS/OpenMP threads per chapter (--script)"
+    )
     n = sub.add_parser("not-run", help="record why a chapter's paper scale was not run")
     n.add_argument("file", type=Path)
     n.add_argument("--reason", required=True)
@@ -524,7 +560,9 @@ def _main(argv: list[str] | None = None) -> int:
             print(f"{stem}: {result}")
         return 0 if all(r.startswith("ok") for r in checked.values()) else 1
     if args.command == "run" and args.script:
-        results = run_many(files, jobs=args.jobs, timeout=args.timeout, device=args.device)
+        results = run_many(
+            files, jobs=args.jobs, timeout=args.timeout, device=args.device, threads=args.threads
+        )
         return 0 if all(v == "recorded" for v in results.values()) else 1
     for f in files:
         if args.command == "dry-run":
