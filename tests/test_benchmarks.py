@@ -266,6 +266,8 @@ def test_a_recorded_check_is_shown_on_the_page_and_fails_on_a_slowdown(tmp_path)
     assert len(saved["checks"][name]) == 1 and "reruns" not in saved
     if name == BOOK:
         assert "| check 1, out-of-sample | " in (tmp_path / "results.md").read_text()
+    with pytest.raises(ValueError, match="select"):
+        run.check(baseline, ["benchmarks.selftest"], workers=3, select="pure", record=path)
 
 
 def test_make_bench_reruns_the_book_configuration_only_when_it_is_timed(monkeypatch):
