@@ -630,7 +630,9 @@ fifth = STEPS // 5
 change = h[-fifth:, 0].mean() / h[-2 * fifth : -fifth, 0].mean() - 1
 state = "flattened" if abs(change) < 0.02 else "still falling"
 print(f"  total loss, last fifth of the steps vs the fifth before: {change:+.0%}")
-print(f"  ({state}: a move under 2 % counts as flattened)")
+print(
+    f"  ({state}: a move under 2 % counts as flattened)"
+)  # set after seeing both scales
 
 # %% tags=["nbval-ignore-output"]
 print(f"pre-training {2 * len(SEEDS)} encoders: {t_pre:.0f} s of CPU time")
@@ -967,8 +969,9 @@ def raw_graph(x):
     return np.array([np.corrcoef(w)[iu] for w in x.reshape(len(x), C, -1).numpy()])
 
 
-def valence_f1(seed, name):
-    g_tr, g_te = res[seed][name]["graphs"]
+def valence_f1(seed, name, graph="graphs"):
+    """Valence F1 of a probe on an encoder's graph read-out ("graphs": time-pooled)."""
+    g_tr, g_te = res[seed][name][graph]
     return eeg.probe_f1(g_tr, train.v, g_te, test.v, C=0.1)
 
 
@@ -1149,10 +1152,14 @@ for k in KINDS:
 # %%
 mean_graph = g_raw[0].mean(0)  # the training windows' mean correlation graph
 err_mean = float(((g_raw[1] - mean_graph) ** 2).mean())
-err = {
-    n: np.mean([((res[s][n]["graphs"][1] - g_raw[1]) ** 2).mean() for s in SEEDS])
-    for n in NAMES
-}
+
+
+def graph_error(name, graph="graphs"):
+    """Held-out squared error of the graph against each window's correlation."""
+    return np.mean([((res[s][name][graph][1] - g_raw[1]) ** 2).mean() for s in SEEDS])
+
+
+err = {n: graph_error(n) for n in NAMES}
 print("squared error of the predicted correlation graph, held-out windows:")
 print(f"  {'mean graph':>12}: {err_mean:.3f} (the same prediction for every window)")
 for n in NAMES:
@@ -1167,16 +1174,8 @@ for n in NAMES:
 
 
 # %%
-def valence_f1_over_time(seed, name):
-    g_tr, g_te = res[seed][name]["graphs_t"]
-    return eeg.probe_f1(g_tr, train.v, g_te, test.v, C=0.1)
-
-
-f1_v_t = {n: np.array([valence_f1_over_time(s, n) for s in SEEDS]) for n in NAMES}
-err_t = {
-    n: np.mean([((res[s][n]["graphs_t"][1] - g_raw[1]) ** 2).mean() for s in SEEDS])
-    for n in NAMES
-}
+f1_v_t = {n: np.array([valence_f1(s, n, "graphs_t") for s in SEEDS]) for n in NAMES}
+err_t = {n: graph_error(n, "graphs_t") for n in NAMES}
 print("graph of token trajectories: valence F1 (seeds 19, 20, 21); error vs the window")
 for n in NAMES:
     f1s = " ".join(f"{v:.2f}" for v in f1_v_t[n])
@@ -1353,7 +1352,8 @@ for task, label in [("arousal", "y"), ("valence", "v")]:
 #   still falling when it stops. The `paper` scale (`ICML26_SCALE=paper`) pre-trains on
 #   twice the subjects for 4000 steps of 32 windows, until the loss has flattened by the
 #   criterion under the loss curves, with thirty subjects per partition cohort — trained,
-#   but still a toy. The number of steps was chosen after a run at seed 19 that met the
+#   but still a toy. The criterion's 2 % was set after seeing both scales' moves (−3 % here,
+#   −1 % there); the other signs agree (here the topology loss halves over the run). The number of steps was chosen after a run at seed 19 that met the
 #   criterion (and whose valence probe we saw), so the encoder claims are marked tuned;
 #   at the paper scale's earlier 600 steps the loss had not flattened and 19.8 fell short
 #   (a gain of 0.06 at the worst seed). Its record follows. Trained, the encoders pass one
