@@ -469,6 +469,7 @@ from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 import icml26
 from icml26.dynamics import animal, motion, sde, stacked, switching
+from icml26.resume import Checkpoint
 
 SEED = 5
 rng = icml26.seed_everything(SEED)
@@ -1141,7 +1142,18 @@ def train_step(model, opt, gens, penalty, k, step):
     stacked.round_to_grid_(model.parameters(), GRID_BITS)  # see the text above
 
 
-def train_family(model, penalty, k, seeds):
+# a paper-scale run saves each family's loop every few minutes when ICML26_CHECKPOINTS
+# names a directory, and resumes from it (icml26.resume); a ci run never saves
+RUN_SETTINGS = {
+    "scale": icml26.scale(),
+    "seeds": SEEDS,
+    "data": (TRAIN_WINDOWS, VAL_WINDOWS, Z_DIM, NET),
+    "training": (BATCH, LR, WEIGHT_DECAY, CLIP, EMA_DECAY, GRID_BITS, PENALTIES),
+    "stopping": (EVAL_EVERY, PATIENCE, MIN_DELTA, MAX_STEPS, SHORT_STEPS),
+}
+
+
+def train_family(family, model, penalty, k, seeds):
     """Train every member until it stops; return the EMA model and both records."""
     gens = stacked.member_generators([2000 + s for s in seeds])
     opt = torch.optim.AdamW(
@@ -1150,18 +1162,37 @@ def train_family(model, penalty, k, seeds):
     ema = AveragedModel(
         model, multi_avg_fn=get_ema_multi_avg_fn(EMA_DECAY), use_buffers=True
     )
-    full = stacked.EarlyStopping(ema.module, PATIENCE, min_delta=MIN_DELTA)
-    short = stacked.EarlyStopping(ema.module, PATIENCE, min_delta=MIN_DELTA)
-    for step in range(MAX_STEPS + 1):
+    stoppers = {
+        n: stacked.EarlyStopping(ema.module, PATIENCE, min_delta=MIN_DELTA)
+        for n in ("full", "short")
+    }
+    parts = dict(
+        model=model, optimizer=opt, averaged=ema, stoppers=stoppers, generators=gens
+    )
+    ckpt = Checkpoint(f"cogsde-{family}", RUN_SETTINGS | {"family": family, "k": k})
+    start = 0
+    if (saved := ckpt.load()) is not None:
+        start = stacked.load_training_state(saved["state"], **parts)
+        print(f"  at step {start}, finished: {saved['done']}")
+        if saved["done"]:
+            return ema.module, stoppers["full"], stoppers["short"]
+    for step in range(start, MAX_STEPS + 1):
         if step % EVAL_EVERY == 0:
+            if ckpt.due():
+                ckpt.save(
+                    {"state": stacked.training_state(step, **parts), "done": False}
+                )
+                active = int(stoppers["full"].active.sum())
+                print(f"  {family}: saved at step {step}, {active} members training")
             val = validation_loss(ema.module, k)
             if step <= SHORT_STEPS:
-                short.update(step, val)
-            if not full.update(step, val) or step == MAX_STEPS:
+                stoppers["short"].update(step, val)
+            if not stoppers["full"].update(step, val) or step == MAX_STEPS:
                 break
         train_step(model, opt, gens, penalty, k, step)
         ema.update_parameters(model)
-    return ema.module, full, short
+    ckpt.save({"state": stacked.training_state(step, **parts), "done": True})
+    return ema.module, stoppers["full"], stoppers["short"]
 
 
 t0 = time.perf_counter()
@@ -1169,7 +1200,9 @@ trained, members, stops = {}, {}, {}
 for family in icml26.progress(FAMILIES, desc="training"):
     model, mem, penalty = FAMILY[family]
     seeds = [s for _, s in mem]
-    trained[family], full, short = train_family(model, penalty, K_OF[family], seeds)
+    trained[family], full, short = train_family(
+        family, model, penalty, K_OF[family], seeds
+    )
     members[family], stops[family] = mem, (full, short)
 train_seconds = time.perf_counter() - t0
 
@@ -2050,7 +2083,11 @@ print(
 # The paper scale of this chapter enlarges the toy — ten seeds, four times the budget, four
 # times the data, best-of-20 in training, a 16-dimensional latent and wider networks — and
 # stays far from the paper's setting (real keypoints, 30 frames per second, a 64-dimensional
-# latent, a flow-matching transformer, 600 epochs). Its record:
+# latent, a flow-matching transformer, 600 epochs). On a CPU it trains for hours, so its
+# training loops save their whole state every few minutes (the weights, the optimiser, the
+# averaged weights, the stopping records and every member's random stream;
+# {class}`~icml26.resume.Checkpoint`) and a run that was stopped resumes where it stopped,
+# computing what an uninterrupted run computes. Its record:
 
 # %% tags=["hide-input"]
 from icml26.pipeline import paper

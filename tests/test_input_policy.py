@@ -1425,6 +1425,10 @@ NO_ARRAY_INPUT = {
     "icml26.dynamics.stacked.normal": "generators, a shape and a number (test_stacked)",
     "icml26.dynamics.stacked.parameter_count": "a module (test_stacked)",
     "icml26.dynamics.stacked.uniform": "generators, a shape and a number (test_stacked)",
+    "icml26.dynamics.stacked.training_state": "a step and training objects (test_resume)",
+    "icml26.dynamics.stacked.load_training_state": "a saved dict and training objects "
+    "(test_resume)",
+    "icml26.resume.fingerprint": "a mapping of settings (test_resume)",
     "icml26.dynamics.switching.penalty_ramp": "integers and numbers (test_switching)",
     "icml26.bayesopt.pfn.bars.equal_borders": "numbers (test_pfn)",
     "icml26.bayesopt.pfn.prior_nd.sample_lengthscales": "integers, numbers and a generator",

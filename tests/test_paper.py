@@ -122,6 +122,45 @@ def test_threads_replace_the_books_single_thread_and_are_recorded(tmp_path, reco
             paper.run_many([py], threads=bad)
 
 
+def test_a_checkpointed_run_resumes_after_an_interruption(tmp_path, records, capsys) -> None:
+    # the loop saves every step; the first run stalls at step 2 and is stopped by its timeout
+    py = _chapter(
+        tmp_path,
+        """
+        import time
+
+        from icml26.resume import Checkpoint
+
+        ck = Checkpoint("loop", {"n": N}, every_s=0.0)
+        state = ck.load() or {"i": 0, "first": True}
+        for i in range(state["i"], 5):
+            ck.save({"i": i, "first": False})
+            if i == 2 and state["first"] and ck.enabled:
+                time.sleep(120)
+        icml26.claim("99.1", "resumed where it stopped", state["i"], at_least=2, kind="theorem")
+        """,
+    )
+    with pytest.raises(RuntimeError, match="timed out"):
+        paper.run_script(py, device="cpu", timeout=20, checkpoints=tmp_path / "ck")
+    assert [p.suffix for p in (tmp_path / "ck").iterdir()] == [".pt"]
+    record = json.loads(paper.run_script(py, device="cpu", checkpoints=tmp_path / "ck").read_text())
+    assert record["status"] == "run" and record["resumed"] == 1
+    assert record["claims"][0].endswith("measured 2 (≥ 2) OK")
+    # the run it continues wrote no record (no claim line before it stopped): nothing to add
+    assert "wall_before_s" not in record
+    partial = {"status": "partial", "wall_s": 30.0, "wall_before_s": 12.0}
+    records.joinpath("99-toy.json").write_text(json.dumps(partial))
+    record = json.loads(paper.run_script(py, device="cpu", checkpoints=tmp_path / "ck").read_text())
+    assert record["resumed"] == 1 and record["wall_before_s"] == 42.0
+    paper.show("99-toy")
+    assert (
+        ", resuming 1 training loop(s) from checkpoints after 1 min of earlier runs ("
+        in (capsys.readouterr().out.splitlines()[0])
+    )
+    plain = json.loads(paper.run_script(py, device="cpu").read_text())
+    assert "resumed" not in plain and "wall_before_s" not in plain
+
+
 def test_a_failed_or_stopped_run_writes_no_record(tmp_path, records) -> None:
     py = _chapter(tmp_path, "raise SystemExit('broken at paper scale')")
     with pytest.raises(RuntimeError, match="broken at paper scale"):

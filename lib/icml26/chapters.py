@@ -165,6 +165,7 @@ CHAPTERS: tuple[Chapter, ...] = (
             "icml26.dynamics.switching",
             "icml26.dynamics.stacked",
             "icml26.dynamics.motion",
+            "icml26.resume",
         ),
         bench="bench_05_cogsde",
         sources="abstract and released code",

@@ -16,7 +16,9 @@ batched matrix product (``torch.baddbmm``), so that ``M`` models cost a few call
 - :class:`EarlyStopping` — per-member early stopping on a validation loss, keeping each
   member's best checkpoint;
 - :func:`round_to_grid_` — parameters rounded to a fixed grid after each step, so that a
-  training run does not amplify the last bits of floating point.
+  training run does not amplify the last bits of floating point;
+- :func:`training_state`, :func:`load_training_state` — the whole state of a training loop,
+  for a paper-scale run that must resume after an interruption (:mod:`icml26.resume`).
 
 AdamW acts entry by entry, so one optimiser over stacked parameters updates every member
 exactly as its own optimiser would. Every parameter of a stacked module has the member axis
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -38,15 +41,18 @@ __all__ = [
     "StackedGRUCell",
     "StackedLinear",
     "clip_member_grad_norm_",
+    "load_training_state",
     "member_flags",
     "member_generators",
     "normal",
     "parameter_count",
     "round_to_grid_",
+    "training_state",
     "uniform",
 ]
 
 Generators = Sequence[torch.Generator | None]
+_STOPPER_KEYS = ("best_state", "best", "best_step", "stop_step", "wait", "history")
 
 
 def member_generators(seeds: Sequence[int]) -> list[torch.Generator]:
@@ -308,9 +314,93 @@ class EarlyStopping:
         for name, p in self.params.items():
             p.copy_(self.best_state[name])
 
+    def state_dict(self) -> dict[str, Any]:
+        """Everything :meth:`update` has accumulated (copies): with :meth:`load_state_dict`,
+        an interrupted run resumes exactly where it stopped."""
+        return {
+            "best_state": {k: v.clone() for k, v in self.best_state.items()},
+            "best": self.best.clone(),
+            "best_step": self.best_step.clone(),
+            "stop_step": self.stop_step.clone(),
+            "wait": self.wait.clone(),
+            "history": [(k, v.clone()) for k, v in self.history],
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`state_dict` returned, for a module of the same shapes."""
+        if not isinstance(state, dict) or set(state) != set(_STOPPER_KEYS):
+            raise ValueError("state must be a dict returned by EarlyStopping.state_dict()")
+        best_state = state["best_state"]
+        if not isinstance(best_state, dict) or set(best_state) != set(self.params):
+            raise ValueError("state['best_state'] must name the module's parameters")
+        for k, v in best_state.items():
+            checks.shape(f"state['best_state'][{k!r}]", v, tuple(self.params[k].shape))
+        for k in ("best", "best_step", "stop_step", "wait"):
+            checks.shape(f"state[{k!r}]", state[k], (self.members,))
+        self.best_state = {k: v.clone() for k, v in best_state.items()}
+        self.best = state["best"].clone()
+        self.best_step = state["best_step"].clone()
+        self.stop_step = state["stop_step"].clone()
+        self.wait = state["wait"].clone()
+        self.history = [(int(k), v.clone()) for k, v in state["history"]]
+
     def curves(self) -> tuple[Tensor, Tensor]:
         """The recorded evaluations: steps ``(E,)`` and validation losses ``(E, M)``."""
         if not self.history:
             raise ValueError("no evaluation recorded yet: call update() first")
         steps = torch.tensor([s for s, _ in self.history])
         return steps, torch.stack([v for _, v in self.history])
+
+
+def training_state(
+    step: int,
+    *,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    averaged: nn.Module,
+    stoppers: dict[str, EarlyStopping],
+    generators: Sequence[torch.Generator],
+) -> dict[str, Any]:
+    """Everything a stacked training loop carries from one step to the next, before ``step``:
+    the weights, the optimiser's moments, the averaged weights, the early-stopping records
+    and the members' random streams (for :class:`icml26.resume.Checkpoint`)."""
+    return {
+        "step": checks.integer("step", step, low=0),
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "averaged": averaged.state_dict(),
+        "stoppers": {k: s.state_dict() for k, s in stoppers.items()},
+        "generators": [g.get_state() for g in generators],
+    }
+
+
+def load_training_state(
+    state: dict[str, Any],
+    *,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    averaged: nn.Module,
+    stoppers: dict[str, EarlyStopping],
+    generators: Sequence[torch.Generator],
+) -> int:
+    """Restore what :func:`training_state` saved into freshly built objects of the same
+    shapes; returns the step the loop resumes at."""
+    need = {"step", "model", "optimizer", "averaged", "stoppers", "generators"}
+    if not isinstance(state, dict) or set(state) != need:
+        raise ValueError("state must be a dict returned by training_state()")
+    if set(state["stoppers"]) != set(stoppers):
+        raise ValueError(
+            f"state holds stoppers {sorted(state['stoppers'])}, not {sorted(stoppers)}"
+        )
+    if len(state["generators"]) != len(generators):
+        raise ValueError(
+            f"state holds {len(state['generators'])} generators, not {len(generators)}"
+        )
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    averaged.load_state_dict(state["averaged"])
+    for k, s in stoppers.items():
+        s.load_state_dict(state["stoppers"][k])
+    for g, g_state in zip(generators, state["generators"], strict=True):
+        g.set_state(g_state)
+    return int(state["step"])

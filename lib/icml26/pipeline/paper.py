@@ -237,10 +237,12 @@ def _script(
     timeout: float | None,
     log: Path,
     threads: int | None = None,
+    checkpoints: Path | None = None,
 ) -> tuple[int | None, float, str]:
     """Run chapter ``py`` as a plain script at ``scale``, output to ``log``: ``(exit status
     or None if it passed timeout seconds, wall seconds, output)``. ``threads`` replaces the
-    book's one BLAS/OpenMP thread (a paper-scale run on a many-core machine)."""
+    book's one BLAS/OpenMP thread (a paper-scale run on a many-core machine); ``checkpoints``
+    is the directory its training loops save to and resume from (:mod:`icml26.resume`)."""
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     env = {
@@ -257,6 +259,8 @@ def _script(
     )
     if device:
         env["ICML26_DEVICE"] = device
+    if checkpoints is not None:
+        env["ICML26_CHECKPOINTS"] = str(Path(checkpoints).resolve())
     log.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with log.open("w") as fh:
@@ -306,6 +310,7 @@ def run_script(
     timeout: float | None = None,
     device: str | None = None,
     threads: int | None = None,
+    checkpoints: Path | None = None,
 ) -> Path:
     """Execute chapter ``py`` at paper scale as a plain Python script and write its record.
 
@@ -318,15 +323,29 @@ def run_script(
     A run that fails or passes ``timeout`` seconds raises ``RuntimeError`` with the end of
     its output; if it printed claim lines before it stopped, they are recorded with the
     status ``"partial"`` and the reason it stopped (:func:`show` prints them as such).
+
+    With ``checkpoints`` (a directory) a chapter whose training loops use
+    :class:`icml26.resume.Checkpoint` saves them as it goes; the same call after an
+    interruption resumes them. The record then counts the loops resumed (``"resumed"``) and
+    adds the wall time of the interrupted runs it continues (``"wall_before_s"``).
     """
     from icml26.claims import parse_claim_line
+    from icml26.resume import RESUMED
 
     py = Path(py).resolve()
-    code, wall, text = _script(py, "paper", device, timeout, OUT / f"{py.stem}.log", threads)
+    previous = load(py.stem)
+    log = OUT / f"{py.stem}.log"
+    code, wall, text = _script(py, "paper", device, timeout, log, threads, checkpoints)
     claims = [ln for ln in text.splitlines() if parse_claim_line(ln) is not None]
     record = _record(py.stem, wall=wall, claims=claims, device=_device_name(device), mode="script")
     if threads is not None:
         record["threads"] = threads
+    resumed = sum(ln.startswith(RESUMED) for ln in text.splitlines())
+    if resumed:
+        record["resumed"] = resumed
+        if previous and previous.get("status") == "partial":
+            before = previous.get("wall_s", 0.0) + previous.get("wall_before_s", 0.0)
+            record["wall_before_s"] = round(before, 1)
     if code != 0:
         why = f"timed out after {wall / 60:.1f} min" if code is None else f"exit status {code}"
         if claims:
@@ -345,16 +364,22 @@ def run_many(
     timeout: float | None = None,
     device: str | None = None,
     threads: int | None = None,
+    checkpoints: Path | None = None,
 ) -> dict[str, str]:
     """:func:`run_script` for each of ``files``, ``jobs`` at a time: what became of each
-    chapter (``recorded`` or the error)."""
+    chapter (``recorded`` or the error). ``checkpoints`` gets one subdirectory per chapter."""
     if not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     _threads(threads)
     results: dict[str, str] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         one = functools.partial(run_script, timeout=timeout, device=device, threads=threads)
-        futures = {pool.submit(one, f): Path(f).stem for f in files}
+        futures = {
+            pool.submit(
+                one, f, checkpoints=None if checkpoints is None else checkpoints / Path(f).stem
+            ): Path(f).stem
+            for f in files
+        }
         for fut in concurrent.futures.as_completed(futures):
             stem = futures[fut]
             try:
@@ -477,6 +502,11 @@ def show(stem: str) -> None:
         else record["device"]
     )
     when = f"{record['date']}, commit {record['commit']}, torch {record['versions']['torch']}"
+    if record.get("resumed"):
+        before = record.get("wall_before_s")
+        where += f", resuming {record['resumed']} training loop(s) from checkpoints" + (
+            f" after {before / 60:.0f} min of earlier runs" if before else ""
+        )
     if status == "run":
         print(f"Paper scale: run on {where} ({when}).")
     else:
@@ -527,6 +557,12 @@ def _main(argv: list[str] | None = None) -> int:
     r.add_argument(
         "--threads", type=int, default=None, help="BLAS/OpenMP threads per chapter (--script)"
     )
+    r.add_argument(
+        "--checkpoints",
+        type=Path,
+        default=None,
+        help="directory to save training loops to and resume them from (--script)",
+    )
     n = sub.add_parser("not-run", help="record why a chapter's paper scale was not run")
     n.add_argument("file", type=Path)
     n.add_argument("--reason", required=True)
@@ -561,7 +597,12 @@ def _main(argv: list[str] | None = None) -> int:
         return 0 if all(r.startswith("ok") for r in checked.values()) else 1
     if args.command == "run" and args.script:
         results = run_many(
-            files, jobs=args.jobs, timeout=args.timeout, device=args.device, threads=args.threads
+            files,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            device=args.device,
+            threads=args.threads,
+            checkpoints=args.checkpoints,
         )
         return 0 if all(v == "recorded" for v in results.values()) else 1
     for f in files:
