@@ -105,6 +105,9 @@ def test_checkpoint_disabled_without_a_directory(monkeypatch, tmp_path):
     monkeypatch.setenv("ICML26_CHECKPOINT_EVERY", "0")
     ck = Checkpoint("a", {})
     assert ck.enabled and ck.due() and ck.every_s == 0.0
+    monkeypatch.setenv("ICML26_CHECKPOINT_EVERY", "ten minutes")
+    with pytest.raises(ValueError, match="ICML26_CHECKPOINT_EVERY must be a number"):
+        Checkpoint("a", {})
 
 
 def test_checkpoint_roundtrip_and_settings(tmp_path, capsys):

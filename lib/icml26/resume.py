@@ -68,7 +68,13 @@ class Checkpoint:
         where = directory if directory is not None else os.environ.get("ICML26_CHECKPOINTS")
         self.directory = Path(where) if where else None
         if every_s is None:
-            every_s = float(os.environ.get("ICML26_CHECKPOINT_EVERY", DEFAULT_EVERY_S))
+            text = os.environ.get("ICML26_CHECKPOINT_EVERY", str(DEFAULT_EVERY_S))
+            try:
+                every_s = float(text)
+            except ValueError:
+                raise ValueError(
+                    f"ICML26_CHECKPOINT_EVERY must be a number of seconds, got {text!r}"
+                ) from None
         self.every_s = checks.real("every_s", every_s, low=0.0)
         self._last = time.monotonic()
 
