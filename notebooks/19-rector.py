@@ -299,7 +299,9 @@ TUNED_ENCODERS = "σ_vc = 2 cm, after a first run; paper-scale steps, after one 
 BATCH = icml26.pick(ci=16, paper=32)  # windows per step (two views each)
 LR = 3e-3
 AFP_EVERY = icml26.pick(ci=12, paper=400)  # steps between partition updates
-SEEDS = (19, 20, 21)  # model seeds: initialisation, batches and masks
+# model seeds: initialisation, batches and masks
+SEEDS = icml26.pick(ci=(19, 20, 21), paper=(19, 20, 21, 22, 23))
+SEED_LIST = ", ".join(map(str, SEEDS))
 COHORTS = (19, 20, 21, 22, 23)  # simulated cohorts (source positions, subjects)
 COHORT_SUBJECTS = icml26.pick(ci=10, paper=30)  # subjects per cohort, partition test
 DROP_FRACTION = 0.25  # channels removed at test (claim 19.6)
@@ -574,7 +576,7 @@ plt.show()
 # %% [markdown]
 # ### Pre-training, and the encoders it is compared with
 #
-# For each of three seeds, two encoders of the same architecture
+# For each of three seeds (five at the paper scale), two encoders of the same architecture
 # ({prf:ref}`rector-def-layer`, width 32, one layer, two heads, position-based channel
 # embeddings) are pre-trained on the training subjects' windows with the loss
 # {eq}`rector-eq-loss`: one with the structured masking of {prf:ref}`rector-def-views`
@@ -622,7 +624,7 @@ for seed in icml26.progress(SEEDS, desc="seeds"):
 t_pre = time.process_time() - t0
 h = np.mean([pre[s]["masked"].history for s in SEEDS], axis=0)  # mean over seeds
 first, last = h[:10].mean(0), h[-10:].mean(0)
-print("structured masks, mean of 3 seeds, first → last 10 steps:")
+print(f"structured masks, mean of {len(SEEDS)} seeds, first → last 10 steps:")
 print(f"  masked prediction {first[1]:.2f} → {last[1]:.2f}")
 print(f"  topology {first[2]:.2f} → {last[2]:.2f}")
 print(f"  cross-view {first[3]:.1f} → {last[3]:.1f}")
@@ -748,7 +750,7 @@ def learned_partition_ari(enc, regions):
 
 visited = [adjusted_rand_score(func, p) for p in pre[SEED]["masked"].partitions]
 print("ARI of the partitions visited (seed 19):", " ".join(f"{a:.2f}" for a in visited))
-print("partition from the encoder's |HHᵀ| (mean of 3 seeds), ARI with:")
+print(f"partition from the encoder's |HHᵀ| (mean of {len(SEEDS)} seeds), ARI with:")
 print("              truth  own partition  truth, one region")
 for name in ("masked", "random init"):
     a = np.mean([learned_partition_ari(*models[s][name]) for s in SEEDS], axis=0)
@@ -843,7 +845,7 @@ bp = [
     for x in (x_train, x_test)
 ]
 f1_bp = eeg.probe_f1(bp[0], train.y, bp[1], test.y, C=0.1)
-print("arousal, weighted F1 on held-out subjects (seeds 19, 20, 21):")
+print(f"arousal, weighted F1 on held-out subjects (seeds {SEED_LIST}):")
 for n in NAMES:
     print(f"  {n:>12}: " + " ".join(f"{v:.2f}" for v in f1[n]))
 print(f"  {'band power':>12}: {f1_bp:.3f} (z-scored windows, as the encoders see them)")
@@ -874,7 +876,7 @@ icml26.claim(
 
 # %%
 drop = {n: np.array([res[s][n]["drop"] for s in SEEDS]) for n in NAMES}
-print("F1 lost with 25 % of the channels removed (seeds 19, 20, 21):")
+print(f"F1 lost with 25 % of the channels removed (seeds {SEED_LIST}):")
 for n in NAMES:
     print(f"  {n:>12}: " + " ".join(f"{v:+.2f}" for v in drop[n]))
 
@@ -931,7 +933,7 @@ def new_montage_f1(seed, name):
 
 MONTAGE_NAMES = ("masked", "random init")
 f1_new = {n: np.array([new_montage_f1(s, n) for s in SEEDS]) for n in MONTAGE_NAMES}
-print("weighted F1 on the 32 unseen electrodes (seeds 19, 20, 21):")
+print(f"weighted F1 on the 32 unseen electrodes (seeds {SEED_LIST}):")
 for n in MONTAGE_NAMES:
     print(f"  {n:>12}: " + " ".join(f"{v:.2f}" for v in f1_new[n]))
 
@@ -979,7 +981,7 @@ f1_v = {n: np.array([valence_f1(s, n) for s in SEEDS]) for n in NAMES}
 g_raw = [raw_graph(x) for x in (x_train, x_test)]
 f1_v_raw = eeg.probe_f1(g_raw[0], train.v, g_raw[1], test.v, C=0.1)
 f1_v_bp = eeg.probe_f1(bp[0], train.v, bp[1], test.v, C=0.1)
-print("valence, weighted F1 of the graph read-out (seeds 19, 20, 21):")
+print(f"valence, weighted F1 of the graph read-out (seeds {SEED_LIST}):")
 for n in NAMES:
     print(f"  {n:>12}: " + " ".join(f"{v:.2f}" for v in f1_v[n]))
 print(f"  raw correlation graph {f1_v_raw:.3f}; band power {f1_v_bp:.3f}")
@@ -1112,7 +1114,10 @@ best = {
     "region": f"{floor[1]:.2f} (other regions' means; their channels {floor[2]:.2f})",
     "time": f"{previous_patch_error(x_train[::8], x_test):.2f} (its previous patch)",
 }
-print("masked-prediction error, held-out windows (structured masks, mean of 3 seeds):")
+print(
+    "masked-prediction error, held-out windows (structured masks, mean of "
+    f"{len(SEEDS)} seeds):"
+)
 print("  mask kind  predict 0  encoder  best linear predictor, same instant")
 for k in KINDS:
     print(
@@ -1176,7 +1181,9 @@ for n in NAMES:
 # %%
 f1_v_t = {n: np.array([valence_f1(s, n, "graphs_t") for s in SEEDS]) for n in NAMES}
 err_t = {n: graph_error(n, "graphs_t") for n in NAMES}
-print("graph of token trajectories: valence F1 (seeds 19, 20, 21); error vs the window")
+print(
+    f"graph of token trajectories: valence F1 (seeds {SEED_LIST}); error vs the window"
+)
 for n in NAMES:
     f1s = " ".join(f"{v:.2f}" for v in f1_v_t[n])
     print(f"  {n:>12}: {f1s}   {err_t[n]:.3f}")
@@ -1223,7 +1230,7 @@ print(
     "  bar of 19.5 (random init + 0.10): "
     + " ".join(f"{v + 0.10:.2f}" for v in f1["random init"])
 )
-print("arousal F1, per-region read-out (seeds 19, 20, 21):")
+print(f"arousal F1, per-region read-out (seeds {SEED_LIST}):")
 for n in NAMES:
     print(f"  {n:>12}: " + " ".join(f"{res[s][n]['f1_region']:.2f}" for s in SEEDS))
 
