@@ -34,8 +34,9 @@
 # encoder against the same encoder left at its random initialisation — subject-independently,
 # with channels removed and on electrodes it has never seen. Within this chapter's budget
 # the pre-training does **not** beat its random initialisation on any downstream test, and
-# the chapter shows why; trained until its loss flattens (the paper scale), it beats it on
-# one, reading valence from its connectivity graph.
+# the chapter shows why; trained until its loss flattens (the paper scale), it comes close
+# on one, reading valence from its connectivity graph: a gain of about the margin on
+# average, but short of it at two seeds of five.
 #
 # ```{admonition} What the paper states, and what this chapter reconstructs
 # :class: warning
@@ -576,9 +577,9 @@ plt.show()
 # %% [markdown]
 # ### Pre-training, and the encoders it is compared with
 #
-# For each of three seeds (five at the paper scale), two encoders of the same architecture
-# ({prf:ref}`rector-def-layer`, width 32, one layer, two heads, position-based channel
-# embeddings) are pre-trained on the training subjects' windows with the loss
+# For each of three seeds (five at the paper scale), two encoders of the same
+# architecture ({prf:ref}`rector-def-layer`, width 32, one layer, two heads, position-based
+# channel embeddings) are pre-trained on the training subjects' windows with the loss
 # {eq}`rector-eq-loss`: one with the structured masking of {prf:ref}`rector-def-views`
 # (region, channel and time masks), one with time masks only (the ablation of claim 19.6).
 # Both start from anatomical regions and move to the adaptive partition of
@@ -1031,11 +1032,12 @@ plt.show()
 # pre-training stops (the criterion printed under the loss curves). The `paper` scale
 # trains the same encoders on twice the subjects until the loss has flattened, and its
 # record (under Limits) answers the question this section must ask first. Trained, the
-# structurally-masked encoders pass 19.8 — the valence probe of their connectivity graph
-# gains the margin over the random initialisation at the worst seed, and the time-mask
-# ablation gains nothing — so the failure of 19.8 here is a matter of budget. They still
-# fail 19.5–19.7. The four measurements that follow are made on this scale's encoders; the
-# text says where the trained ones differ.
+# structurally-masked encoders come close on 19.8 — the valence probe of their
+# connectivity graph gains 0.09 to 0.15 over the random initialisation across five seeds
+# (about 0.11 on average), while the time-mask ablation gains at most 0.04 — so most of the
+# distance to 19.8 here is a matter of budget, but not all of it: two seeds stay just
+# under the margin. They still fail 19.5–19.7. The four measurements that follow are
+# made on this scale's encoders; the text says where the trained ones differ.
 #
 # **What did masked prediction learn?** The next cell scores each structurally-masked
 # encoder's own decoder on the held-out windows, one mask kind at a time
@@ -1151,7 +1153,8 @@ for k in KINDS:
 # token cannot represent it by a linear map, so the mean graph is what this objective can
 # be expected to learn ({ref}`rector-ex-longer`). The trained encoders of the paper scale
 # show the limit of that argument: their graph's error stays above the mean graph's, yet
-# their graphs read valence well enough to pass 19.8. A graph need not match each window's
+# their graphs read valence 0.09 to 0.15 better than the random initialisation's, about the
+# margin of 19.8. A graph need not match each window's
 # correlation entry by entry to carry the coupling of two regions.
 
 # %%
@@ -1199,7 +1202,8 @@ print(f"raw correlation graph − random init: {room.min():.2f} to {room.max():.
 # than the margin, and pre-training with the trajectory graph as the topology objective's
 # prediction does not use what room there is ({ref}`rector-ex-longer`). It can only come
 # from the time-pooled graph, which starts far below: at this budget it stays there, and
-# trained until the loss flattens (the paper scale) it climbs just enough.
+# trained until the loss flattens (the paper scale) it climbs to about the margin, not
+# past it at every seed.
 
 # %% [markdown]
 # **How high can the probe's read-out reach?** The probe of 19.5 reads the mean and
@@ -1255,9 +1259,9 @@ for n in NAMES:
 # with the rest of the scalp), and the predictable ones, the masked channels, are learned
 # only a little at this budget — and learning them does not help the labels; (ii) the
 # topology objective, built on time-pooled tokens, does not get past the montage's mean
-# graph at this budget (trained to convergence it carries enough of the window's coupling
-# to pass 19.8), and a graph of token trajectories, which can follow the window, already
-# reads valence at the random initialisation; (iii) on arousal, random features are
+# graph at this budget (trained to convergence it carries nearly enough of the window's
+# coupling for 19.8), and a graph of token trajectories, which can follow the window,
+# already reads valence at the random initialisation; (iii) on arousal, random features are
 # already near the ceiling of the channel-pooled read-out, so the 19.5 margin is out of
 # reach for features that do not locate the rhythm. None of the three is evidence about
 # the paper's encoder.
@@ -1340,8 +1344,10 @@ for task, label in [("arousal", "y"), ("valence", "v")]:
 #   recovery depends strongly on where the sources sit, 0.44 to 0.93 over cohorts; 19.4
 #   not discriminating). Every claim about the pre-trained encoder fails against its own
 #   random initialisation at this budget (19.5–19.8), where the encoders are still
-#   training; trained until the loss flattens (the paper scale below), they pass the
-#   valence test of their connectivity graph (19.8) and still fail the other three. The
+#   training; trained until the loss flattens (the paper scale below), they come within a
+#   few hundredths of the valence test of their connectivity graph at every seed and pass
+#   it at three of five (19.8 not reproduced, at the worst seed), and fail the other
+#   three. The
 #   measurements above say why: most masked tokens are unpredictable from what the encoder
 #   sees (time spans, and regions that share little with the rest of the scalp), and the
 #   predictable masked channels are learned only a little at this budget; the topology
@@ -1351,24 +1357,27 @@ for task, label in [("arousal", "y"), ("valence", "v")]:
 #   graph; and on arousal, random patch filters pooled over the scalp already reach about
 #   what channel-averaged band powers reach, below the bar of 19.5. Longer training of one
 #   objective at a time does not change the picture ({ref}`rector-ex-longer`); training
-#   all three until the loss flattens changes it for 19.8 alone. A reader should take
-#   these verdicts as statements about this toy, its objectives' read-outs and this
-#   budget, not about the paper.
+#   all three until the loss flattens changes it for 19.8 alone, and not quite enough. A
+#   reader should take these verdicts as statements about this toy, its objectives'
+#   read-outs and this budget, not about the paper.
 # - **Scale.** The paper's encoders are deep transformers pre-trained on large EEG corpora;
 #   here one layer of width 32 is pre-trained for 60 steps of 16 windows, and its loss is
 #   still falling when it stops. The `paper` scale (`ICML26_SCALE=paper`) pre-trains on
 #   twice the subjects for 4000 steps of 32 windows, until the loss has flattened by the
-#   criterion under the loss curves, with thirty subjects per partition cohort — trained,
-#   but still a toy. The criterion's 2 % was set after seeing both scales' moves (−3 % here,
-#   −1 % there); the other signs agree (here the topology loss halves over the run). The number of steps was chosen after a run at seed 19 that met the
-#   criterion (and whose valence probe we saw), so the encoder claims are marked tuned;
-#   at the paper scale's earlier 600 steps the loss had not flattened and 19.8 fell short
-#   (a gain of 0.06 at the worst seed). Its record follows. Trained, the encoders pass one
-#   more claim: the valence graph probe gains the margin of 19.8 at the worst seed (exactly
-#   at the bar, to the printed precision) while the time-mask ablation gains nothing. Arousal still gains
-#   nothing over random features (19.5); the structurally-masked encoder loses more $F_1$
-#   to missing channels than the time-mask one (19.6); and on the unseen electrodes the
-#   pre-trained encoders do no better than the random initialisation (19.7).
+#   criterion under the loss curves, with five model seeds and thirty subjects per
+#   partition cohort — trained, but still a toy. The criterion's 2 % was set after seeing
+#   both scales' moves (−3 % here, −1 % there); the other signs agree (here the topology
+#   loss halves over the run). The number of steps was chosen after a run at seed 19 that
+#   met the criterion (and whose valence probe we saw), so the encoder claims are marked
+#   tuned; at the paper scale's earlier 600 steps the loss had not flattened and 19.8 fell
+#   short (a gain of 0.06 at the worst seed). Its record follows. Trained, the encoders come
+#   close on one claim: the valence graph probe gains about 0.10, 0.15 and 0.15 at the
+#   first three seeds and just under 0.10 at the two added later (19.8 not reproduced: 0.09
+#   at the worst seed; with the first three seeds alone it sat exactly at the bar), while
+#   the time-mask ablation gains at most 0.04. Arousal still gains nothing over random
+#   features (19.5); the structurally-masked encoder loses more $F_1$ to missing channels
+#   than the time-mask one (19.6); and on the unseen electrodes the pre-trained encoders do
+#   no better than the random initialisation (19.7).
 
 # %%
 from icml26.pipeline import paper
@@ -1534,8 +1543,9 @@ paper.show("19-rector")
 #   drawn from the encoder's own similarity stays where it started.
 # - At this scale, still training, the pre-trained encoder beats its random initialisation
 #   on no downstream test (19.5–19.8); trained until its loss flattens (paper scale), it
-#   passes one, valence read through its connectivity graph (19.8), at the bar. Position
-#   embeddings make the unseen montage readable at all.
+#   comes close on one, valence read through its connectivity graph (19.8): about the
+#   margin on average over five seeds, just under it at two. Position embeddings make the
+#   unseen montage readable at all.
 # - Why, measured: masked tokens are learnable only on the channel masks (region masks
 #   share little with the rest of the scalp, time masks nothing); the time-pooled
 #   topology graph learns at most the montage's mean connectivity, and a graph of token
