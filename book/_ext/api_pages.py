@@ -28,6 +28,7 @@ CORE = (
     "icml26.stats",
     "icml26.background",
     "icml26.plotting",
+    "icml26.resume",
     "icml26.chapters",
 )
 

@@ -69,7 +69,7 @@ def api_pages() -> dict[str, str]:
     """Library reference pages: name → title, in reading order (empty parts left out)."""
     from icml26.chapters import CHAPTERS, PARTS
 
-    pages = {CORE_PAGE: "Core: runtime, claims, checks, statistics, plotting"}
+    pages = {CORE_PAGE: "Core: runtime, claims, checks, statistics, plotting, checkpoints"}
     if any(m.count(".") == 1 for c in CHAPTERS for m in c.modules):
         pages[SHARED_PAGE] = "Kernels shared by several parts"
     used = {c.part for c in CHAPTERS}
