@@ -1183,7 +1183,7 @@ def train_family(family, model, penalty, k, seeds):
                     {"state": stacked.training_state(step, **parts), "done": False}
                 )
                 active = int(stoppers["full"].active.sum())
-                print(f"  {family}: saved at step {step}, {active} members training")
+                print(f"  {family}: saved at step {step}, members training: {active}")
             val = validation_loss(ema.module, k)
             if step <= SHORT_STEPS:
                 stoppers["short"].update(step, val)

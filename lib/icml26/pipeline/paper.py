@@ -349,7 +349,7 @@ def run_script(
     if code != 0:
         why = f"timed out after {wall / 60:.1f} min" if code is None else f"exit status {code}"
         if claims:
-            last = text.strip().splitlines()[-1] if text.strip() else ""
+            last = text.strip().splitlines()[-1].strip() if text.strip() else ""
             # "ValueError: x" would read as a traceback in the chapter that prints the record
             last = re.sub(r"^(\w+(?:Error|Warning|Exception)): ", r"\1 — ", last)
             _write(py.stem, record | {"status": "partial", "reason": f"stopped: {why}; {last}"})
