@@ -42,7 +42,7 @@ def page_modules() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {CORE_PAGE: list(CORE), SHARED_PAGE: shared}
     for c in CHAPTERS:
         for m in c.modules:
-            if m not in shared and m not in out.setdefault(c.part, []):
+            if m not in shared and m not in CORE and m not in out.setdefault(c.part, []):
                 out[c.part].append(m)
     return {page: out.get(page, []) for page in api_pages()}
 
