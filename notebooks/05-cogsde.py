@@ -847,7 +847,8 @@ icml26.claim(
 mu, vol, horizon_gbm = 0.5, 1.0, 1.0
 g = icml26.stats.stream(SEED, 3)
 dW_fine = torch.randn(ORDER_FINE, ORDER_PATHS, 1, generator=g, dtype=torch.float64)
-dW_fine = (dW_fine * math.sqrt(horizon_gbm / ORDER_FINE)).to(DEVICE)
+# scaled in place: at the paper scale the grid holds 8.6 GB
+dW_fine = dW_fine.mul_(math.sqrt(horizon_gbm / ORDER_FINE)).to(DEVICE)
 x0 = torch.ones(ORDER_PATHS, 1, dtype=torch.float64, device=DEVICE)
 exact = x0 * torch.exp((mu - vol**2 / 2) * horizon_gbm + vol * dW_fine.sum(0))
 steps, errors = [], []
@@ -913,6 +914,7 @@ icml26.claim(
     between=(0.4, 0.6),
     kind="theorem",
 )
+del dW_fine  # not needed below
 
 # %% [markdown]
 # ### Forecasting a command-driven agent: the task, the models and their training

@@ -82,3 +82,28 @@ def test_a_figure_caption_lost_on_one_side_is_a_sync_problem(chapter):
     assert nbm.sync_problem(chapter) is None
     chapter.write_text(SOURCE)
     assert "differ at cell 0" in nbm.sync_problem(chapter)
+
+
+def test_consecutive_outputs_to_one_stream_are_joined() -> None:
+    import nbformat
+
+    out = nbformat.v4.new_output
+    cell = nbformat.v4.new_code_cell("print('a'); print('b')")
+    cell.outputs = [
+        out("stream", name="stdout", text="line"),
+        out("stream", name="stdout", text="\n"),
+        out("stream", name="stderr", text="bar\n"),
+        out("stream", name="stdout", text="next\n"),
+        out("execute_result", data={"text/plain": "1"}, execution_count=1),
+        out("stream", name="stdout", text="after\n"),
+    ]
+    nb = nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_markdown_cell("text")])
+    nbm.coalesce_streams(nb)
+    assert [(o.output_type, o.get("name"), o.get("text")) for o in nb.cells[0].outputs] == [
+        ("stream", "stdout", "line\n"),
+        ("stream", "stderr", "bar\n"),
+        ("stream", "stdout", "next\n"),
+        ("execute_result", None, None),
+        ("stream", "stdout", "after\n"),
+    ]
+    assert "outputs" not in nb.cells[1]

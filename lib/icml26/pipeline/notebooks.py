@@ -19,6 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from icml26.chapters import BUDGET_S
 
@@ -249,6 +250,28 @@ def needs_execution(py: Path) -> bool:
     return recorded.get("inputs_sha256") != inputs_hash(py)
 
 
+def coalesce_streams(nb: Any) -> None:
+    """Join each code cell's consecutive outputs to the same stream into one, in place.
+
+    How a kernel splits a cell's printed text into messages depends on timing (a busy
+    machine flushes a line and its newline separately); the committed twin should not.
+    """
+    for cell in nb.cells:
+        merged: list[Any] = []
+        for out in cell.get("outputs", []):
+            prev = merged[-1] if merged else None
+            if (
+                prev is not None
+                and out.get("output_type") == prev.get("output_type") == "stream"
+                and out.get("name") == prev.get("name")
+            ):
+                prev["text"] = prev.get("text", "") + out.get("text", "")
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = merged
+
+
 def execute(py: Path, *, timeout: int = 600, write: bool = True, profile: str = "book") -> float:
     """Execute a chapter's ``.py`` in a fresh kernel and write its ``.ipynb``; return seconds.
 
@@ -293,6 +316,7 @@ def execute(py: Path, *, timeout: int = 600, write: bool = True, profile: str = 
     nb.metadata.pop("widgets", None)
     nb.metadata["language_info"] = {"name": "python"}
     nb.metadata["icml26"] = {"inputs_sha256": inputs_hash(py)}
+    coalesce_streams(nb)
     if write:
         jupytext.write(nb, twin(py), fmt="ipynb")
     return seconds
