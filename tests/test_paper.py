@@ -154,7 +154,7 @@ def test_a_checkpointed_run_resumes_after_an_interruption(tmp_path, records, cap
     assert record["resumed"] == 1 and record["wall_before_s"] == 42.0
     paper.show("99-toy")
     assert (
-        ", resuming 1 training loop(s) from checkpoints after 1 min of earlier runs ("
+        ", resuming 1 training loop(s) from checkpoints written in 1 min of other runs ("
         in (capsys.readouterr().out.splitlines()[0])
     )
     plain = json.loads(paper.run_script(py, device="cpu").read_text())

@@ -327,7 +327,8 @@ def run_script(
     With ``checkpoints`` (a directory) a chapter whose training loops use
     :class:`icml26.resume.Checkpoint` saves them as it goes; the same call after an
     interruption resumes them. The record then counts the loops resumed (``"resumed"``) and
-    adds the wall time of the interrupted runs it continues (``"wall_before_s"``).
+    adds the wall time of the interrupted runs it continues (``"wall_before_s"``: the runs
+    that wrote the checkpoints it resumed; :func:`show` prints it as such).
     """
     from icml26.claims import parse_claim_line
     from icml26.resume import RESUMED
@@ -505,7 +506,7 @@ def show(stem: str) -> None:
     if record.get("resumed"):
         before = record.get("wall_before_s")
         where += f", resuming {record['resumed']} training loop(s) from checkpoints" + (
-            f" after {before / 60:.0f} min of earlier runs" if before else ""
+            f" written in {before / 60:.0f} min of other runs" if before else ""
         )
     if status == "run":
         print(f"Paper scale: run on {where} ({when}).")
