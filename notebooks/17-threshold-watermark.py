@@ -1428,9 +1428,10 @@ wm_batch = stack(models_wm)
 attack_gens = [icml26.stats.stream(s, 3) for s in SEEDS]
 n_train = len(ytr)
 attacks = {}
+ADAPTIVE = "20% data, lr × 10"
 for name, frac, lr_att in [
     *((f"{f:.0%} data", f, ATTACK_LR) for f in ATTACK_FRACS),
-    ("20% data, lr × 10", 0.2, ADAPTIVE_LR),
+    (ADAPTIVE, 0.2, ADAPTIVE_LR),
 ]:
     subs = [
         torch.randperm(n_train, generator=g)[: int(frac * n_train)] for g in attack_gens
@@ -1482,21 +1483,33 @@ for f, s in enumerate(SEEDS):
         accs.append(float(watermark.accuracy(removed, Xte, yte)))
 acc_before = np.array([runs["iid", ATTACK_K, s, "shared"]["acc"] for s in SEEDS])
 z_before = np.array([runs["iid", ATTACK_K, s, "shared"]["z"] for s in SEEDS])
+
+
+def attack_row(name, z0, z1, acc0, acc1):
+    """One line of the table: mean z and accuracy over the seeds, before → after."""
+    return (
+        f"{name:18s}: z {np.mean(z0):4.1f} → {np.mean(z1):4.1f}, "
+        f"accuracy {100 * np.mean(acc0):.0f} % → {100 * np.mean(acc1):.0f} %"
+    )
+
+
 print(f"mean over {len(SEEDS)} seeds:")
 for name, (zc, ac) in curves.items():
-    print(
-        f"{name:18s}: z {zc[0].mean():4.1f} → {zc[-1].mean():4.1f}, "
-        f"accuracy {100 * ac[0].mean():.0f} % → {100 * ac[-1].mean():.0f} %"
-    )
+    if name != ADAPTIVE:
+        print(attack_row(name, zc[0], zc[-1], ac[0], ac[-1]))
 for name, zs, accs in (
     ("crude projection", z_proj, acc_proj),
     ("informed projection", z_informed, acc_informed),
 ):
-    print(
-        f"{name:18s}: z {z_before.mean():4.1f} → {np.mean(zs):4.1f}, "
-        f"accuracy {100 * acc_before.mean():.0f} % → {100 * np.mean(accs):.0f} %"
-    )
+    print(attack_row(name, z_before, zs, acc_before, accs))
 z_ft, acc_ft = curves["20% data"]
+
+# %% tags=["nbval-ignore-output"]
+# At ten times the learning rate the attack is chaotic: where it ends moves with
+# the last bits of the arithmetic (between two CPUs, z by about half a unit), so
+# this line is shown but not compared when the book is tested.
+zc, ac = curves[ADAPTIVE]
+print(attack_row(ADAPTIVE, zc[0], zc[-1], ac[0], ac[-1]))
 
 # %% tags=["claim"]
 # fails if: fine-tuning moves the weights far enough from τ to push z below 4, as the

@@ -56,6 +56,12 @@ def cross_fit_predict(
     it: every tree's random state is drawn before the threads start. The predictions are
     summed on one thread, since threads would add the trees up in an order, and so round
     them in a way, that depends on timing.
+
+    The targets are rounded to single precision before the trees are grown, as scikit-learn
+    does with ``X``. A tree picks the split with the best sum of targets, and features with
+    few values (one-hot actions, discrete states) give splits that tie exactly in real
+    arithmetic: a change in the last bit of one target, as two CPUs' arithmetic produces,
+    then picks another split and moves predictions by up to a fifth of their range.
     """
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.model_selection import GroupKFold
@@ -82,6 +88,7 @@ def cross_fit_predict(
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs!r}")
     out = np.empty_like(y)
+    y_fit = y.astype(np.float32).astype(np.float64)  # see above: last bits cannot pick splits
     for fold, (tr, te) in enumerate(GroupKFold(n_splits=k).split(X, y, groups)):
         rf = RandomForestRegressor(
             n_estimators=trees,
@@ -90,7 +97,7 @@ def cross_fit_predict(
             random_state=seed + fold,
             n_jobs=n_jobs,
         )
-        rf.fit(X[tr], y[tr, 0] if column else y[tr])
+        rf.fit(X[tr], y_fit[tr, 0] if column else y_fit[tr])
         rf.set_params(n_jobs=1)
         out[te] = rf.predict(X[te]).reshape(out[te].shape)
     return out
