@@ -2105,9 +2105,9 @@ paper.show("05-cogsde")
 # With ten seeds, four times the data and best-of-20 training, one verdict changes: with
 # $\lambda = 1$ the states far from those visited violate the condition less often (05.7
 # holds), though by {prf:ref}`cogsde-prop-far` nothing guarantees it. The others stand. The
-# stochastic baseline stays as accurate as CogSDE (05.3, 05.8: mean ratios just above 1),
-# and on timing the best baseline is now the RSSM-like one, level with CogSDE (05.4). The
-# penalty at the authors' weight is still inert (05.6).
+# stochastic baseline is at least as accurate as CogSDE (05.3, 05.8: the mean ratios are
+# now just above 1), on timing the best baseline is now the RSSM-like one, level with
+# CogSDE (05.4), and the penalty at the authors' weight is still inert (05.6).
 
 # %% [markdown]
 # ## Exercises

@@ -327,8 +327,10 @@ def run_script(
     With ``checkpoints`` (a directory) a chapter whose training loops use
     :class:`icml26.resume.Checkpoint` saves them as it goes; the same call after an
     interruption resumes them. The record then counts the loops resumed (``"resumed"``) and
-    adds the wall time of the interrupted runs it continues (``"wall_before_s"``: the runs
-    that wrote the checkpoints it resumed; :func:`show` prints it as such).
+    adds the wall time of the interrupted runs it continues (``"wall_before_s"``, taken from
+    their partial record). :func:`show` prints it as the time of the runs that wrote the
+    checkpoints, which also fits a loop trained ahead by another process (whose time is then
+    entered in the record by hand).
     """
     from icml26.claims import parse_claim_line
     from icml26.resume import RESUMED

@@ -61,7 +61,7 @@ def cross_fit_predict(
     does with ``X``. A tree picks the split with the best sum of targets, and features with
     few values (one-hot actions, discrete states) give splits that tie exactly in real
     arithmetic: a change in the last bit of one target, as two CPUs' arithmetic produces,
-    then picks another split and moves predictions by up to a fifth of their range.
+    then picks another split and moves predictions by up to a fifth of their largest value.
     """
     from sklearn.ensemble import RandomForestRegressor
     from sklearn.model_selection import GroupKFold
