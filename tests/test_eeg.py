@@ -385,6 +385,82 @@ def test_removed_channels_and_new_montage(b32, small) -> None:
         idx(x[:, :2], torch.zeros(2, 3), [0, 1], names=["AF7", "Iz"])
 
 
+def test_hidden_channel_is_a_removed_channel_for_the_others(b32, small) -> None:
+    """With hide_masked, a channel masked at every patch changes no other token: the
+    visible tokens equal those of the encoder run without that channel, in float64."""
+    _, pos, anat = b32
+    _, _, d = small
+    torch.manual_seed(0)
+    enc = eeg.RectorEncoder(16, 8, layers=2).double().eval()
+    x = eeg.patchify(d.x[:3], 16).double()
+    p = torch.as_tensor(pos)
+    gone = np.array([0, 5, 6, 17])  # 6 is T7, the left temporal region's only channel
+    keep = np.setdiff1d(np.arange(32), gone)
+    m = torch.zeros(3, 32, 8, dtype=torch.bool)
+    m[:, gone] = True
+    with torch.no_grad():
+        hidden = enc(x, p, anat, masked=m, hide_masked=True)[:, :, keep]
+        removed = enc(x[:, keep], p[keep], anat[keep])
+        replaced = enc(x, p, anat, masked=m)[:, :, keep]  # the [MASK] tokens are read
+    assert torch.allclose(hidden, removed, atol=1e-12)
+    assert (replaced - removed).abs().max() > 1e-3
+
+
+def test_hiding_nothing_changes_nothing_and_hidden_regions_stay_finite(b32, small) -> None:
+    _, pos, anat = b32
+    _, _, d = small
+    torch.manual_seed(1)
+    enc = eeg.RectorEncoder(16, 8).double().eval()
+    x = eeg.patchify(d.x[:2], 16).double()
+    p = torch.as_tensor(pos)
+    none = torch.zeros(2, 32, 8, dtype=torch.bool)
+    with torch.no_grad():
+        plain = enc(x, p, anat, masked=none)
+        assert torch.allclose(enc(x, p, anat, masked=none, hide_masked=True), plain)
+        every = torch.ones(2, 32, 8, dtype=torch.bool)  # nothing to read but themselves
+        assert torch.isfinite(enc(x, p, anat, masked=every, hide_masked=True)).all()
+        span = none.clone()
+        span[:, :, 2:4] = True  # whole patches hidden: their region tokens are no keys
+        h = enc(x, p, anat, masked=span, hide_masked=True)
+    assert torch.isfinite(h).all()
+    with pytest.raises(ValueError, match="hide_masked"):
+        enc(x, p, anat, hide_masked=True)
+    with pytest.raises(ValueError, match="hide_masked"):
+        enc(x, p, anat, masked=none, hide_masked=1)
+
+
+def test_hidden_views_pool_what_they_show(b32, small) -> None:
+    _, pos, anat = b32
+    _, _, d = small
+    torch.manual_seed(2)
+    enc = eeg.RectorEncoder(16, 8, d=16)
+    x = eeg.patchify(d.x[:6], 16)
+    gm = torch.Generator().manual_seed(0)
+    views = tuple(eeg.structured_mask(6, anat, 8, ("region", "channel", "time"), gm) for _ in "ab")
+    heads = torch.nn.ModuleDict(
+        {"decoder": torch.nn.Linear(16, 16), "project": torch.nn.Linear(16, 16)}
+    )
+    p = torch.as_tensor(pos, dtype=torch.float32)
+    out = eeg.rector_losses(enc, heads, x, p, anat, views, hide_masked=True)
+    base = eeg.rector_losses(enc, heads, x, p, anat, views)
+    assert all(torch.isfinite(out[k]) for k in ("total", "mpm", "tsm", "cvc"))
+    assert not torch.isclose(out["cvc"], base["cvc"])
+    out["total"].backward()
+    assert enc.mask_token.grad is not None and enc.mask_token.grad.abs().sum() > 0
+    with pytest.raises(ValueError, match="hide_masked"):
+        eeg.rector_losses(enc, heads, x, p, anat, views, hide_masked="yes")
+    res = eeg.pretrain(
+        enc, x, pos, anat, steps=2, batch=4, kinds=("channel",), seed=0, hide_masked=True
+    )
+    assert np.isfinite(res.history).all()
+    with pytest.raises(ValueError, match="hide_masked"):
+        eeg.pretrain(enc, x, pos, anat, steps=1, batch=4, kinds=("time",), seed=0, hide_masked=None)
+    err, zero = eeg.masked_prediction_error(
+        enc, res.heads["decoder"], x, pos, anat, views[0], hide_masked=True
+    )
+    assert np.isfinite(err) and zero > 0
+
+
 def test_encoder_validation() -> None:
     with pytest.raises(ValueError, match="heads"):
         eeg.RectorEncoder(16, 8, d=32, heads=3)

@@ -43,9 +43,16 @@ class _Layer(nn.Module):
         self.mlp = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
 
     def forward(
-        self, h: torch.Tensor, regions: torch.Tensor, R: int, reg_emb: torch.Tensor
+        self,
+        h: torch.Tensor,
+        regions: torch.Tensor,
+        R: int,
+        reg_emb: torch.Tensor,
+        visible: torch.Tensor | None = None,
     ) -> torch.Tensor:
         # h: (B, T, C, d). (i) channels attend within their region, at the same patch
+        if visible is not None:
+            return self._hidden(h, regions.to(h.device), R, reg_emb, visible)
         regions = regions.to(h.device)
         same = torch.zeros(len(regions), len(regions), dtype=h.dtype, device=h.device)
         same.masked_fill_(regions[:, None] != regions[None], -torch.inf)  # additive log M
@@ -62,6 +69,41 @@ class _Layer(nn.Module):
         # (iv) broadcast back to the channels of each region, then the MLP
         h = h + z[:, :, regions]
         return h + self.mlp(self.n4(h))
+
+    def _hidden(
+        self,
+        h: torch.Tensor,
+        regions: torch.Tensor,
+        R: int,
+        reg_emb: torch.Tensor,
+        visible: torch.Tensor,
+    ) -> torch.Tensor:
+        """The same four steps when only the ``visible`` tokens ``(B, T, C)`` may be read:
+        a hidden token is no key and no part of its region's mean, a region with no
+        visible channel at a patch is no key of the region and temporal attention; every
+        token still queries what it may read (and itself)."""
+        same = regions[:, None] == regions[None]
+        h = h + self.chan(self.n1(h), _readable(same, visible)[:, :, None])
+        onehot = F.one_hot(regions, R).to(h.dtype)  # (C, R)
+        weight = visible.to(h.dtype)
+        counts = torch.einsum("btc,cr->btr", weight, onehot)
+        z = torch.einsum("btcd,btc,cr->btrd", h, weight, onehot)
+        z = z / counts.clamp(min=1)[..., None] + reg_emb
+        present = counts > 0  # (B, T, R): regions with a visible channel
+        every = torch.ones(R, R, dtype=torch.bool, device=h.device)
+        z = z + self.reg(self.n2(z), _readable(every, present)[:, :, None])
+        every_t = torch.ones(h.shape[1], h.shape[1], dtype=torch.bool, device=h.device)
+        m_time = _readable(every_t, present.transpose(1, 2))[:, :, None]
+        z = z + self.time(self.n3(z.transpose(1, 2)), m_time).transpose(1, 2)
+        h = h + z[:, :, regions]
+        return h + self.mlp(self.n4(h))
+
+
+def _readable(allowed: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+    """Boolean attention mask ``(..., n, n)``: ``allowed`` pairs whose key is in ``keys``
+    ``(..., n)``, and every token's own entry, so no query row is ever empty."""
+    eye = torch.eye(allowed.shape[-1], dtype=torch.bool, device=allowed.device)
+    return allowed & (keys[..., None, :] | eye)
 
 
 class RectorEncoder(nn.Module):
@@ -133,10 +175,15 @@ class RectorEncoder(nn.Module):
         *,
         names: list[str] | None = None,
         masked: torch.Tensor | None = None,
+        hide_masked: bool = False,
     ) -> torch.Tensor:
         """Channel tokens ``(B, T, C, d)`` of patches ``x`` ``(B, C, T, P)``.
 
         ``masked`` ``(B, C, T)`` replaces those tokens' content by the [MASK] embedding.
+        With ``hide_masked=True`` the other tokens cannot read them either, as in a masked
+        autoencoder: a masked token is no key of any attention and no part of its region's
+        mean, and it reads the visible tokens (and itself) only to be decoded. A channel
+        masked at every patch is then, for the other tokens, exactly a removed channel.
         Missing channels are handled by leaving them out of ``x``, ``pos`` and ``regions``.
         """
         checks.tensor("x", x, floating=True)
@@ -153,14 +200,21 @@ class RectorEncoder(nn.Module):
         dev = self.time_emb.device
         r = r.to(dev)
         tok = self.proj(x.to(dev, self.time_emb.dtype)).transpose(1, 2)  # (B, T, C, d)
+        if not isinstance(hide_masked, bool):
+            raise ValueError(f"hide_masked must be True or False, got {hide_masked!r}")
+        if hide_masked and masked is None:
+            raise ValueError("hide_masked needs the masked tokens, got masked=None")
+        visible = None
         if masked is not None:
             checks.tensor("masked", masked, dtype=torch.bool)
             checks.shape("masked", masked, (x.shape[0], C, self.T))
-            tok = torch.where(masked.to(dev).transpose(1, 2)[..., None], self.mask_token, tok)
+            m = masked.to(dev).transpose(1, 2)  # (B, T, C)
+            tok = torch.where(m[..., None], self.mask_token, tok)
+            visible = ~m if hide_masked else None
         e = self.channel_embedding(pos.to(dev), names)
         h = tok + e[None, None] + self.time_emb[None, :, None] + self.reg_emb[r][None, None]
         for layer in self.layers:
-            h = layer(h, r, self.max_regions, self.reg_emb)
+            h = layer(h, r, self.max_regions, self.reg_emb, visible)
         return self.norm(h)
 
 

@@ -102,6 +102,7 @@ def rector_losses(
     weights: tuple[float, float, float] = (1.0, 0.5, 0.5),
     temperature: float = 0.1,
     over_time: bool = False,
+    hide_masked: bool = False,
 ) -> dict[str, torch.Tensor]:
     """The three objectives (:prf:ref:`rector-def-views`) on two masked views of ``x``.
 
@@ -109,7 +110,11 @@ def rector_losses(
     window's channel correlation (:func:`~icml26.neuro.encoder.channel_graph`, of the
     time-pooled tokens or, with ``over_time=True``, of the token trajectories); CVC: InfoNCE
     between the pooled views. ``heads`` holds ``"decoder"`` (d→P) and ``"project"`` (d→d).
-    Also returned, detached: ``"G"`` and the encoder's ``"graph"`` (mean of the two views).
+    With ``hide_masked=True`` the encoder cannot read the masked tokens
+    (:class:`~icml26.neuro.encoder.RectorEncoder`) and each view is pooled over its visible
+    tokens only, so cross-view consistency asks two different channel subsets for the same
+    embedding. Also returned, detached: ``"G"`` and the encoder's ``"graph"`` (mean of the
+    two views).
     """
     if not isinstance(enc, RectorEncoder):
         raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
@@ -117,8 +122,9 @@ def rector_losses(
     checks.real("temperature", temperature, low=0.0, strict=True)
     if len(weights) != 3 or any(not np.isfinite(w) or w < 0 for w in weights):
         raise ValueError(f"weights must be three non-negative numbers, got {weights!r}")
-    if not isinstance(over_time, bool):
-        raise ValueError(f"over_time must be True or False, got {over_time!r}")
+    for flag, value in (("over_time", over_time), ("hide_masked", hide_masked)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{flag} must be True or False, got {value!r}")
     if len(views) != 2:
         raise ValueError(f"views must be a pair of masks, got {len(views)}")
     x = x.to(enc.time_emb.device, enc.time_emb.dtype)
@@ -126,12 +132,17 @@ def rector_losses(
     G = _window_correlation(x)
     m = torch.cat([v.to(x.device) for v in views])  # both views in one forward pass
     x2 = torch.cat([x, x])
-    h = enc(x2, pos, regions, masked=m)  # (2B, T, C, d)
+    h = enc(x2, pos, regions, masked=m, hide_masked=hide_masked)  # (2B, T, C, d)
     rec = heads["decoder"](h).transpose(1, 2)  # (2B, C, T, P)
     mpm = ((rec - x2) ** 2).mean(-1)[m].mean()
     graph = channel_graph(h, over_time=over_time)
     tsm = ((graph - torch.cat([G, G])) ** 2).mean()
-    u = F.normalize(heads["project"](h.mean((1, 2))), dim=-1)
+    if hide_masked:  # each view's embedding: the mean of the tokens it shows
+        seen = (~m).transpose(1, 2)[..., None].to(h.dtype)  # (2B, T, C, 1)
+        u = (h * seen).sum((1, 2)) / seen.sum((1, 2)).clamp(min=1)
+    else:
+        u = h.mean((1, 2))
+    u = F.normalize(heads["project"](u), dim=-1)
     logits = u[:B] @ u[B:].T / temperature
     cvc = F.cross_entropy(logits, torch.arange(B, device=x.device))
     total = weights[0] * mpm + weights[1] * tsm + weights[2] * cvc
@@ -148,6 +159,7 @@ def masked_prediction_error(
     masked: torch.Tensor,
     *,
     batch: int = 256,
+    hide_masked: bool = False,
 ) -> tuple[float, float]:
     """The masked-prediction error of a frozen encoder and decoder on windows ``x``.
 
@@ -155,7 +167,8 @@ def masked_prediction_error(
     tokens replaced by [MASK] (:prf:ref:`rector-def-views`). Returns the mean squared error
     of the decoded masked patches and, on the same tokens, that of predicting zero (the
     patch's expected value after z-scoring; about 1): an encoder that learned nothing from
-    the unmasked tokens scores no better than the second number.
+    the unmasked tokens scores no better than the second number. ``hide_masked`` must be
+    what the encoder was pre-trained with (:func:`pretrain`).
     """
     if not isinstance(enc, RectorEncoder):
         raise ValueError(f"enc must be a RectorEncoder, got {type(enc).__name__}")
@@ -175,7 +188,8 @@ def masked_prediction_error(
         for i in range(0, len(x), batch):
             xb = x[i : i + batch].to(dev, dtype)
             mb = masked[i : i + batch].to(dev)
-            rec = decoder(enc(xb, pos_t, regions, masked=mb)).transpose(1, 2)
+            h = enc(xb, pos_t, regions, masked=mb, hide_masked=hide_masked)
+            rec = decoder(h).transpose(1, 2)
             err += float(((rec - xb) ** 2).mean(-1)[mb].double().sum())
             zero += float((xb**2).mean(-1)[mb].double().sum())
     n = int(masked.sum())
@@ -212,8 +226,9 @@ def _check_pretrain(enc: object, x: object, pos: object, anatomical: object, n: 
     checks.real("fs", n["fs"], low=0.0, strict=True)
     phase_sum(x[:1].reshape(1, x.shape[1], -1).cpu().numpy(), n["fs"], n["band"])  # the band
     _kinds(n["kinds"])
-    if not isinstance(n["over_time"], bool):
-        raise ValueError(f"over_time must be True or False, got {n['over_time']!r}")
+    for flag in ("over_time", "hide_masked"):
+        if not isinstance(n[flag], bool):
+            raise ValueError(f"{flag} must be True or False, got {n[flag]!r}")
 
 
 def _train_step(
@@ -226,16 +241,14 @@ def _train_step(
     kinds: tuple[str, ...],
     gen: torch.Generator,
     weights: tuple[float, float, float],
-    over_time: bool,
+    flags: dict[str, bool],
 ) -> list[float]:
     """One AdamW step on two structured views of the batch ``xb``; the four losses."""
     views = (
         structured_mask(len(xb), regions, enc.T, kinds, gen),
         structured_mask(len(xb), regions, enc.T, kinds, gen),
     )
-    losses = rector_losses(
-        enc, heads, xb, pos, regions, views, weights=weights, over_time=over_time
-    )
+    losses = rector_losses(enc, heads, xb, pos, regions, views, weights=weights, **flags)
     opt.zero_grad()
     losses["total"].backward()
     opt.step()
@@ -259,6 +272,7 @@ def pretrain(
     band: tuple[float, float] = (4.0, 40.0),
     weights: tuple[float, float, float] = (1.0, 0.5, 0.5),
     over_time: bool = False,
+    hide_masked: bool = False,
     progress: Callable[[Iterable[int]], Iterable[int]] | None = None,
 ) -> PretrainResult:
     """Pre-train ``enc`` on patches ``x`` ``(N, C, T, P)`` (:prf:ref:`rector-def-afp`).
@@ -270,7 +284,8 @@ def pretrain(
     partition; the block mask follows it. No update follows the last step: the encoder
     is returned with the partition its last ``afp_every`` steps trained under (``η = 1``
     when ``steps > afp_every``; with fewer steps the partition stays anatomical).
-    ``over_time`` picks the topology objective's graph (:func:`rector_losses`).
+    ``over_time`` picks the topology objective's graph and ``hide_masked`` whether the
+    encoder may read the masked tokens (:func:`rector_losses`).
     """
     _check_pretrain(enc, x, pos, anatomical, locals())
     gen = torch.Generator().manual_seed(seed)
@@ -286,12 +301,11 @@ def pretrain(
     partitions, hist = [regions.copy()], []
     ramp = max(steps - afp_every, 1)  # η reaches 1 here, a full interval before the end
     affinity = None
+    flags = {"over_time": over_time, "hide_masked": hide_masked}
     enc.train()
     for step in progress(range(steps)) if progress is not None else range(steps):
         xb = x[torch.randint(len(x), (batch,), generator=gen)]
-        hist.append(
-            _train_step(enc, heads, opt, xb, pos_t, regions, kinds, gen, weights, over_time)
-        )
+        hist.append(_train_step(enc, heads, opt, xb, pos_t, regions, kinds, gen, weights, flags))
         phases = phases + phase_sum(xb.reshape(batch, x.shape[1], -1).cpu().numpy(), fs, band)
         seen += batch
         if ((step + 1) % afp_every == 0 and step + 1 < steps) or step + 1 == ramp < steps:
