@@ -630,12 +630,15 @@ print(f"  masked prediction {first[1]:.2f} → {last[1]:.2f}")
 print(f"  topology {first[2]:.2f} → {last[2]:.2f}")
 print(f"  cross-view {first[3]:.1f} → {last[3]:.1f}")
 fifth = STEPS // 5
-change = h[-fifth:, 0].mean() / h[-2 * fifth : -fifth, 0].mean() - 1
-state = "flattened" if abs(change) < 0.02 else "still falling"
+late, before = h[-fifth:, 0], h[-2 * fifth : -fifth, 0]
+change = late.mean() / before.mean() - 1
+# twice the standard error of that move, from the step-to-step scatter of the loss; the
+# criterion was set after seeing both scales
+noise = 2 * np.hypot(late.std(ddof=1), before.std(ddof=1)) / np.sqrt(fifth)
+noise /= before.mean()
+state = "flattened" if abs(change) + noise < 0.02 else "not flattened"
 print(f"  total loss, last fifth of the steps vs the fifth before: {change:+.0%}")
-print(
-    f"  ({state}: a move under 2 % counts as flattened)"
-)  # set after seeing both scales
+print(f"  (± {noise:.0%}: {state}; flattened is a move under 2 %, noise included)")
 
 # %% tags=["nbval-ignore-output"]
 print(f"pre-training {2 * len(SEEDS)} encoders: {t_pre:.0f} s of CPU time")
@@ -870,10 +873,14 @@ icml26.claim(
 # *Claim* (the paper: strong robustness to missing channels): removing 25 % of the channels
 # at test time — their tokens left out, the probe unchanged — costs the structurally-masked
 # encoder at most half the $F_1$ it costs the same architecture pre-trained with time masks
-# only (averaged over random drop patterns, three per seed at this scale; the ratio of the
-# two drops, decided at the worst seed). The control is the random initialisation's drop over the same
-# ablation: a structurally-masked encoder no more robust than an untrained one has learned
-# nothing about missing channels.
+# only (averaged over random drop patterns, three per seed at this scale; decided at the
+# worst seed). The claim is tested as written, $\Delta_{\text{masked}} - \tfrac12
+# \Delta_{\text{time}} \le 0$, not as the ratio $\Delta_{\text{masked}} /
+# \Delta_{\text{time}} \le \tfrac12$: the two agree while the ablation loses $F_1$, but the
+# ratio turns an ablation that loses nothing — or, by the noise of a few drop patterns, a
+# little less than nothing — into a pass. The control is the random initialisation in
+# place of the structurally-masked encoder: one no more robust than an untrained encoder
+# has learned nothing about missing channels.
 
 # %%
 drop = {n: np.array([res[s][n]["drop"] for s in SEEDS]) for n in NAMES}
@@ -885,10 +892,10 @@ for n in NAMES:
 # fails if: structured masking gave no extra robustness to removed channels
 icml26.claim(
     "19.6",
-    "F1 drop with 25% removed: structured / time-mask pre-training",
-    seeds=np.round(drop["masked"] / drop["time-only"], 1),  # printed range portable
-    at_most=0.5,
-    control=drop["random init"] / drop["time-only"],
+    "F1 drop with 25% removed: structured − half the time-mask one",
+    seeds=np.round(drop["masked"] - drop["time-only"] / 2, 2),  # printed range portable
+    at_most=0.0,
+    control=drop["random init"] - drop["time-only"] / 2,
     control_label="random init",
     tuned=TUNED_ENCODERS,
     digits=1,
@@ -1330,6 +1337,7 @@ for task, label in [("arousal", "y"), ("valence", "v")]:
     print(f"pyriemann tangent space + logistic regression, {task}: F1 {f1_ts:.3f}")
 
 # %% [markdown]
+# (rector-limits)=
 # ## Limits of this reproduction
 #
 # - **No real EEG.** The paper's emotion (valence/arousal, subject-dependent and
@@ -1397,8 +1405,7 @@ paper.show("19-rector")
 #   trains under the partition it is tested with — the verdicts of 19.5–19.8 are the same
 #   (not reproduced) and the pre-trained encoders' F1 scores move by at most 0.05.
 # - **Precision.** Pre-training in float32 is not bit-reproducible across CPUs: on another
-#   numeric configuration the F1 scores move by up to 0.005 and the ratio of 19.6 by a tenth,
-#   with no verdict changing, so these claims print every figure, their per-seed ranges
+#   numeric configuration the F1 scores move by up to 0.005, with no verdict changing, so these claims print every figure, their per-seed ranges
 #   included, to two significant digits (one for the small differences of 19.5, 19.6 and
 #   19.8).
 # - **Reconstruction.** The attention levels, the partition rule and its connectivity
