@@ -83,3 +83,47 @@ def test_progress_is_silent_when_disabled(monkeypatch, capsys):
     monkeypatch.setenv("ICML26_PROGRESS", "0")
     assert sum(icml26.progress(range(5), desc="x")) == 10
     assert capsys.readouterr().err == ""
+
+
+def _x86_avx2(monkeypatch):
+    import platform
+
+    from icml26 import runtime
+
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(runtime, "_cpu_flags", lambda: {"avx", "avx2", "fma"})
+
+
+def test_numeric_profiles_differ_in_every_code_path_knob(monkeypatch):
+    from icml26.runtime import numeric_env
+
+    _x86_avx2(monkeypatch)
+    book, other = numeric_env("book"), numeric_env("other-machine")
+    threads = {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"}
+    assert all(book[k] == other[k] == "1" for k in threads)
+    for knob in ("ATEN_CPU_CAPABILITY", "MKL_CBWR", "ONEDNN_MAX_CPU_ISA"):
+        assert book[knob] != other[knob], knob
+    # OpenBLAS keeps its own choice in the book and is moved off it on the other machine
+    assert "OPENBLAS_CORETYPE" not in book
+    assert other["OPENBLAS_CORETYPE"] == "Sandybridge"
+
+
+def test_numeric_profiles_pin_only_threads_without_avx2(monkeypatch):
+    import platform
+
+    from icml26.runtime import numeric_env
+
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    for profile in ("book", "other-machine"):
+        assert set(numeric_env(profile)) == {
+            "OMP_NUM_THREADS",
+            "MKL_NUM_THREADS",
+            "OPENBLAS_NUM_THREADS",
+        }
+
+
+def test_numeric_env_rejects_an_unknown_profile():
+    from icml26.runtime import numeric_env
+
+    with pytest.raises(ValueError, match="profile"):
+        numeric_env("fast")

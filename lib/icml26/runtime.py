@@ -67,13 +67,14 @@ def numeric_env(profile: str = "book") -> dict[str, str]:
     numerical reproducibility branch (torch's BLAS), oneDNN's ISA, and NumPy's dispatch
     (its AVX-512 targets disabled). Elsewhere (ARM, no AVX2) nothing is pinned but the
     threads. One thread everywhere, so that reductions run in one order. OpenBLAS (NumPy's
-    and SciPy's BLAS) keeps the code path it chooses for the machine: on some processors
-    ``OPENBLAS_CORETYPE`` is set because older builds compute wrong results there; what it
-    changes is absorbed by the tolerant comparison of ``icml26.pipeline.compare``.
+    and SciPy's BLAS) keeps the code path it chooses for the machine (Haswell, SkylakeX,
+    Zen, ...): what that changes is absorbed by the tolerant comparison of
+    ``icml26.pipeline.compare``.
 
     ``other-machine`` changes every code-path knob at once (no vectorised ATen kernels, MKL's
-    compatible branch, oneDNN limited to SSE4.1, NumPy on its baseline): run under it, the
-    committed outputs must still compare equal (``make test-portable``). It keeps one thread:
+    compatible branch, oneDNN limited to SSE4.1, NumPy on its baseline, OpenBLAS on its
+    Sandybridge kernels, AVX without FMA): run under it, the committed outputs must still
+    compare equal (``make test-portable``). It keeps one thread:
     the book pins the thread count on every machine, so a reader's run never differs in it
     (and two threads per kernel beside two test workers would oversubscribe CI's two cores).
     """
@@ -99,6 +100,7 @@ def numeric_env(profile: str = "book") -> dict[str, str]:
             "MKL_CBWR": "COMPATIBLE",
             "ONEDNN_MAX_CPU_ISA": "SSE41",
             "NPY_DISABLE_CPU_FEATURES": " ".join(_numpy_dispatch(("X86_V3",)) + avx512),
+            "OPENBLAS_CORETYPE": "Sandybridge",
         }
     return env
 
