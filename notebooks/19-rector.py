@@ -1053,7 +1053,7 @@ plt.show()
 # distance to 19.8 here is a matter of budget, but not all of it: two seeds stay just
 # under the margin. They still fail 19.5–19.7. Is the encoder too small? The paper's are
 # deep transformers. Two layers of width 64 (seven times the parameters), trained as long,
-# move 19.8 alone: the valence gain becomes 0.18, 0.10 and 0.14 at three seeds, at the
+# move 19.8 alone: the valence gain becomes 0.18, 0.098 and 0.14 at three seeds, at the
 # margin at the worst, not clearly past it, while arousal and the unseen montage stay at or
 # below the random initialisation ({ref}`rector-ex-capacity`). The four measurements that
 # follow are made on this scale's encoders; the text says where the trained ones differ.
@@ -1607,15 +1607,15 @@ paper.show("19-rector")
 # against 0.62, 0.64 and 0.64 for its random initialisation, gains of 0.18, 0.098 and
 # 0.14. The worst seed is at the margin of 19.8, not clearly past it: rounded to the
 # hundredth it counts as 0.10, so the verdict would rest on the third digit. Arousal does
-# not move (0.64, 0.69, 0.60 against 0.69, 0.68, 0.68), and on the unseen electrodes the
+# not rise (0.64, 0.69, 0.60 against 0.69, 0.68, 0.68), and on the unseen electrodes the
 # pre-trained encoders do worse than their random initialisation (0.61, 0.56, 0.67
 # against 0.74, 0.72, 0.72): random filters pooled over the scalp were the ceiling of
 # these read-outs, and a larger network does not lift it. Removing a quarter of the
 # channels costs the pre-trained encoders −0.02, 0.20 and −0.03 of $F_1$ (random
 # initialisation 0.13, 0.13, 0.06), so 19.6 fails at seed 20 unless the ablation lost
-# 0.39, more than any encoder here stands above chance;
-# the ablation itself, which we trained at seed 19 only, collapses as it does with hidden
-# tokens (arousal 0.54, valence 0.50). By the chapter's criterion only the second seed's
+# 0.39, more than any encoder here stands above chance; the ablation itself, which we
+# trained at seed 19 only, collapses as it does with hidden tokens (arousal 0.54, valence
+# 0.50). By the chapter's criterion only the second seed's
 # loss had flattened (−1 % over the last fifth, ± 0.5 %); the others were still falling,
 # by 2 % and 5 % per fifth.
 # ````
