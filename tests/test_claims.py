@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from icml26 import checks, claim, format_value
-from icml26.claims import Threshold, parse_claim_line
+from icml26.claims import TIE, Threshold, parse_claim_line
 
 
 def _line(*args, **kwargs) -> tuple[bool, str]:
@@ -65,10 +65,45 @@ def test_printed_threshold_and_verdict_never_disagree(measured, bound, direction
     ok, out = _line("07.3", "value error within the bound", measured, **{direction: bound})
     parsed = parse_claim_line(out)
     assert parsed is not None and parsed.holds is ok
-    assert ok == (measured <= bound if direction == "at_most" else measured >= bound)
+    slack = TIE * max(1.0, abs(bound))
+    assert ok == (
+        measured <= bound + slack if direction == "at_most" else measured >= bound - slack
+    )
     shown, limit = float(parsed.measured), float(parsed.threshold.split(" ", 1)[1])
-    if shown != limit:
+    if shown != limit and abs(measured - bound) > slack:
         assert ok == (shown <= limit if direction == "at_most" else shown >= limit)
+
+
+def test_a_tie_meets_its_bound_whatever_the_last_bits():
+    """An accuracy drop of exactly 40 prompts in 2000 is 2 points; computed as 100 · (a − b)
+    it is 2.0000000000000018 or 1.99999999999999 depending on a and b, and must meet "at most
+    2" either way (and a real excess must not)."""
+    drops = [100 * (k / 2000 - (k - 40) / 2000) for k in (1900, 1950)]
+    assert drops[0] < 2 < drops[1]  # both sides of the bound, by round-off alone
+    for drop in drops:
+        ok, out = _line("16.6", "clean-accuracy drop", drop, at_most=2)
+        assert ok and "measured 2 (≤ 2) OK" in out
+        ok, _ = _line("x.1", "s", -drop, at_least=-2)
+        assert ok
+    assert not _line("16.6", "clean-accuracy drop", 2.05, at_most=2)[0]
+    assert not _line("x.1", "s", 2 + 1e-6, between=(1, 2))[0]
+    assert Threshold("≤", (1e6,)).holds(1e6 * (1 + TIE / 2))
+
+
+@pytest.mark.parametrize(
+    ("measured", "kwargs", "text"),
+    [
+        (1.016, {"at_most": 1.02}, "measured 1.016 (≤ 1.02) OK"),
+        (1.0201, {"at_most": 1.0234}, "measured 1.02 (≤ 1.023) OK"),
+        (0.50001, {"at_most": 0.5}, "measured 0.50001 (≤ 0.5) NOT REPRODUCED"),
+        (0.3, {"at_least": 0.3}, "measured 0.3 (≥ 0.3) OK"),
+        (5 / 6, {"at_most": 5 / 6 + 1e-12}, "measured 0.833 (≤ 0.833) OK"),
+    ],
+)
+def test_a_value_never_prints_as_its_bound_unless_it_ties(measured, kwargs, text):
+    """The line shows as many more figures as it takes for a value not to read as equal to a
+    bound it does not tie with; a tie, and only a tie, prints equal."""
+    assert text in _line("x.1", "s", measured, **kwargs)[1]
 
 
 def test_claim_accepts_numpy_and_torch_scalars():
@@ -239,7 +274,10 @@ def test_the_printed_line_round_trips_and_the_verdict_matches_the_rule(xs, bound
     assert parsed is not None and parsed.holds is ok
     assert parsed.n_seeds == len(xs) and parsed.tuned == "the bound"
     if rule == "worst":
-        assert ok == all(x <= bound if side == "at_most" else x >= bound for x in xs)
+        slack = TIE * max(1.0, abs(bound))
+        assert ok == all(
+            x <= bound + slack if side == "at_most" else x >= bound - slack for x in xs
+        )
 
 
 def test_tuned_and_single_seed_fields_parse_back():

@@ -38,6 +38,7 @@ __all__ = [
     "RULES",
     "SEP",
     "STATUSES",
+    "TIE",
     "ClaimLine",
     "Threshold",
     "Verdict",
@@ -107,6 +108,18 @@ def _real(name: str, value: object) -> float:
     return x
 
 
+#: A value within ``TIE`` of a bound, relative to the bound's size (at least 1), meets it: a
+#: value that equals its threshold in exact arithmetic, such as an accuracy drop of exactly
+#: 40 prompts in 2000 computed as ``100 * (a - b)`` (2.0000000000000018), is not failed by
+#: its last bits, which another CPU may round the other way. No figure a claim line prints
+#: can show a difference this small.
+TIE = 1e-9
+
+
+def _slack(bound: float) -> float:
+    return TIE * max(1.0, abs(bound))
+
+
 @dataclass(frozen=True)
 class Threshold:
     """A claim's threshold: a direction (``≤``, ``≥`` or ``in``) and its bound(s)."""
@@ -135,11 +148,25 @@ class Threshold:
         return cls("in", (lo, hi))
 
     def holds(self, x: float) -> bool:
+        """Whether ``x`` meets the threshold; a tie within :data:`TIE` meets it."""
+        lo, hi = self.bounds[0], self.bounds[-1]
         if self.direction == "≤":
-            return x <= self.bounds[0]
+            return x <= hi + _slack(hi)
         if self.direction == "≥":
-            return x >= self.bounds[0]
-        return self.bounds[0] <= x <= self.bounds[1]
+            return x >= lo - _slack(lo)
+        return lo - _slack(lo) <= x <= hi + _slack(hi)
+
+    def digits_for(self, x: float, digits: int) -> int:
+        """The significant figures to print ``x`` and the bounds with: ``digits``, or as many
+        more (up to 8) as it takes for ``x`` not to print the same as a bound it differs from
+        by more than a tie, so a line reads "1.016 (≤ 1.02)", not "1.02 (≤ 1.02)"."""
+        for d in range(digits, max(digits, 8) + 1):
+            if not any(
+                format_value(x, d) == format_value(b, d) and abs(x - b) > _slack(b)
+                for b in self.bounds
+            ):
+                return d
+        return digits
 
     def text(self, digits: int) -> str:
         if self.direction == "in":
@@ -296,10 +323,11 @@ def claim(
     """Print a claim line and return its :class:`Verdict`.
 
     The threshold is exactly one of ``at_most`` (holds when the value is ``<= at_most``),
-    ``at_least`` or ``between=(low, high)`` (inclusive). The value is ``measured`` (a real
-    number: encode a yes/no outcome as a count, e.g. violations with ``at_most=0``) or
-    ``seeds``, the per-seed values of a reproduction, decided by ``rule`` (:data:`RULES`,
-    :func:`decide`) and printed with how they were decided.
+    ``at_least`` or ``between=(low, high)`` (inclusive; a tie within :data:`TIE` meets a
+    bound). The value is ``measured`` (a real number: encode a yes/no outcome as a count,
+    e.g. violations with ``at_most=0``) or ``seeds``, the per-seed values of a reproduction,
+    decided by ``rule`` (:data:`RULES`, :func:`decide`) and printed with how they were
+    decided.
 
     The evidence a claim carries, printed on its line:
 
@@ -348,9 +376,10 @@ def claim(
     else:
         verdict = OK
     tail = "".join(SEP + f for f in [*fields, verdict]) if fields else f" {verdict}"
+    d = threshold.digits_for(x, digits)
     print(
-        f"CLAIM {id} [{kind}]: {statement} — measured {format_value(x, digits)} "
-        f"({threshold.text(digits)}){tail}"
+        f"CLAIM {id} [{kind}]: {statement} — measured {format_value(x, d)} "
+        f"({threshold.text(d)}){tail}"
     )
     _PRINTED[id] = verdict
     return Verdict(verdict)
