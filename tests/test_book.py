@@ -240,6 +240,11 @@ def test_claims_page_is_a_dashboard_of_every_claim(site):
     for status in (OK, NOT_REPRODUCED, NOT_DISCRIMINATING):
         n = sum(c.status == status for c in every)
         assert re.search(rf"{status}</span> {n}\b", html), f"the summary does not count {status}"
+    drafts = [r for r in records if r.shortfall]
+    assert html.count('class="draft-mark"') == 2 * len(drafts)  # overview row and section
+    for r in drafts:
+        section = html[html.index(f'id="claims-{r.chapter.number}"') :]
+        assert r.shortfall[1:] in section[: section.index("</section>")], r.chapter.stem
     for r in records:
         assert f'id="claims-{r.chapter.number}"' in html, f"no section for {r.chapter.stem}"
         for c in r.claims:

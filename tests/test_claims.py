@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from icml26 import checks, claim, format_value
-from icml26.claims import TIE, Threshold, parse_claim_line
+from icml26.claims import TIE, Threshold, parse_claim_line, shortfall
 
 
 def _line(*args, **kwargs) -> tuple[bool, str]:
@@ -316,3 +316,33 @@ def test_decide_rejects_unknown_rules():
 
     with pytest.raises(ValueError, match="rule"):
         decide([1.0, 2.0], Threshold.of(1, None, None), "best")
+
+
+@pytest.mark.parametrize(
+    ("statuses", "reason"),
+    [
+        (["OK", "OK"], None),
+        (["OK", "NOT REPRODUCED"], None),
+        (["OK", "OK", "NOT REPRODUCED", "NOT REPRODUCED"], None),
+        (
+            ["OK", "NOT REPRODUCED", "NOT REPRODUCED"],
+            "only 1 of its 3 claims hold, fewer than half",
+        ),
+        (["OK"], "it has 1 claim, fewer than two"),
+        ([], "it has 0 claims, fewer than two"),
+        (["OK", "OK", "OK", "NOT DISCRIMINATING"], "1 of its claims is not discriminating"),
+        (
+            ["OK", "OK"] + ["NOT REPRODUCED"] * 5 + ["NOT DISCRIMINATING"],
+            "only 2 of its 8 claims hold, fewer than half; 1 of its claims is not discriminating",
+        ),
+    ],
+)
+def test_shortfall_is_the_standards_rule(statuses, reason):
+    assert shortfall(statuses) == reason
+
+
+def test_shortfall_rejects_what_is_not_a_list_of_verdicts():
+    with pytest.raises(ValueError, match="statuses must be a sequence"):
+        shortfall("OK")
+    with pytest.raises(ValueError, match="statuses must be verdicts"):
+        shortfall(["OK", "FINE"])

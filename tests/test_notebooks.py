@@ -11,7 +11,7 @@ from nbval.plugin import get_sanitize_patterns
 
 from icml26.chapters import CHAPTERS as REGISTRY
 from icml26.chapters import PARTS
-from icml26.claims import parse_claim_line
+from icml26.claims import parse_claim_line, shortfall
 from icml26.pipeline.notebooks import NOTEBOOKS, ROOT, chapters, output_problems, sync_problem, twin
 
 CHAPTERS = chapters()
@@ -21,8 +21,11 @@ CHAPTERS = chapters()
 #: it passes, so the list is the book's truthful to-do list.
 NOT_YET: dict[str, dict[str, str]] = {
     "test_claim_cells": {
-        "19-rector": "6 of its 8 claims are NOT REPRODUCED at ci scale: pre-training does not "
-        "beat the random initialisation there, so the chapter falls short of half its claims"
+        "06-alpha-pfn": "06.9 and 06.10 are NOT DISCRIMINATING: on one-dimensional draws from "
+        "a known prior, expected improvement, the control, finds the optimum as well as the "
+        "amortised entropy search",
+        "19-rector": "6 of its 8 claims are not OK at ci scale: pre-training does not beat the "
+        "random initialisation there, so the chapter falls short of half its claims",
     },
 }
 IDS = [p.stem for p in CHAPTERS]
@@ -70,8 +73,8 @@ def test_claim_cells(py):
         parsed_all.append(parsed)
     ids = [c.id for c in parsed_all]
     assert len(set(ids)) == len(ids), f"{py.name}: duplicate claim ids {ids}"
-    held = sum(c.holds for c in parsed_all)
-    assert 2 * held >= len(parsed_all), f"{py.name}: fewer than half of the claims hold"
+    reason = shortfall([c.status for c in parsed_all])
+    assert reason is None, f"{py.name}: {reason} (a draft by the standard)"
 
 
 @pytest.mark.parametrize("py", CHAPTERS, ids=IDS)

@@ -121,6 +121,21 @@ def summary_paragraphs() -> list[nodes.paragraph]:
     for i, s in enumerate(STATUSES):
         first += [verdict(s), nodes.Text(f" {by[s]}")]
         first += nodes.Text(", " if i < len(STATUSES) - 1 else ".")
+    drafts = [r for r in records if r.claims and r.shortfall]
+    with_claims = sum(bool(r.claims) for r in records)
+    first += nodes.Text(
+        f" {with_claims - len(drafts)} of these chapters meet the standard that at least half "
+        "of a chapter's claims hold and none fails to discriminate"
+        + (
+            "; "
+            + ("chapter " if len(drafts) == 1 else "chapters ")
+            + _and([r.chapter.number for r in drafts])
+            + (" does not, and is" if len(drafts) == 1 else " do not, and are")
+            + " marked draft."
+            if drafts
+            else "."
+        )
+    )
     controls = sum(bool(c.control) for c in repro)
     reasons = sum(bool(c.no_control) for c in repro)
     seeded = sum(c.n_seeds >= MIN_SEEDS for c in repro)
@@ -175,7 +190,7 @@ class ClaimsOverview(SphinxDirective):
             )
             rows.append(
                 [
-                    [ref(chapter_label(ch.number), chapter_title(ch))],
+                    [ref(chapter_label(ch.number), chapter_title(ch)), *draft_mark(r.shortfall)],
                     _cell(SOURCES_TEXT[ch.sources].removeprefix("Written from the ")),
                     _counted(r.count(OK), OK),
                     _counted(r.count(NOT_REPRODUCED), NOT_REPRODUCED),
@@ -192,6 +207,18 @@ class ClaimsOverview(SphinxDirective):
                 ["claims-overview"],
             )
         ]
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def draft_mark(reason: str | None) -> list[nodes.Node]:
+    """The mark of a chapter that falls short of the standard's claim rule (none if it
+    meets it)."""
+    if not reason:
+        return []
+    return [nodes.Text(" "), nodes.inline(text="draft", classes=["draft-mark"])]
 
 
 def _counted(n: int, status: str) -> list[nodes.Node]:
@@ -253,6 +280,14 @@ class ClaimsByChapter(SphinxDirective):
             head += nodes.Text("· ")
             head += ref(limits_label(ch.number), "its Limits section")
             section += head
+            if r.claims and r.shortfall:
+                note = nodes.paragraph(classes=["paper-note"])
+                note += nodes.inline(text="draft", classes=["draft-mark"])
+                note += nodes.Text(
+                    f" {r.shortfall[0].upper()}{r.shortfall[1:]}. The chapter falls short of "
+                    "the standard; its Limits section says why."
+                )
+                section += note
             if r.paper.status == "partial":
                 section += nodes.paragraph(
                     text=f"Paper scale, partial run: {r.paper.reason}.", classes=["paper-note"]

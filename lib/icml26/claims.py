@@ -47,6 +47,7 @@ __all__ = [
     "format_value",
     "parse_claim_line",
     "printed_verdicts",
+    "shortfall",
 ]
 
 #: ``reproduction``: the paper's empirical statement at toy scale; ``theorem``: a theorem
@@ -389,6 +390,29 @@ def printed_verdicts() -> dict[str, str]:
     """The verdict of every claim :func:`claim` has printed in this process (a notebook's
     kernel), by claim id; a claim printed twice keeps its last verdict."""
     return dict(_PRINTED)
+
+
+def shortfall(statuses: object) -> str | None:
+    """Why a chapter's claims fall short of the book's standard, or ``None`` when they meet
+    it: at least two claims, at least half of them ``OK`` and none ``NOT DISCRIMINATING``
+    (``shared/CHAPTER.md``; a chapter that falls short is a draft). ``statuses`` are the
+    verdicts of the chapter's claims at the default scale."""
+    if isinstance(statuses, str) or not hasattr(statuses, "__iter__"):
+        raise ValueError("statuses must be a sequence of verdicts")
+    statuses = list(statuses)
+    unknown = sorted({s for s in statuses if s not in STATUSES}, key=str)
+    if unknown:
+        raise ValueError(f"statuses must be verdicts among {STATUSES}, got {unknown}")
+    n, ok = len(statuses), statuses.count(OK)
+    nd = statuses.count(NOT_DISCRIMINATING)
+    reasons = []
+    if n < 2:
+        reasons.append(f"it has {n} claim{'s' if n != 1 else ''}, fewer than two")
+    elif 2 * ok < n:
+        reasons.append(f"only {ok} of its {n} claims hold, fewer than half")
+    if nd:
+        reasons.append(f"{nd} of its claims {'is' if nd == 1 else 'are'} not discriminating")
+    return "; ".join(reasons) or None
 
 
 def _check_line(id: object, statement: object, kind: object, rule: object) -> None:

@@ -195,6 +195,14 @@ class ChapterClaims:
     def count(self, status: str) -> int:
         return sum(c.status == status for c in self.claims)
 
+    @property
+    def shortfall(self) -> str | None:
+        """Why the chapter is a draft by the standard's claim rule, or ``None``
+        (:func:`icml26.claims.shortfall`)."""
+        from icml26.claims import shortfall
+
+        return shortfall([c.status for c in self.claims])
+
 
 def _stream_lines(cell: dict) -> list[str]:
     out: list[str] = []
